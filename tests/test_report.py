@@ -161,3 +161,57 @@ def test_report_files_display():
     bundle = files._repr_mimebundle_()
     assert "a/report.html" in bundle["text/plain"] and "<a href" in bundle["text/html"]
     assert json.dumps(bundle)
+
+
+def _experiment_with_two_runs(tmp_path, url):
+    """An experiment in a fresh store: a baseline, then a run with a system prompt (the planted
+    server of the caller decides which scores better)."""
+    import tooleval_nb.experiments as tx
+    from tooleval_nb import load_suite
+
+    suite = load_suite(str(write_suite(tmp_path / "exp.json", "exp", 8)))
+    store = str(tmp_path / "runs.sqlite")
+    exp = tx.experiment("prompt-study", suite=suite, split=tx.split(suite, holdout=0.0, seed=0),
+                        store=store)
+    base = tx.Config(model="openai/fake", api_base=url)
+    exp.run(base)
+    exp.run(base.merge(system_prompt="Call get_weather with city Town0."))
+    return exp, store
+
+
+def test_report_experiment_section(tmp_path):
+    from tooleval_nb.testing import FakeOpenAIServer
+
+    def handler(body):  # right only with the phrase in a system prompt
+        system = " ".join(str(m.get("content")) for m in body.get("messages") or []
+                          if m.get("role") == "system")
+        return None if "city Town0" in system else {"role": "assistant", "content": "no"}
+
+    with FakeOpenAIServer(handler=handler) as server:
+        exp, store = _experiment_with_two_runs(tmp_path, server.url)
+        params = report.validate_params(store=store, experiment="prompt-study")
+        opened = report.open_experiment(params)
+        summary = report.experiment_summary(opened)
+        assert "prompt-study" in summary and "Baseline: run" in summary
+        assert exp.timeline()["kind"].tolist() == ["eval", "eval"]
+        table = report.timeline_table(opened).to_html()
+        assert "system_prompt" in table
+        files = report.build_report(tmp_path / "out", suites=[str(tmp_path / "exp.json")],
+                                    models=["openai/fake"], api_base=server.url, store=store,
+                                    experiment="prompt-study", cache=False, timeout=300)
+    page = files.html.read_text(encoding="utf-8")
+    section = page[page.index(">Experiment<"):]
+    assert "prompt-study" in section and "system_prompt" in section
+    assert section.count("class=\"tooleval-chart\"") >= 1  # the timeline chart, embedded
+
+
+def test_report_without_experiment_has_no_section_and_unknown_is_named(tmp_path):
+    store = str(tmp_path / "runs.sqlite")
+    params = report.validate_params(store=store, experiment="nope")
+    with pytest.raises(ToolEvalError, match=r"no experiment 'nope'.*experiments there: none"):
+        report.open_experiment(params)
+    suite = write_suite(tmp_path / "s.json", "s")
+    with pytest.raises(ToolEvalError, match="--experiment"):
+        report.build_report(tmp_path / "out", suites=[str(suite)], store=store,
+                            experiment="nope")
+    assert not (tmp_path / "out" / "report.ipynb").exists()  # failed before any kernel

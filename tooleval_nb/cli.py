@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--title", default=None, help="the report's title")
     report.add_argument("--worst", type=int, default=None, metavar="N",
                         help="how many worst cases to list (default 10)")
+    report.add_argument("--experiment", default=None, metavar="NAME",
+                        help="add a section on this experiment of the store (its timeline, "
+                        "baseline and best config)")
     report.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit per report cell (default none)")
     return parser
@@ -94,7 +97,7 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
                               "store": args.store, "system_prompt": args.system_prompt,
                               "api_base": args.api_base, "cache": args.cache,
                               "max_rounds": args.max_rounds}
-    for name in ("title", "worst"):
+    for name in ("title", "worst", "experiment"):
         if getattr(args, name, None) is not None:
             values[name] = getattr(args, name)
     return values

@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ReportParams", "ReportFiles", "SuiteRuns", "validate_params", "bundled_suites_dir",
            "load_report_suites", "run_suites", "run_suites_async", "styled", "environment_info",
-           "configuration", "build_report", "export_html", "TEMPLATE", "DEFAULT_TITLE"]
+           "configuration", "build_report", "export_html", "open_experiment",
+           "experiment_summary", "timeline_table", "TEMPLATE", "DEFAULT_TITLE"]
 
 #: The report notebook shipped inside the package.
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "report.ipynb"
@@ -65,6 +66,8 @@ class ReportParams(BaseModel):
         cache: Reuse model replies from the on-disk response cache (temperature 0).
         seed: Seed of the bootstrap intervals.
         worst: How many worst cases to list.
+        experiment: The name of an experiment in ``store`` to add as a section (its timeline,
+            best config and baseline); None: no experiment section.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -84,6 +87,7 @@ class ReportParams(BaseModel):
     cache: bool = True
     seed: int = 0
     worst: int = Field(default=10, ge=0)
+    experiment: str | None = None
 
     @field_validator("suites", "models", "tags", "mode", mode="before")
     @classmethod
@@ -285,6 +289,71 @@ def _public_targets(targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in t.items() if k != "api_key"} for t in targets]
 
 
+def open_experiment(params: ReportParams) -> Any:
+    """The experiment named by ``params.experiment`` in the report's store.
+
+    Raises:
+        ToolEvalError: there is no such experiment (the message lists the ones in the store).
+    """
+    from .experiments.experiment import experiment
+    from .experiments.store import experiment_store
+
+    assert params.experiment, "no experiment named in the parameters"
+    es = experiment_store(params.store)
+    if es.one("experiments", {"name": params.experiment}) is None:
+        names = sorted(r["name"] for r in es.select("experiments"))
+        have = ", ".join(repr(n) for n in names) if names else "none"
+        raise ToolEvalError(f"experiment: no experiment {params.experiment!r} in the store "
+                            f"{es.path} (experiments there: {have}); check --experiment and "
+                            "--store")
+    return experiment(params.experiment, store=params.store)
+
+
+def _fmt(value: Any, spec: str = "{:.3f}") -> str:
+    return "–" if value is None or value != value else spec.format(value)
+
+
+def experiment_summary(exp: Any) -> str:
+    """A Markdown paragraph on ``exp``: its suite, entries, baseline and best config (with the
+    evidence: score, CI, paired delta vs the baseline, where it came from)."""
+    import html
+
+    timeline = exp.timeline()
+    kinds = timeline["kind"].value_counts().to_dict() if len(timeline) else {}
+    entries = ", ".join(f"{n} {k}" for k, n in kinds.items()) or "no entries yet"
+    lines = [f"**{html.escape(exp.name)}** on suite `{exp.suite.name}`: {entries}."]
+    base = exp.baseline
+    if base is not None:
+        lines.append(f"Baseline: run `{base.run_id}`, score {_fmt(base.score)} "
+                     f"[{_fmt(base.ci_low)}, {_fmt(base.ci_high)}].")
+    best = exp.best
+    if best.run_id is None:
+        lines.append(f"Best: {html.escape(best.source)}.")
+    else:
+        change = (html.escape(best.config.describe_diff(base.config)) if base is not None
+                  else "no baseline pinned")
+        lines.append(f"Best ({html.escape(best.source)}{', confirmed' if best.confirmed else ''}):"
+                     f" score {_fmt(best.score)} [{_fmt(best.ci_low)}, {_fmt(best.ci_high)}], "
+                     f"paired delta vs baseline {_fmt(best.delta, '{:+.3f}')}; change: {change}.")
+    return "\n\n".join(lines)
+
+
+#: the timeline columns a report shows
+TIMELINE_REPORT_COLUMNS = ["kind", "model", "config_diff", "split_used", "n_cases", "score",
+                           "ci_low", "ci_high", "delta", "delta_ci_low", "delta_ci_high",
+                           "p_value", "is_baseline", "is_best", "note"]
+
+
+def timeline_table(exp: Any) -> Any:
+    """``exp``'s timeline as a report table (styled, text escaped)."""
+    timeline = exp.timeline()
+    cols = [c for c in TIMELINE_REPORT_COLUMNS if c in timeline.columns]
+    numbers = {c: "{:.3f}" for c in ("score", "ci_low", "ci_high", "delta_ci_low",
+                                      "delta_ci_high", "p_value")}
+    numbers["delta"] = "{:+.3f}"
+    return styled(timeline[cols], {c: f for c, f in numbers.items() if c in cols}, wrap=True)
+
+
 @dataclass(frozen=True)
 class ReportFiles:
     """What :func:`build_report` wrote."""
@@ -336,6 +405,8 @@ def build_report(output: str | Path, *, template: str | Path | None = None,
 
     checked = validate_params(**params)
     load_report_suites(checked)  # fail fast on suite problems, before a kernel starts
+    if checked.experiment:
+        open_experiment(checked)  # and on an unknown experiment
     out_dir = Path(output)
     out_dir.mkdir(parents=True, exist_ok=True)
     nb_path, html_path = out_dir / "report.ipynb", out_dir / "report.html"
