@@ -133,13 +133,20 @@ def validate_params(**values: Any) -> ReportParams:
 
 
 def bundled_suites_dir() -> Path:
-    """The folder of bundled suites (``data/`` beside the package in a source checkout)."""
+    """The folder of bundled suites: ``data/`` beside the package in a source checkout, else
+    ``<prefix>/share/tooleval_nb/suites`` where a wheel installs them."""
+    import sysconfig
+
     here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "data", here / "data"):
+    candidates = [here.parent / "data", here / "data"]
+    candidates += [Path(p) / "share" / "tooleval_nb" / "suites"
+                   for p in dict.fromkeys([sys.prefix, sysconfig.get_path("data")])]
+    for candidate in candidates:
         if candidate.is_dir():
             return candidate
-    raise SuiteError("no bundled suites found next to the package; pass suite files or "
-                     "folders with --suite PATH (or suites=[...] in the notebook)")
+    raise SuiteError("no bundled suites found (looked in "
+                     + ", ".join(map(str, candidates)) + "); pass suite files or folders with "
+                     "--suite PATH (or suites=[...] in the notebook)")
 
 
 def load_report_suites(params: ReportParams) -> list[Suite]:

@@ -3,6 +3,8 @@ OpenAI-compatible server, and HTTP sessions closed after each test."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tooleval_nb.models import aclose, fallback
@@ -43,3 +45,27 @@ def tools() -> list[Tool]:
             "get_time", "Get the time in a timezone", {"tz": {"type": "string"}}, required=["tz"]
         ),
     ]
+
+
+@pytest.fixture
+def tool_history():
+    """``make(name)``: a user turn, the assistant's call of tool ``name`` and the tool's result."""
+
+    def make(name: str) -> list[dict[str, Any]]:
+        return [
+            {"role": "user", "content": "Weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": name, "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21}'},
+        ]
+
+    return make

@@ -261,22 +261,8 @@ async def test_raw_text_problems_are_recorded_not_raised(tools):
     assert reply.parse_problems and reply.raw_text == text
 
 
-async def test_raw_text_history_is_rendered_as_text(tools):
-    history = [
-        {"role": "user", "content": "Weather in Paris?"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "c1",
-                    "type": "function",
-                    "function": {"name": "weather.get", "arguments": '{"city": "Paris"}'},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21}'},
-    ]
+async def test_raw_text_history_is_rendered_as_text(tools, tool_history):
+    history = tool_history("weather.get")
     with FakeOpenAIServer(handler=_planted("It is 21 degrees.")) as server:
         reply = await call(server, history, tools, mode="hermes")
         sent = server.last_body["messages"]

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
+import weakref
 
 import pytest
 
@@ -63,6 +65,54 @@ def test_bad_model_file(tmp_path):
 def test_unknown_chat_format():
     with pytest.raises(EmbeddedModelError, match="chat format"):
         embedded_server("alpaca", start=False)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the watchdog pipe is POSIX only")
+def test_the_watchdog_ends_the_process_when_the_pipe_closes():
+    """The server's guard alone (no model): EOF on the parent's pipe ends the process."""
+    from tooleval_nb.models._llama_main import PARENT_FD_ENV
+
+    read_fd, write_fd = os.pipe()
+    script = (
+        "import time; from tooleval_nb.models._llama_main import _exit_when_parent_dies; "
+        "_exit_when_parent_dies(); print('watching', flush=True); time.sleep(60)"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env={**os.environ, PARENT_FD_ENV: str(read_fd)},
+        pass_fds=(read_fd,),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    os.close(read_fd)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "watching"
+        assert child.poll() is None
+        os.close(write_fd)  # what the kernel does when the parent dies
+        assert child.wait(timeout=10) == 0
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_forked_child_lets_go_of_the_parents_servers(monkeypatch):
+    from tooleval_nb.models import embedded
+
+    live: weakref.WeakSet = weakref.WeakSet()
+    monkeypatch.setattr(embedded, "_LIVE", live)
+    monkeypatch.setattr(embedded, "_SHARED", {})
+    server = EmbeddedServer("chatml")
+    server.port = 54321  # as if started on a free port
+    read_fd, server._watch_fd = os.pipe()
+    server._proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    server._proc.wait()
+    live.add(server)
+    embedded._SHARED["chatml"] = server
+    embedded._forget_after_fork()
+    assert os.read(read_fd, 1) == b""  # the child's copy of the write end is closed
+    os.close(read_fd)
+    assert server._proc is None and server._watch_fd is None and server.port is None
+    assert not live and not embedded._SHARED
 
 
 @pytest.mark.model
@@ -149,3 +199,53 @@ async def test_cache_hit_skips_the_model(tools, tmp_path):
     second = await call_model_async(DEFAULT_MODEL, "Weather in Rome?", tools, "get_time")
     assert not first.cached and second.cached
     assert second.tool_calls == first.tool_calls and second.total_ms < first.total_ms
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its reaper counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.model
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("spawn", ["main-thread", "worker-thread"])
+def test_server_exits_when_its_parent_is_killed(spawn):
+    """A parent SIGKILLed (no atexit, no handler) leaves no server behind (parent-death pipe),
+    also when a worker thread that has since ended started the server."""
+    script = textwrap.dedent(f"""
+        import sys, threading
+        from tooleval_nb.models import EmbeddedServer
+        server = EmbeddedServer("chatml")
+        if {spawn == "worker-thread"!r}:
+            worker = threading.Thread(target=server.start)
+            worker.start()
+            worker.join()
+        else:
+            server.start()
+        print(server.pid, flush=True)
+        sys.stdin.read()  # wait to be killed
+    """)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert parent.stdout is not None
+        line = parent.stdout.readline()  # the server is up once its pid is printed
+        assert line.strip().isdigit(), f"the parent did not start the server: {line!r}"
+        pid = int(line)
+        assert _alive(pid) and parent.poll() is None
+        parent.kill()  # SIGKILL: atexit does not run
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10.0
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)  # bounded poll for another process to exit
+        orphaned = _alive(pid)
+    finally:
+        parent.kill()
+        if "pid" in locals() and _alive(pid):
+            os.killpg(pid, 9)
+    assert not orphaned, f"server {pid} outlived its SIGKILLed parent"

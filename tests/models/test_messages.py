@@ -69,21 +69,9 @@ def test_merge_system_skips_blank_and_keeps_later_messages():
     ]
 
 
-def test_chatml_adaptation_keeps_tool_history_as_text():
+def test_chatml_adaptation_keeps_tool_history_as_text(tool_history):
     msgs = [
-        {"role": "user", "content": "Weather in Paris?"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "c1",
-                    "type": "function",
-                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21}'},
+        *tool_history("get_weather"),
         {"role": "user", "content": [{"type": "text", "text": "And tomorrow?"}]},
     ]
     out = for_chatml_tools(msgs)

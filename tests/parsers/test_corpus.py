@@ -16,6 +16,7 @@ from tooleval_nb.parsers import (
     parse_tool_calls,
 )
 from tooleval_nb.parsers.conformance import ParserCase
+from tooleval_nb.parsers.corpus import CORPUS_DIR as REPO_CORPUS
 
 CORPORA = {fmt: load_corpus(fmt) for fmt in PARSER_FORMATS}
 CASES = [(fmt, case) for fmt, corpus in CORPORA.items() for case in corpus.cases]
@@ -85,3 +86,55 @@ def test_real_model_outputs_are_in_the_corpus() -> None:
     assert len(real) >= 3
     assert any(c.expected_tools_called for c in real)
     assert any(c.expect_problem for c in real)
+
+
+# ---------------------------------------------------------------------------- finding a corpus
+def _copy_corpus(folder, fmt: str = "hermes", description: str = "copied") -> None:
+    import yaml
+
+    raw = yaml.safe_load((REPO_CORPUS / f"{fmt}.yaml").read_text(encoding="utf-8"))
+    raw["description"] = description
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{fmt}.yaml").write_text(yaml.safe_dump(raw, allow_unicode=True), "utf-8")
+
+
+def test_a_given_folder_is_searched(tmp_path) -> None:
+    _copy_corpus(tmp_path / "mine")
+    corpus = load_corpus("hermes", path=tmp_path / "mine")
+    assert corpus.description == "copied" and len(corpus) == len(CORPORA["hermes"])
+    assert corpus.path == str(tmp_path / "mine" / "hermes.yaml")
+    assert load_corpus("hermes", path=tmp_path / "mine" / "hermes.yaml").description == "copied"
+
+
+def test_a_given_folder_without_the_file_says_where_it_looked(tmp_path) -> None:
+    from tooleval_nb.errors import ParserError
+
+    with pytest.raises(ParserError, match="searched: .*empty.hermes.yaml.*path=") as info:
+        load_corpus("hermes", path=tmp_path / "empty")
+    assert "data/parsers" in str(info.value)  # and says where the corpus ships
+
+
+def test_the_environment_variable_comes_first(tmp_path, monkeypatch) -> None:
+    _copy_corpus(tmp_path / "env", description="from env")
+    monkeypatch.setenv("TOOLEVAL_PARSER_CORPUS", str(tmp_path / "env"))
+    assert load_corpus("hermes").description == "from env"
+    assert load_corpus("json").path.endswith("data/parsers/json.yaml")  # others still found
+
+
+def test_an_installed_package_finds_its_shared_data(tmp_path, monkeypatch) -> None:
+    """A non-editable install: no repository beside the package, the corpus under
+    ``<prefix>/share/tooleval_nb/parsers`` (where pyproject's data-files put it)."""
+    import sys
+
+    from tooleval_nb.errors import ParserError
+    from tooleval_nb.parsers import corpus as corpus_mod
+
+    monkeypatch.setattr(corpus_mod, "CORPUS_DIR", tmp_path / "no-repo" / "data" / "parsers")
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv"))
+    with pytest.raises(ParserError) as info:
+        load_corpus("hermes")
+    shared = tmp_path / "venv" / "share" / "tooleval_nb" / "parsers"
+    assert str(shared / "hermes.yaml") in str(info.value)
+    assert str(tmp_path / "no-repo" / "data" / "parsers" / "hermes.yaml") in str(info.value)
+    _copy_corpus(shared, description="installed")
+    assert load_corpus("hermes").description == "installed"

@@ -106,6 +106,45 @@ def test_default_answer_reads_the_prompt(prompt, expected):
         assert "hello there" in message["content"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ('get_weather city "São Paulo"', [("get_weather", {"city": "São Paulo"})]),
+        ("get_weather city 'it's here'", [("get_weather", {"city": "it's here"})]),
+        ('get_weather city "O\'Hare" days 2', [("get_weather", {"city": "O'Hare", "days": 2})]),
+        ("get_weather city O'Hare", [("get_weather", {"city": "O'Hare"})]),
+        ("get_weather city 'Oslo", [("get_weather", {"city": "'Oslo"})]),
+        ('get_weather city "" days 1', [("get_weather", {"city": "", "days": 1})]),
+        ("get_time tz 東京 ; get_weather city Zürich", [
+            ("get_time", {"tz": "東京"}), ("get_weather", {"city": "Zürich"})]),
+    ],
+    ids=["double-quoted-unicode", "apostrophe-in-quotes", "apostrophe-in-double-quotes",
+         "bare-apostrophe", "unmatched-quote", "empty-quotes", "unicode-words"],
+)
+def test_default_answer_takes_quotes_and_apostrophes(prompt, expected):
+    message = default_answer({"messages": [{"role": "user", "content": prompt}], "tools": TOOLS})
+    got = [
+        (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in message.get("tool_calls") or []
+    ]
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    "prompt", ["What's the weather? I'd like to know", "it's \"quoted", "l'été à Paris"],
+    ids=["apostrophes", "unmatched-double", "french"],
+)
+def test_prose_with_apostrophes_is_a_text_answer(prompt):
+    message = default_answer({"messages": [{"role": "user", "content": prompt}], "tools": TOOLS})
+    assert "tool_calls" not in message and prompt in message["content"]
+
+
+def test_a_prompt_with_an_apostrophe_reaches_the_server(server):
+    status, _, body = post(server.url, "get_weather city 'Martha's Vineyard'")
+    assert status == 200
+    assert calls_of(body) == [("get_weather", {"city": "Martha's Vineyard"})]
+
+
 @pytest.mark.parametrize("choice", ["none", None], ids=["tool_choice-none", "no-tools"])
 def test_default_answer_text_without_tools(choice):
     body: dict[str, Any] = {"messages": [{"role": "user", "content": "get_weather city X"}]}

@@ -21,6 +21,7 @@ Misconfiguration (an unknown mode, a bad model value) raises :class:`ModelConfig
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -391,7 +392,7 @@ def _make_reply(
 
         calls, text, problems = parse_reply(raw_text, spec.mode, tools)
     cost = result.cost
-    if cost is None and not spec.embedded:
+    if cost is None and not spec.embedded and "litellm" in sys.modules:  # never load it for this
         from .litellm_transport import known_cost
 
         cost = known_cost(spec.model, result.prompt_tokens, result.completion_tokens)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import sys
 import time
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
+from .spec import OPENAI_COMPATIBLE, provider_of
 from .transport import ChatRequest, ChatResult, error_for_status, result_from_json
 
 __all__ = ["aclose", "complete", "post_json"]
@@ -55,9 +57,9 @@ async def _session() -> Any:
 async def aclose() -> None:
     """Close this event loop's HTTP session (the next call opens a new one) and let litellm
     finish its queued logging; call it before a loop you created ends."""
-    from .litellm_transport import aclose as litellm_aclose
-
-    await litellm_aclose()
+    litellm_transport = sys.modules.get(f"{__package__}.litellm_transport")
+    if litellm_transport is not None:  # never loaded: litellm has nothing queued
+        await litellm_transport.aclose()
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -171,24 +173,9 @@ async def post_json(
 
 
 def _model_id(model: str) -> str:
-    """The model name as the endpoint knows it (litellm's provider prefix removed)."""
-    provider, sep, rest = model.partition("/")
-    return (
-        rest
-        if sep
-        and provider
-        in {
-            "openai",
-            "hosted_vllm",
-            "lm_studio",
-            "llamafile",
-            "local",
-            "openai_like",
-            "custom_openai",
-            "vllm_openai",
-        }
-        else model
-    )
+    """The model name as the endpoint knows it (an OpenAI-compatible provider prefix removed)."""
+    provider, model_id = provider_of(model)
+    return model_id if provider and provider in OPENAI_COMPATIBLE else model
 
 
 async def complete(request: ChatRequest) -> ChatResult:

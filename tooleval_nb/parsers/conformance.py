@@ -1,9 +1,9 @@
 """The parser conformance kit: a corpus of model outputs with expected calls, and a checker.
 
-``load_corpus("hermes")`` reads ``data/parsers/hermes.yaml``: the seed's ten standard patterns
-(plain text, empty and whitespace, single call, parallel calls, every JSON type, parameterless
-calls, surrounding text, escapes and unicode, malformed input, streaming splits) plus real outputs
-of the embedded model (``source: smollm2-135m``).
+``load_corpus("hermes")`` (see :mod:`.corpus`) reads the corpus of a format: the seed's ten
+standard patterns (plain text, empty and whitespace, single call, parallel calls, every JSON type,
+parameterless calls, surrounding text, escapes and unicode, malformed input, streaming splits)
+plus real outputs of the embedded model (``source: smollm2-135m``).
 
 ``check_parser(parser, corpus)`` runs a parser over every case in both modes and returns one
 DataFrame row per case and mode. The parser can be a format name, one of our parser classes, or a
@@ -35,22 +35,26 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from ..errors import ParserError
 from ..toolcall import to_tool_calls
+from .corpus import (
+    CORPUS_DIR,
+    CORPUS_ENV,
+    ExpectedParsedCall,
+    ParserCase,
+    ParserCorpus,
+    corpus_dirs,
+    load_corpus,
+)
 from .protocol import ToolParser
 from .reconstruct import StreamingToolReconstructor
-from .registry import PARSERS, parser_class
+from .registry import parser_class
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["ExpectedParsedCall", "ParserCase", "ParserCorpus", "load_corpus", "check_parser",
-           "CORPUS_DIR", "CHECK_COLUMNS", "Chunking"]
-
-#: where ``load_corpus(format)`` looks for ``<format>.yaml``
-CORPUS_DIR = Path(__file__).resolve().parents[2] / "data" / "parsers"
+           "CORPUS_DIR", "CORPUS_ENV", "corpus_dirs", "CHECK_COLUMNS", "Chunking"]
 
 #: the chunkings ``check_parser`` streams each case with
 Chunking = Literal["whole", "per_char", "random", "split_points"]
@@ -58,98 +62,6 @@ Chunking = Literal["whole", "per_char", "random", "split_points"]
 #: columns of the DataFrame ``check_parser`` returns, in order
 CHECK_COLUMNS = ["parser", "format", "scenario", "pattern", "source", "mode", "status", "passed",
                  "reason", "expected", "got", "seconds"]
-
-
-class ExpectedParsedCall(BaseModel):
-    """An expected call: a name and its arguments (an object, or a JSON string)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1)
-    arguments: dict[str, Any] | str = Field(default_factory=dict)
-
-    def value(self) -> Any:
-        if isinstance(self.arguments, str):
-            return json.loads(self.arguments) if self.arguments.strip() else {}
-        return self.arguments
-
-
-class ParserCase(BaseModel):
-    """One corpus case (the seed's TestCase; the mode is chosen by ``check_parser``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    scenario_name: str = Field(min_length=1)
-    pattern: int = Field(ge=1, le=10, description="the seed's standard pattern number")
-    model_output: str
-    expected_tools_called: bool
-    expected_tool_calls: list[ExpectedParsedCall] = Field(default_factory=list)
-    expected_content: str | None = None
-    expected_reasoning: str | None = None
-    expect_problem: bool | None = None
-    chunks: list[str] | None = None
-    parser_name: str = ""
-    source: str = "handwritten"
-    notes: str = ""
-
-    @model_validator(mode="after")
-    def _consistent(self) -> ParserCase:
-        if self.expected_tools_called != bool(self.expected_tool_calls):
-            raise ValueError("expected_tools_called must be true exactly when "
-                             "expected_tool_calls is not empty")
-        if self.chunks is not None and "".join(self.chunks) != self.model_output:
-            raise ValueError("chunks must join to model_output exactly")
-        return self
-
-
-class ParserCorpus(BaseModel):
-    """The cases of one format, with the id rule of that format."""
-
-    format: str
-    description: str = ""
-    id_pattern: str = r"^.{16,}$"
-    cases: list[ParserCase]
-    path: str | None = None
-
-    def __len__(self) -> int:
-        return len(self.cases)
-
-
-def load_corpus(path_or_format: str | Path) -> ParserCorpus:
-    """Load a corpus: a format name (``data/parsers/<format>.yaml``) or a YAML / JSON file."""
-    import yaml
-
-    text = str(path_or_format)
-    path = Path(path_or_format)
-    if text in PARSERS or (not path.suffix and not path.exists()):
-        path = CORPUS_DIR / f"{text}.yaml"
-    if not path.exists():
-        raise ParserError(f"parser corpus {path} not found; pass a format name "
-                          f"({', '.join(PARSERS)}) or the path of a corpus file")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ParserError(f"{path}: not valid YAML ({exc}); fix the file") from exc
-    if not isinstance(raw, dict) or not isinstance(raw.get("cases"), list):
-        raise ParserError(f"{path}: a corpus is a mapping with 'format' and a 'cases' list")
-    fmt = str(raw.get("format") or path.stem)
-    problems = []
-    cases = []
-    for k, item in enumerate(raw["cases"]):
-        try:
-            case = ParserCase.model_validate({"parser_name": fmt, **item})
-        except Exception as exc:  # pydantic ValidationError, or a non-mapping item
-            name = item.get("scenario_name", "?") if isinstance(item, dict) else "?"
-            problems.append(f"{path}: case {k} ({name}): {exc}")
-            continue
-        cases.append(case)
-    if problems:
-        raise ParserError(f"{path}: {len(problems)} invalid case(s); fix them:\n"
-                          + "\n".join(problems))
-    default_ids = r"^[A-Za-z0-9]{9}$" if fmt == "mistral" else r"^.{16,}$"
-    return ParserCorpus(format=fmt, description=str(raw.get("description") or ""),
-                        id_pattern=raw.get("id_pattern") or default_ids,
-                        cases=cases, path=str(path))
 
 
 # ---------------------------------------------------------------------------- results

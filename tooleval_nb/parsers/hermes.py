@@ -42,8 +42,7 @@ class HermesParser(ToolParser):
         pos, n = 0, len(data)
         while True:
             if self._state == "text":
-                idx, marker = self._in_text.find(data, pos, final)
-                self._text(data[pos:idx])
+                idx, marker = self._text_until(self._in_text, data, pos, final)
                 if marker is None:
                     return idx
                 pos = idx + len(marker)

@@ -55,8 +55,7 @@ class MistralParser(ToolParser):
         while True:
             state = self._state
             if state == "text":
-                idx, marker = self._find.find(data, pos, final)
-                self._text(data[pos:idx])
+                idx, marker = self._text_until(self._find, data, pos, final)
                 if marker is None:
                     return idx
                 pos = idx + len(marker)
@@ -119,12 +118,10 @@ class MistralParser(ToolParser):
                     return n
             else:  # json
                 assert self._scanner is not None
-                end, status = self._scanner.scan(data, pos, final)
-                self._region.append(data[pos:end])
-                pos = end
+                pos, status = self._scanner.follow(self._region, data, pos, final)
+                if status is None:
+                    return pos
                 if status == "more":
-                    if not final:
-                        return end
                     self._malformed("its JSON is not closed")
                 elif status == "abort":
                     self._malformed("it is not followed by a JSON value")

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall, make_call_id
+from ._scan import MarkerFinder
 
 __all__ = [
     "ExtractedToolCallInformation",
@@ -261,6 +262,13 @@ class ToolParser:
         partial marker) so that the total work stays linear. With ``final`` consume everything.
         """
         raise NotImplementedError
+
+    def _text_until(self, finder: MarkerFinder, data: str, pos: int, final: bool
+                    ) -> tuple[int, str | None]:
+        """Emit the text before the next marker as content; returns ``finder.find``'s answer."""
+        idx, marker = finder.find(data, pos, final)
+        self._text(data[pos:idx])
+        return idx, marker
 
     def _text(self, text: str) -> None:
         if text:

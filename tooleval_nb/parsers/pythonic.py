@@ -57,18 +57,14 @@ class PythonicParser(ToolParser):
                 pos = idx
                 self._scanner = BracketScanner(python=True, first="identifier")
                 self._region = []
-            end, status = self._scanner.scan(data, pos, final)
+            pos, status = self._scanner.follow(self._region, data, pos, final)
+            if status is None:
+                return pos
             if status == "abort":
-                self._region.append(data[pos:end])
                 self._text("".join(self._region))
                 self._region, self._scanner = [], None
-                pos = end
                 continue
-            self._region.append(data[pos:end])
-            pos = end
             if status == "more":
-                if not final:
-                    return end
                 self._end_list("its brackets are not closed")
                 return n
             self._end_list(None if status == "closed" else "its brackets do not match")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shlex
 import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +25,14 @@ Handler = Callable[[dict[str, Any]], "dict[str, Any] | str | None"]
 
 _FAULT_MARK = re.compile(r"\[fault:([a-z0-9_]+)(?:\*(\d+))?\]")
 _LATENCY_MARK = re.compile(r"\[latency:([0-9.]+)\]")
+#: a word, or a value in matching quotes that start and end a word ("New York", 'it''s' is a word)
+_WORD = re.compile(r"""(?<!\S)(["'])(.*?)\1(?!\S)|\S+""", re.DOTALL)
+
+
+def _words(segment: str) -> list[str]:
+    """Split a prompt segment into words; quotes group words but never fail (apostrophes,
+    an unmatched quote and any unicode are just characters of a word)."""
+    return [m.group(2) if m.group(1) else m.group() for m in _WORD.finditer(segment)]
 
 
 def _last_user_text(body: dict[str, Any]) -> str:
@@ -72,7 +79,7 @@ def default_answer(body: dict[str, Any], text: str | None = None) -> dict[str, A
         forced = (choice.get("function") or {}).get("name")
     calls = []
     for i, segment in enumerate(text.split(";")):
-        words = shlex.split(segment) if ('"' in segment or "'" in segment) else segment.split()
+        words = _words(segment)
         if not words:
             continue
         name = words[0]

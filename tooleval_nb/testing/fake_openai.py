@@ -4,8 +4,9 @@ It answers ``POST /v1/chat/completions`` the way a tool-calling model would, det
 
 * **default answer**: one tool call per ``;``-separated segment of the last user message, read as
   ``<tool name> <key> <value> <key> <value> ...`` (``"get_weather city Town7"`` →
-  ``get_weather(city="Town7")``); values are converted to the schema's type (integer, number,
-  boolean) when the tool declares one. A segment whose first word is not an offered tool gives a
+  ``get_weather(city="Town7")``); a value in quotes may hold spaces (``city 'New York'``), and
+  any other quote or apostrophe is part of its word (``what's``); values are converted to the
+  schema's type (integer, number, boolean) when the tool declares one. A segment whose first word is not an offered tool gives a
   text answer instead; ``tool_choice="none"`` or no tools always gives text.
 * **faults** (a :data:`Fault` name): ``"429"`` (with ``Retry-After``), ``"500"`` (bare text body,
   as llama.cpp answers), ``"503"``, ``"400"``, ``"401"``, ``"404"``, ``"hang"`` (no answer until
