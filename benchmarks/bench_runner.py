@@ -9,9 +9,17 @@ Engines:
   full          te.run_eval_async: direct OpenAI-compatible transport (auto), scoring, SQLite
   full-litellm  the same, forcing litellm as the transport
   bare-litellm  litellm.acompletion + asyncio.Semaphore, nothing else (the reference)
+  bare-aiohttp  one aiohttp session, the same requests, JSON decoded, nothing else: the floor
+                that the transport, the fake server and the machine allow (wall/ideal above
+                1.0 here is not the runner's)
+  runner-only   the full stack with the model call replaced by ``asyncio.sleep(latency)`` and a
+                canned reply (no HTTP, no server): the runner's own cost (scheduling, scoring,
+                SQLite, events); its wall/ideal is the runner's share of the overhead
 
 Prints cases/s, CPU seconds per 1,000 cases (this process), wall / ideal (N × latency / c), and
-the full stack's rate relative to the bare loop. Targets: full ≥ 0.9× bare at 0 ms; at 200 ms and
+the full stack's rate relative to the bare litellm loop. ``--repeat K`` measures each cell K
+times, interleaving the engines, and prints every run (the machine's load varies: compare the
+engines within one repetition). Targets: full ≥ 0.9× bare at 0 ms; at 200 ms and
 concurrency 64, wall ≤ 1.1× ideal.
 
     .venv/bin/python benchmarks/bench_runner.py                 # the default grid (~3 min)
@@ -82,13 +90,63 @@ async def run_bare(suite: te.Suite, url: str, concurrency: int) -> int:
     return ok
 
 
-async def measure(engine: str, n: int, url: str, concurrency: int) -> tuple[float, float, int]:
+async def run_bare_aiohttp(suite: te.Suite, url: str, concurrency: int) -> int:
+    import aiohttp
+
+    tools = [t.to_openai() for t in TOOLS]
+    ok = 0
+    cases = iter(suite.cases)
+    connector = aiohttp.TCPConnector(limit=512, limit_per_host=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def worker() -> None:
+            nonlocal ok
+            for case in cases:
+                body = {"model": "fake", "temperature": 0.0, "tools": tools,
+                        "tool_choice": "required",
+                        "messages": [{"role": "user", "content": case.prompt}]}
+                async with session.post(f"{url.rstrip('/')}/chat/completions", json=body,
+                                        headers={"Authorization": "Bearer sk-bench"}) as resp:
+                    data = await resp.json()
+                calls = data["choices"][0]["message"].get("tool_calls") or []
+                ok += bool(calls) and calls[0]["function"]["name"] == "get_weather"
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return ok
+
+
+async def run_runner_only(suite: te.Suite, concurrency: int, latency: float) -> int:
+    import tooleval_nb.models as models
+    from tooleval_nb.models import ModelReply
+
+    real = models.call_model_async
+
+    async def canned(spec, messages, tools=None, tool_choice="auto", **_):  # noqa: ANN001
+        await asyncio.sleep(latency)
+        city = messages[-1]["content"].rsplit(" ", 1)[-1]
+        return ModelReply(model=spec.model, tool_calls=[te.ToolCall.create(
+            "get_weather", {"city": city})], prompt_tokens=50, completion_tokens=10,
+            latency_ms=latency * 1000, tries=1, raw={"id": "canned", "choices": []})
+
+    models.call_model_async = canned
+    try:
+        return await run_full(suite, "http://127.0.0.1:9/v1", concurrency, "auto")
+    finally:
+        models.call_model_async = real
+
+
+async def measure(engine: str, n: int, url: str, concurrency: int, latency: float = 0.0
+                  ) -> tuple[float, float, int]:
     suite = make_suite(n)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     if engine == "full":
         ok = await run_full(suite, url, concurrency, "auto")
     elif engine == "full-litellm":
         ok = await run_full(suite, url, concurrency, "litellm")
+    elif engine == "bare-aiohttp":
+        ok = await run_bare_aiohttp(suite, url, concurrency)
+    elif engine == "runner-only":
+        ok = await run_runner_only(suite, concurrency, latency)
     else:
         ok = await run_bare(suite, url, concurrency)
     return time.perf_counter() - wall0, time.process_time() - cpu0, ok
@@ -104,15 +162,17 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--latencies", default="0,0.2")
     parser.add_argument("--concurrency", default="1,8,32,64")
-    parser.add_argument("--engines", default="full,full-litellm,bare-litellm")
+    parser.add_argument("--engines", default="full,full-litellm,bare-litellm,bare-aiohttp")
     parser.add_argument("--slow-serial-cases", type=int, default=50,
                         help="cases for concurrency 1 at a latency > 0 (1000 × 0.2 s is 200 s)")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--profile", default=None, help="engine:latency:concurrency")
     args = parser.parse_args()
     if args.quick:
         args.cases, args.concurrency = 300, "8,64"
-    engines = sorted(args.engines.split(","), key=lambda e: e != "bare-litellm")  # bare first
+    order = ["bare-litellm", "bare-aiohttp", "full", "full-litellm", "runner-only"]
+    engines = sorted(args.engines.split(","), key=lambda e: order.index(e) if e in order else 9)
 
     if args.profile:
         import cProfile
@@ -123,7 +183,8 @@ def main() -> None:
             asyncio.run(warm_up(server.url, [engine]))
             prof = cProfile.Profile()
             prof.enable()
-            wall, cpu, ok = asyncio.run(measure(engine, args.cases, server.url, int(conc)))
+            wall, cpu, ok = asyncio.run(measure(engine, args.cases, server.url, int(conc),
+                                                float(lat)))
             prof.disable()
         print(f"{engine} latency {lat} c={conc}: {args.cases / wall:.0f} cases/s, "
               f"{cpu / args.cases * 1000:.2f} CPU s/1000, ok {ok}")
@@ -139,8 +200,8 @@ def main() -> None:
             for conc in [int(x) for x in args.concurrency.split(",")]:
                 n = args.slow_serial_cases if (latency > 0 and conc == 1) else args.cases
                 rates: dict[str, float] = {}
-                for engine in engines:
-                    wall, cpu, ok = asyncio.run(measure(engine, n, server.url, conc))
+                for engine in engines * args.repeat:
+                    wall, cpu, ok = asyncio.run(measure(engine, n, server.url, conc, latency))
                     rates[engine] = n / wall
                     ideal = n * latency / conc
                     ratio = f"{wall / ideal:.2f}" if ideal else "-"

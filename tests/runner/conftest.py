@@ -48,3 +48,22 @@ def model_for(server: FakeOpenAIServer, **extra) -> dict:
 @pytest.fixture
 def model_of() -> Callable[..., dict]:
     return model_for
+
+
+def _mcp_fixtures():
+    """tests/mcp/conftest.py (the demo MCP servers of ours), loaded once for the live-tool
+    tests; its fixtures are re-exported below."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "mcp" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("tooleval_tests_runner_mcp_servers", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_MCP = _mcp_fixtures()
+start_server = _MCP.start_server
+stdio_cmd = _MCP.stdio_cmd

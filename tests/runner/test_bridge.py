@@ -47,3 +47,54 @@ def test_spawn_needs_a_loop():
 
 def test_not_a_notebook():
     assert in_notebook() is False
+
+
+def test_one_bridge_for_the_package():
+    from tooleval_nb import aio
+    from tooleval_nb.mcp import _sync as mcp_sync
+    from tooleval_nb.models import _sync as models_sync
+    from tooleval_nb.runner import bridge
+
+    assert bridge.run_sync is models_sync.run_sync is mcp_sync.run_sync is aio.run_sync
+    assert bridge.spawn is aio.spawn and bridge.in_notebook is aio.in_notebook
+
+
+@pytest.mark.parametrize("in_loop", [False, True], ids=["plain", "in-a-loop"])
+def test_run_sync_takes_a_factory_and_runs_loop_end_hooks(in_loop, monkeypatch):
+    from tooleval_nb import aio
+
+    loops: list[tuple[str, int]] = []
+
+    async def hook() -> None:
+        loops.append(("hook", id(asyncio.get_running_loop())))
+
+    async def broken_hook() -> None:
+        raise RuntimeError("cleanup bug")
+
+    async def work() -> int:
+        loops.append(("work", id(asyncio.get_running_loop())))
+        return 7
+
+    monkeypatch.setattr(aio, "_LOOP_END", [])
+    aio.at_loop_end(hook)
+    aio.at_loop_end(broken_hook)  # logged, never hides the result
+    aio.at_loop_end(hook)  # registered once
+
+    async def inside() -> int:
+        return run_sync(work)
+
+    assert (asyncio.run(inside()) if in_loop else run_sync(work)) == 7
+    assert [kind for kind, _ in loops] == ["work", "hook"]
+    assert loops[0][1] == loops[1][1]  # the hook ran on the loop the work ran on
+
+
+async def test_sync_twin_in_a_loop_closes_its_http_session(fake):
+    import gc
+
+    from tooleval_nb.models import call_model
+
+    reply = call_model({"model": "openai/fake", "api_base": fake.url, "api_key": "sk-x"},
+                       "get_weather city Paris", [{"type": "function", "function": {
+                           "name": "get_weather", "parameters": {"type": "object"}}}])
+    assert reply.error is None and reply.tool_calls[0].name == "get_weather"
+    gc.collect()  # an unclosed aiohttp session would warn here (warnings are errors)

@@ -69,6 +69,22 @@ def test_events_in_seed_order_and_stored(fake, make_suite, model_of, store_path)
     assert [p["done"] for p in progress] == list(range(1, 7)) and progress[-1]["percent"] == 100
 
 
+def test_busy_runs_coalesce_job_progress(fake, make_suite, model_of, store_path):
+    seen = []
+    job = te.run_eval(make_suite(80), [model_of(fake)], progress="none", cache=False,
+                      max_concurrency=32, callbacks=seen.append)
+    types = [e.type for e in seen]
+    assert types.count("tool_eval_result") == types.count("tool_eval_progress") == 80
+    progress = [e.data for e in seen if e.type == "job_progress"]
+    assert 1 <= len(progress) <= 80 and progress[-1]["done"] == 80
+    assert [p["done"] for p in progress] == sorted({p["done"] for p in progress})
+    # each job_progress follows the results it counts, and everything published is stored
+    for i, event in enumerate(seen):
+        if event.type == "job_progress":
+            assert types[:i].count("tool_eval_result") == event.data["done"]
+    assert [e["type"] for e in job.store.events(job.id)] == types
+
+
 async def test_notebook_mode_returns_at_once(fake, make_suite, model_of, store_path):
     job = te.run_eval(make_suite(10), [model_of(fake)], progress="none", cache=False)
     assert not job.done() and job.status == "queued"  # the cell would finish here

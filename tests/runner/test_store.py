@@ -11,6 +11,7 @@ import pytest
 
 from tooleval_nb.errors import StoreError
 from tooleval_nb.runner.record import RESULT_FIELDS
+from tooleval_nb.runner.schema import MIGRATIONS
 from tooleval_nb.runner.store import Store, owner_alive, owner_id, resolve_store
 
 
@@ -37,13 +38,29 @@ def store(tmp_path) -> Store:
 def test_schema_wal_and_reopen(tmp_path):
     path = tmp_path / "sub" / "runs.db"
     first = Store(path)
-    assert path.exists() and first.schema_version == 1
+    assert path.exists() and first.schema_version == len(MIGRATIONS) == 2
     mode = first.connection().execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     second = Store(path)  # migrations are not applied twice
-    assert second.schema_version == 1
+    assert second.schema_version == 2
     versions = second.connection().execute("SELECT COUNT(*) FROM schema_version").fetchone()[0]
-    assert versions == 1
+    assert versions == 2
+
+
+def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
+    import tooleval_nb.runner.store as store_mod
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(store_mod, "MIGRATIONS", MIGRATIONS[:1])
+    old = Store(path)
+    with old.transaction() as c:  # a run as version 1 wrote it
+        c.execute("INSERT INTO runs (id, targets_json, settings_json, status, n_total, "
+                  "created_at) VALUES ('run_1', '[]', '{}', 'completed', 3, 1.0)")
+    old.close()
+    monkeypatch.undo()
+    new = Store(path)
+    assert new.schema_version == 2
+    assert new.run_row("run_1")["drafts_skipped"] == 0  # the column came with its default
 
 
 def test_newer_schema_is_refused(tmp_path):

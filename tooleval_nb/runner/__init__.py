@@ -6,9 +6,11 @@
     >>> te.history(); te.load_run(run.id); te.resume(job.id); te.delete_run(run.id)
 
 Modules: :mod:`.launch` (run_eval), :mod:`.jobs` (Job, queueing, cancel), :mod:`.execute` (the
-eval: providers, chains, agents), :mod:`.store` (SQLite), :mod:`.record` (the result columns),
-:mod:`.run` (Run and its DataFrames), :mod:`.history`, :mod:`.events`, :mod:`.progress`,
-:mod:`.limits` (rpm/tpm), :mod:`.plan` (targets and settings), :mod:`.bridge` (sync ↔ async).
+eval: scheduling, finishing), :mod:`.chains` (multi-turn chains, agent loops and callables),
+:mod:`.live` (mock or live tool answers), :mod:`.writer` (batched commits), :mod:`.store`
+(SQLite), :mod:`.record` (the result columns), :mod:`.run` (Run and its DataFrames),
+:mod:`.history`, :mod:`.events`, :mod:`.progress`, :mod:`.limits` (rpm/tpm), :mod:`.plan`
+(targets and settings), :mod:`.bridge` (the runner's name for :mod:`tooleval_nb.aio`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The web app pushed these over a WebSocket; here they go to Python callbacks. A job publishes::
 
-    job_created -> tool_eval_init -> (tool_eval_progress, tool_eval_result, job_progress) per case
-                -> tool_eval_summary per model -> tool_eval_complete
+    job_created -> tool_eval_init -> (tool_eval_progress, tool_eval_result) per case,
+                   job_progress per stored batch (after its last case; one per case when cases
+                   finish one at a time) -> tool_eval_summary per model -> tool_eval_complete
                 -> job_completed | job_failed | job_cancelled
 
 Callbacks receive one :class:`Event`. A callback may be a plain function or a coroutine function

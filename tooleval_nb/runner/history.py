@@ -75,12 +75,13 @@ def delete_run(run_id: str, store: StoreArg = None) -> None:
 def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
            api_keys: Mapping[str, str] | None = None, agent: Any = None,
            callbacks: Callback | list[Callback] | Mapping[str, Callback] | None = None,
-           progress: Any = "auto") -> Job:
+           progress: Any = "auto", live_tools: Any = None) -> Job:
     """Finish an interrupted (or cancelled, or failed) job: only its missing cases run.
 
     API keys are never stored: give them again with ``models`` (as in ``run_eval``) or
     ``api_keys={model: key}``, or have them in the environment. An agent callable that was not
-    importable (defined in a notebook) must be given again as ``agent``.
+    importable (defined in a notebook) must be given again as ``agent``. Live tools given as an
+    MCP target are reopened; an executor object must be given again as ``live_tools``.
 
     Returns the :class:`Job`, started as ``run_eval`` starts one (in the background in a notebook).
     """
@@ -92,7 +93,8 @@ def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
         where = "this process" if row["owner"] == owner_id() else f"process {row['owner']}"
         raise StoreError(f"job {job_id!r} is still {row['status']} in {where}; await or cancel "
                          "it there instead of resuming it")
-    plan = Plan.from_config(row["config"], models=models, agent=agent, api_keys=api_keys)
+    plan = Plan.from_config(row["config"], models=models, agent=agent, api_keys=api_keys,
+                            live_tools=live_tools)
     job = Job(plan, the_store, job_id=job_id, run_id=row["run_id"],
               callbacks=as_callbacks(callbacks))
     attach_progress(job, progress)

@@ -104,17 +104,8 @@ class Job:
             return self
         from .bridge import run_sync
 
-        run_sync(self._main_then_close())
+        run_sync(self._main)  # the loop is ours; its HTTP session is closed before it ends
         return self
-
-    async def _main_then_close(self) -> Run:
-        # the loop is ours and ends with the job: close the HTTP session opened on it
-        try:
-            return await self._main()
-        finally:
-            from ..models import aclose
-
-            await aclose()
 
     async def _main(self) -> Run:
         self._started = True
@@ -139,7 +130,8 @@ class Job:
             self.emit("tool_eval_init", {
                 "run_id": self.run_id, "suite": self.plan.suite.name, "targets": targets,
                 "total_cases": len(self.plan.cases), "repeats": self.plan.settings.repeats,
-                "total": self.plan.n_total, "done": sum(t["done"] for t in targets)})
+                "total": self.plan.n_total, "done": sum(t["done"] for t in targets),
+                "drafts_skipped": self.plan.n_drafts_skipped})
             from .execute import Executor
 
             executor = Executor(self.plan, self)
@@ -157,6 +149,9 @@ class Job:
                          {"run_id": self.run_id, "done": self.store.count_results(self.run_id)})
             raise
         except Exception as exc:
+            if executor is not None:  # keep the cases whose replies already arrived
+                with contextlib.suppress(Exception):
+                    await executor.drain()
             cause = _first_cause(exc)
             message = f"{type(cause).__name__}: {cause}"
             self.error = cause
@@ -165,6 +160,8 @@ class Job:
                            f"finished before are kept, te.resume({self.id!r}) finishes the "
                            "rest") from cause
         finally:
+            if executor is not None:  # the finisher, the live tools the job opened
+                await executor.close()
             self._done.set()
             _wake_queued()
 

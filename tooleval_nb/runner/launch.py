@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
@@ -19,6 +20,8 @@ __all__ = ["run_eval", "run_eval_async", "ProgressMode", "attach_progress", "loa
 
 ProgressMode = Literal["auto", "widget", "text", "none"] | bool
 
+log = logging.getLogger("tooleval_nb.runner")
+
 
 def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None, temperature: float = 0.0,
              tool_choice: Literal["required", "auto", "none"] | dict[str, Any] = "required",
@@ -33,7 +36,8 @@ def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None, temperat
              rpm: float | None = None,
              tpm: float | None = None, params: Mapping[str, Any] | None = None,
              agent: Any = None, name: str | None = None, progress: ProgressMode = "auto",
-             resume: bool = True) -> Job:
+             resume: bool = True, live_tools: Any = None, live_tool_timeout: float | None = None,
+             include_drafts: bool = False) -> Job:
     """Evaluate ``suite`` against ``models``; returns the :class:`Job`.
 
     In a notebook (a loop runs in this thread) the job runs as a task on the kernel's loop and
@@ -72,6 +76,15 @@ def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None, temperat
             ``"text"``, ``"none"``.
         resume: finish an interrupted job with the same configuration in this store instead of
             starting over (cases already stored are never run again).
+        live_tools: answer the tool calls of chains and agent loops with real tools instead of
+            the cases' mock responses (off by default): an MCP target (a URL, a command line
+            as a string or a list; the job connects once and disconnects at its end) or an
+            object with ``async call(name, arguments) -> LiveToolResult``
+            (``te.mcp.live.ToolExecutor``). Results go to the model and into each hop and trace.
+        live_tool_timeout: seconds allowed for each live tool call (default 30); a timeout or
+            a failing tool becomes the tool's error answer.
+        include_drafts: evaluate draft cases too (skipped by default; the ``job_created`` /
+            ``tool_eval_init`` events and ``Run.drafts_skipped`` say how many were skipped).
     """
     job = prepare_job(suite, models, temperature, tool_choice, system_prompt, tags=tags, ids=ids,
                       max_concurrency=max_concurrency, store=store, cache=cache, mode=mode,
@@ -79,7 +92,8 @@ def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None, temperat
                       timeout=timeout, case_timeout=case_timeout, retries=retries, retry=retry,
                       rpm=rpm,
                       tpm=tpm, params=params, agent=agent, name=name, progress=progress,
-                      resume=resume)
+                      resume=resume, live_tools=live_tools, live_tool_timeout=live_tool_timeout,
+                      include_drafts=include_drafts)
     return job.start()
 
 
@@ -102,20 +116,30 @@ def prepare_job(suite: Any, models: Any, temperature: float, tool_choice: Any,
                 agent: Any = None, name: str | None = None, progress: ProgressMode = "auto",
                 resume: bool = True, mode: Mode | None = None, tags: Any = None,
                 ids: Any = None, seeds: Any = None, params: Mapping[str, Any] | None = None,
-                **settings: Any) -> Job:
+                live_tools: Any = None, **settings: Any) -> Job:
     """Build the plan, find (resume) or create the job, subscribe callbacks and progress."""
+    from .live import describe_live, is_target
+
     suite = load_suite_arg(suite)
     settings_model = RunSettings(
         temperature=temperature, tool_choice=tool_choice, system_prompt=system_prompt,
         tags=[tags] if isinstance(tags, str) else (list(tags) if tags is not None else None),
         ids=list(ids) if ids is not None else None, mode=mode,
         seeds=list(seeds) if seeds is not None else None, params=dict(params or {}),
-        agent=callable_path(agent) if agent is not None else None, **settings)
+        agent=callable_path(agent) if agent is not None else None,
+        live_tools=describe_live(live_tools), **settings)
     plan = Plan(suite=suite, targets=make_targets(models, mode), settings=settings_model,
-                name=name, agent=agent)
+                name=name, agent=agent,
+                live_tools=None if is_target(live_tools) else live_tools)
+    drafts = plan.n_drafts_skipped
     if not plan.cases:
+        hint = (f"; {drafts} draft case(s) are skipped: accept them in the suite or pass "
+                "include_drafts=True" if drafts else "; check the filters")
         raise SuiteError(f"no case of suite {suite.name!r} is selected (tags={tags!r}, "
-                         f"ids={ids!r}, drafts are skipped); check the filters")
+                         f"ids={ids!r}){hint}")
+    if drafts:
+        log.info("suite %r: %d draft case(s) skipped (include_drafts=True runs them)",
+                 suite.name, drafts)
     the_store = resolve_store(store)
     key = plan.config_key()
     job_id = the_store.find_resumable(key) if resume else None
@@ -126,18 +150,19 @@ def prepare_job(suite: Any, models: Any, temperature: float, tool_choice: Any,
         attach_progress(job, progress)
         job.emit("job_created", {"job_id": job_id, "run_id": row["run_id"], "status": "submitted",
                                  "resumed": True, "done": row["n_done"],
-                                 "total": plan.n_total})
+                                 "total": plan.n_total, "drafts_skipped": drafts})
         return job
     job_id, run_id = new_id("job"), new_id("run")
     the_store.create_job(job_id=job_id, run_id=run_id, config=plan.config(), config_key=key,
                          n_total=plan.n_total, run_name=name, suite_name=suite.name,
-                         suite_fingerprint=suite.fingerprint(),
+                         suite_fingerprint=plan.fingerprint, drafts_skipped=drafts,
                          targets=[t.to_config() for t in plan.targets],
                          settings=plan.settings.model_dump(mode="json"))
     job = Job(plan, the_store, job_id=job_id, run_id=run_id, callbacks=subscribers)
     attach_progress(job, progress)
     job.emit("job_created", {"job_id": job_id, "run_id": run_id, "status": "submitted",
-                             "resumed": False, "done": 0, "total": plan.n_total})
+                             "resumed": False, "done": 0, "total": plan.n_total,
+                             "drafts_skipped": drafts})
     return job
 
 

@@ -130,13 +130,14 @@ def calls_json(calls: list[ToolCall]) -> str:
 
 def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: EvalCase,
                  case_index: int, sample: int, seed: int | None, outcome: CaseOutcome,
-                 score: Any, expected: str | None = None,
+                 score: Any, expected: str | None = None, tags: str | None = None,
                  failure_mode: str | None = "api_error") -> dict[str, Any]:
     """The stored row of one finished case (``RESULT_FIELDS``).
 
     ``score`` is a :class:`tooleval_nb.scoring.CaseScore`, or None for a case that could not be
     scored (its model call failed after retries): then the scores are 0, ``passed`` is False and
-    the failure mode is ``failure_mode``.
+    the failure mode is ``failure_mode``. ``expected`` and ``tags`` are the case's JSON text when
+    the caller has it already (computed here otherwise).
     """
     if score is None:
         scores: dict[str, Any] = dict.fromkeys(_SCORE_FIELDS)
@@ -160,7 +161,8 @@ def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: 
     return {
         "run_id": run_id, "model": label, "mode": mode, "case_id": case.id,
         "case_name": case.name, "category": case.category,
-        "tags": json.dumps(case.tags, ensure_ascii=False), "prompt": case.prompt_text,
+        "tags": tags if tags is not None else json.dumps(case.tags, ensure_ascii=False),
+        "prompt": case.prompt_text,
         "expected": expected if expected is not None else expected_json(case),
         "tool_calls": calls_json(outcome.tool_calls), "content": outcome.content,
         **scores,

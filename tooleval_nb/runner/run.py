@@ -21,6 +21,12 @@ __all__ = ["Run"]
 _BOOL_COLUMNS = ("passed", "fallback", "cached")
 
 
+def _mode(target: dict[str, Any]) -> str:
+    """A stored target's mode (``Target.to_config`` keeps it in ``spec``)."""
+    spec = target.get("spec") or {}
+    return str(target.get("mode") or spec.get("mode") or "native")
+
+
 class Run:
     """One run of a suite against one or more models.
 
@@ -28,6 +34,7 @@ class Run:
         id: the run id; ``job_id`` the job that ran (or runs) it.
         status: queued | running | completed | failed | cancelled | interrupted (when loaded).
         suite_name, suite_fingerprint, targets, settings, created_at, finished_at, n_total.
+        drafts_skipped: draft cases the run did not evaluate.
     """
 
     def __init__(self, store: Store, row: dict[str, Any], results: list[dict[str, Any]]) -> None:
@@ -43,12 +50,15 @@ class Run:
         self.n_total: int = row["n_total"]
         self.created_at: float = row["created_at"]
         self.finished_at: float | None = row.get("finished_at")
+        #: draft cases the run skipped (``run_eval(include_drafts=True)`` runs them)
+        self.drafts_skipped: int = row.get("drafts_skipped") or 0
         self._rows = results
 
     @classmethod
     def load(cls, store: Store, run_id: str) -> Run:
-        """Read a run and its results from ``store`` (StoreError when the id is unknown)."""
-        return cls(store, store.run_row(run_id), store.results(run_id))
+        """Read a run and its results from ``store`` (StoreError when the id is unknown); each
+        result's detail is read when :meth:`detail` asks for it."""
+        return cls(store, store.run_row(run_id), store.results(run_id, detail=False))
 
     def refresh(self) -> Run:
         """A fresh copy read from the store (for a run still going)."""
@@ -101,7 +111,7 @@ class Run:
             latency = part["latency_ms"].dropna()
             cost = part["cost"].dropna()
             rows.append({
-                "run_id": self.id, "model": label, "mode": target.get("mode", "native"),
+                "run_id": self.id, "model": label, "mode": _mode(target),
                 "n_cases": n, "n_passed": n_passed, "n_failed": n - n_passed,
                 "n_errored": int(part["error"].notna().sum()),
                 "pass_rate": n_passed / n if n else float("nan"),
@@ -122,7 +132,10 @@ class Run:
         for row in self._rows:
             if row["case_id"] == case_id and row["model"] == label and row["sample"] == sample:
                 out = {k: row[k] for k in RESULT_COLUMNS}
-                out.update(json.loads(row["detail"] or "{}"))
+                detail = row.get("detail")
+                if detail is None:
+                    detail = self.store.result_detail(self.id, label, case_id, sample)
+                out.update(json.loads(detail or "{}"))
                 return out
         raise KeyError(f"no result for case {case_id!r}, model {label!r}, sample {sample} in "
                        f"run {self.id}")

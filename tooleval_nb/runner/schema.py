@@ -73,6 +73,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX events_by_job ON events(job_id, id);
     """,
+    # 2: how many draft cases a run skipped
+    """
+    ALTER TABLE runs ADD COLUMN drafts_skipped INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 INSERT_RESULT = (f"INSERT INTO results ({', '.join(RESULT_FIELDS)}) VALUES "

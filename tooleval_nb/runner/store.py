@@ -4,8 +4,10 @@
   environment variable, else ``runs.db`` under the user's data directory (platformdirs).
 * Concurrency: WAL mode, ``busy_timeout``, one connection per thread (and per process), and every
   write in one ``BEGIN IMMEDIATE`` transaction, so two notebooks may share a store.
-* Durability: each finished case is one transaction (its result row, its events and the job's
-  counter), so a process killed mid-run loses only the cases in flight. The results table is keyed by
+* Durability: a finished case is written with its events and the job's counter in one
+  transaction (several cases share one when they finish together: :meth:`Store.write_results`,
+  used by :mod:`.writer`), and is reported only after that commit, so a process killed mid-run
+  loses only cases nobody was told were finished. The results table is keyed by
   ``(run_id, model, mode, case_id, sample)``: a resumed run never writes a case twice.
 * Schema changes are migrations (:mod:`.schema`) numbered in the ``schema_version`` table.
 """
@@ -27,7 +29,10 @@ from ..errors import StoreError
 from .record import RESULT_FIELDS
 from .schema import INSERT_RESULT, MIGRATIONS
 
-__all__ = ["Store", "resolve_store", "default_store_path", "owner_id", "owner_alive"]
+__all__ = ["Store", "resolve_store", "default_store_path", "owner_id", "owner_alive", "EventRow"]
+
+#: an event as stored: ``(type, ts, data)``
+EventRow = tuple[str, float, dict[str, Any]]
 
 ENV_VAR = "TOOLEVAL_STORE"
 ENV_MAX_JOBS = "TOOLEVAL_MAX_JOBS"
@@ -160,7 +165,8 @@ class Store:
     # -- jobs and runs -----------------------------------------------------------------------
     def create_job(self, *, job_id: str, run_id: str, config: dict[str, Any], config_key: str,
                    n_total: int, run_name: str | None, suite_name: str, suite_fingerprint: str,
-                   targets: list[dict[str, Any]], settings: dict[str, Any]) -> None:
+                   targets: list[dict[str, Any]], settings: dict[str, Any],
+                   drafts_skipped: int = 0) -> None:
         """Insert a queued job (owned by this process) and its run, in one transaction."""
         now = time.time()
         with self.transaction() as c:
@@ -171,10 +177,10 @@ class Store:
             c.execute("INSERT INTO job_configs (job_id, config_json) VALUES (?, ?)",
                       (job_id, _dumps(config)))
             c.execute("INSERT INTO runs (id, job_id, name, suite_name, suite_fingerprint, "
-                      "targets_json, settings_json, status, n_total, created_at) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+                      "targets_json, settings_json, status, n_total, created_at, drafts_skipped) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
                       (run_id, job_id, run_name, suite_name, suite_fingerprint, _dumps(targets),
-                       _dumps(settings), n_total, now))
+                       _dumps(settings), n_total, now, drafts_skipped))
 
     def job(self, job_id: str) -> dict[str, Any]:
         """The job row as a dict (``config`` decoded); StoreError when unknown."""
@@ -282,15 +288,28 @@ class Store:
 
         Returns False, writing nothing, when this case × model × sample is already stored.
         """
-        values = tuple(map(record.get, RESULT_FIELDS))
-        now = time.time()
+        return self.write_results(job_id, [(record, events)])[0]
+
+    def write_results(self, job_id: str,
+                      items: Sequence[tuple[dict[str, Any], Sequence[EventRow]]]) -> list[bool]:
+        """Write a batch of finished cases in ONE transaction: each row, then (only when the row
+        was new) its events, then the job's counter.
+
+        Returns, per item, whether it was written (False: that case × model × sample was already
+        stored, and nothing of it was written). All or nothing: on an error the whole batch is
+        rolled back.
+        """
+        written: list[bool] = []
         with self.transaction() as c:
-            if c.execute(INSERT_RESULT, values).rowcount != 1:
-                return False
-            self._insert_events(c, job_id, events)
-            c.execute("UPDATE jobs SET n_done = n_done + 1, updated_at = ? WHERE id = ?",
-                      (now, job_id))
-        return True
+            for record, events in items:
+                new = c.execute(INSERT_RESULT, tuple(map(record.get, RESULT_FIELDS))).rowcount == 1
+                written.append(new)
+                if new:
+                    self._insert_events(c, job_id, events)
+            if any(written):
+                c.execute("UPDATE jobs SET n_done = n_done + ?, updated_at = ? WHERE id = ?",
+                          (sum(written), time.time(), job_id))
+        return written
 
     def done_keys(self, run_id: str) -> set[tuple[str, str, str, int]]:
         """``(model, mode, case_id, sample)`` of every case already stored for ``run_id``."""
@@ -298,12 +317,22 @@ class Store:
             "SELECT model, mode, case_id, sample FROM results WHERE run_id = ?", (run_id,))
         return {(r[0], r[1], r[2], r[3]) for r in rows}
 
-    def results(self, run_id: str) -> list[dict[str, Any]]:
-        """Every stored result row of a run, in model, case and sample order."""
+    def results(self, run_id: str, *, detail: bool = True) -> list[dict[str, Any]]:
+        """Every stored result row of a run, in model, case and sample order (without the
+        large ``detail`` column when ``detail=False``: see :meth:`result_detail`)."""
+        columns = RESULT_FIELDS if detail else tuple(f for f in RESULT_FIELDS if f != "detail")
         rows = self.connection().execute(
-            "SELECT * FROM results WHERE run_id = ? ORDER BY model_index, case_index, sample, "
-            "model, case_id", (run_id,))
-        return [dict(r) for r in rows]
+            f"SELECT {', '.join(columns)} FROM results WHERE run_id = ? ORDER BY model_index, "
+            "case_index, sample, model, case_id", (run_id,))
+        rows.row_factory = None  # plain tuples: zipping them is faster than sqlite3.Row
+        return [dict(zip(columns, r, strict=True)) for r in rows]
+
+    def result_detail(self, run_id: str, model: str, case_id: str, sample: int) -> str | None:
+        """The ``detail`` JSON text of one stored result (None when there is no such row)."""
+        row = self.connection().execute(
+            "SELECT detail FROM results WHERE run_id = ? AND model = ? AND case_id = ? AND "
+            "sample = ?", (run_id, model, case_id, sample)).fetchone()
+        return None if row is None else row[0]
 
     def summary(self, run_id: str, model: str) -> dict[str, Any]:
         """Aggregates of one model's stored results (for the ``tool_eval_summary`` event)."""
