@@ -198,10 +198,12 @@ def build_suite(name: str, description: str, system_prompt: str, tools_text: str
 
 def case_rows(cases: Sequence[EvalCase]) -> list[dict[str, Any]]:
     """The cases table's rows: ``#, name, prompt, expected_tool, expected_params, scoring,
-    tags``."""
+    tags, draft`` (``draft`` says "draft (model)", "accepted draft"... or is blank)."""
+    from .mcp_import import draft_label
+
     return [{"#": i, "name": c.name or c.id or "", "prompt": c.prompt,
              "expected_tool": c.expected_tool, "expected_params": c.expected_params,
-             "scoring": c.param_scoring, "tags": ", ".join(c.tags)}
+             "scoring": c.param_scoring, "tags": ", ".join(c.tags), "draft": draft_label(c)}
             for i, c in enumerate(cases)]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import ipywidgets as W
 
 from ..errors import SuiteError, ToolEvalError
-from ..suite import EvalCase, Suite
+from ..suite import EvalCase, Suite, Tool
 from .editing import (
     SCORING_MODES,
     CaseForm,
@@ -22,6 +22,8 @@ from .editing import (
     import_suite,
     parse_tools,
 )
+from .mcp_box import MCPImportBox
+from .mcp_import import clear_draft, draft_label
 
 __all__ = ["SuiteEditor"]
 
@@ -43,11 +45,18 @@ class SuiteEditor(W.VBox):
     :class:`~tooleval_nb.Suite` (or raises :class:`~tooleval_nb.SuiteError` listing every
     problem); ``editor.problems()`` the problems keyed by field.
 
+    **Import from MCP** (``editor.mcp``, a :class:`~tooleval_nb.widgets.mcp_box.MCPImportBox`)
+    adds a server's tools and drafts cases for them; drafts are marked in the table and in the
+    list until accepted (**Accept draft**, **Accept all drafts**) or edited (**Update case**).
+
     Args:
         suite: A suite to start from (default: an empty one).
+        draft_model: The model that drafts cases (default: the embedded one).
+        model_specs: ``{name: spec}`` for model names typed into the draft model box.
     """
 
-    def __init__(self, suite: Suite | None = None, **kwargs: Any) -> None:
+    def __init__(self, suite: Suite | None = None, *, draft_model: str | None = None,
+                 model_specs: dict[str, Any] | None = None, **kwargs: Any) -> None:
         self.cases: list[EvalCase] = []
         self.selected: int | None = None
         self.name_input = W.Text(description="name", layout=_WIDE)
@@ -75,6 +84,8 @@ class SuiteEditor(W.VBox):
         self.delete_button = W.Button(description="Delete case", button_style="danger",
                                       disabled=True)
         self.clear_button = W.Button(description="New case")
+        self.accept_button = W.Button(description="Accept draft", disabled=True)
+        self.draft_note = W.HTML()
         self.path_input = W.Text(description="file", placeholder="suite.json", layout=_WIDE)
         self.format_input = W.Dropdown(description="format", options=[
             ("auto (by file name)", "auto"), ("seed JSON", "seed_json"),
@@ -95,23 +106,27 @@ class SuiteEditor(W.VBox):
         self.update_button.on_click(lambda _: self.update_case())
         self.delete_button.on_click(lambda _: self.delete_case())
         self.clear_button.on_click(lambda _: self.clear_case())
+        self.accept_button.on_click(lambda _: self.accept_drafts(
+            None if self.selected is None else [self.selected]))
         self.import_button.on_click(lambda _: self.import_file())
         self.export_button.on_click(lambda _: self.export_file())
 
         err = self.errors
         suite_box = W.VBox([self.name_input, err["name"], self.description_input,
                             self.system_prompt_input, self.tools_input, err["tools"]])
-        case_box = W.VBox([self.case_select, self.case_name, self.case_prompt, err["prompt"],
+        case_box = W.VBox([self.case_select, self.draft_note, self.case_name, self.case_prompt, err["prompt"],
                            self.case_tool, err["expected_tool"], self.case_params,
                            err["expected_params"], self.case_scoring, err["param_scoring"],
                            self.case_tags, err["tags"], err["case"],
                            W.HBox([self.add_button, self.update_button, self.delete_button,
-                                   self.clear_button])])
+                                   self.clear_button, self.accept_button])])
         files = W.VBox([self.path_input, W.HBox([self.format_input, self.import_button,
                                                  self.export_button])])
-        super().__init__([suite_box, W.HTML("<b>Cases</b>"), self.cases_table, err["cases"],
-                          case_box, W.HTML("<b>Import / export</b>"), files, err["suite"],
-                          self.status], **kwargs)
+        self.mcp = MCPImportBox(self, draft_model=draft_model, model_specs=model_specs)
+        super().__init__([suite_box, W.HTML("<b>Import from MCP</b>"), self.mcp,
+                          W.HTML("<b>Cases</b>"), self.cases_table, err["cases"], case_box,
+                          W.HTML("<b>Import / export</b>"), files, err["suite"], self.status],
+                         **kwargs)
         self.load(suite or Suite(name="new suite"))
 
     # -- whole suite -------------------------------------------------------------------------
@@ -140,6 +155,15 @@ class SuiteEditor(W.VBox):
         """Problems of the suite and of the case form, keyed by field (empty when none)."""
         _, problems = self._build()
         return problems
+
+    def set_tools(self, tools: list[Tool], adopt: Suite | None = None) -> None:
+        """Show ``tools`` in the tools box; with ``adopt``, also take that suite's name and
+        description (used when an import fills an empty editor)."""
+        if adopt is not None:
+            self.name_input.value = adopt.name
+            self.description_input.value = adopt.description
+        self.tools_input.value = json.dumps([t.to_openai() for t in tools], indent=2,
+                                            ensure_ascii=False) if tools else ""
 
     def _build(self) -> tuple[Suite | None, Problems]:
         return build_suite(self.name_input.value, self.description_input.value,
@@ -194,15 +218,42 @@ class SuiteEditor(W.VBox):
         return case
 
     def update_case(self) -> EvalCase | None:
-        """Replace the selected case with the form's."""
+        """Replace the selected case with the form's (a draft stops being one: it was reviewed)."""
         if self.selected is None:
             return None
         case = self._checked_case()
         if case is not None:
+            old = self.cases[self.selected]
+            if case.id is None and old.id is not None:  # the form does not show ids: keep it
+                case = case.model_copy(update={"id": old.id})
+            case = clear_draft(case, "edited")
             self.cases[self.selected] = case
             self._refresh_cases(select=self.selected)
             self.status.value = f"updated case {self.selected}"
         return case
+
+    def add_cases(self, cases: list[EvalCase]) -> None:
+        """Append ``cases`` (drafts included; an id already taken gets a suffix)."""
+        from .mcp_import import add_drafts
+
+        self.cases = add_drafts(self.cases, cases)
+        self._refresh_cases()
+
+    def accept_drafts(self, indices: list[int] | None = None) -> int:
+        """Make the draft cases at ``indices`` (default: every draft) ordinary cases; returns
+        how many were accepted."""
+        chosen = range(len(self.cases)) if indices is None else indices
+        accepted = [i for i in chosen if self.cases[i].draft]
+        for i in accepted:
+            self.cases[i] = clear_draft(self.cases[i])
+        selected = self.selected
+        self._refresh_cases()
+        if selected is not None:  # reload the form: the case's tags changed
+            self.case_select.value = None
+            self.select_case(selected)
+        self.mcp._settle()
+        self.status.value = f"accepted {len(accepted)} draft case(s)"
+        return len(accepted)
 
     def delete_case(self) -> None:
         """Remove the selected case."""
@@ -224,6 +275,8 @@ class SuiteEditor(W.VBox):
             widget.value = ""
         self.case_scoring.value = "exact"
         self.update_button.disabled = self.delete_button.disabled = True
+        self.accept_button.disabled = True
+        self.draft_note.value = ""
         self._show_case_problems({})
 
     def select_case(self, index: int) -> None:
@@ -241,11 +294,25 @@ class SuiteEditor(W.VBox):
         self.case_tool.value, self.case_params.value = form.expected_tool, form.expected_params
         self.case_scoring.value, self.case_tags.value = form.param_scoring, form.tags
         self.update_button.disabled = self.delete_button.disabled = False
+        self._show_draft_note(self.cases[index])
+
+    def _show_draft_note(self, case: EvalCase) -> None:
+        self.accept_button.disabled = not case.draft
+        origin = case.metadata.get("draft")
+        if not case.draft or not isinstance(origin, dict):
+            self.draft_note.value = ""
+            return
+        notes = "".join(f"<li>{html.escape(str(p))}</li>" for p in origin.get("problems", []))
+        self.draft_note.value = (
+            f"<div style='background:#fff4d6;padding:2px 6px'><b>&#9998; {draft_label(case)}"
+            f"</b> by {html.escape(str(origin.get('model', '?')))}: review it, then Accept "
+            f"draft or edit and Update case.<ul style='margin:0'>{notes}</ul></div>")
 
     def _refresh_cases(self, select: int | None = None) -> None:
         rows = case_rows(self.cases)
-        self.case_select.options = [(f"{r['#']}: {r['name'] or r['prompt'][:40]}", r["#"])
-                                    for r in rows]
+        self.case_select.options = [
+            (f"{'✎ ' if r['draft'].startswith('draft') else ''}{r['#']}: "
+             f"{r['name'] or r['prompt'][:40]}", r["#"]) for r in rows]
         if rows:
             import pandas as pd
 
