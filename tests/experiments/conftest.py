@@ -46,3 +46,29 @@ def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
     yield start
     for server in started:
         server.stop()
+
+
+#: the start of every judge system prompt (:mod:`tooleval_nb.experiments.judge_llm`)
+JUDGE_MARK = "You review the tool calls"
+
+
+def is_judge(body: dict[str, Any]) -> bool:
+    """Whether a request to a fake server comes from the judge (not the model under test)."""
+    return any(JUDGE_MARK in str(m.get("content")) for m in body.get("messages") or [])
+
+
+@pytest.fixture
+def judged_run(suite, store, fake_server) -> Callable[..., Any]:
+    """``judged_run(judge, target, n)`` → ``(server, config, evaluation)``: one fake server whose
+    judge requests ``judge`` answers and whose other requests ``target`` answers, and the target
+    evaluated on the first ``n`` cases of ``suite``."""
+    from tooleval_nb.experiments import Config
+    from tooleval_nb.experiments.evaluate import evaluate
+
+    def make(judge: Callable[..., Any], target: Callable[..., Any], n: int) -> Any:
+        server = fake_server(record=True, handler=lambda b: judge(b) if is_judge(b)
+                             else target(b))
+        cfg = Config(model="openai/fake", api_base=server.url)
+        return server, cfg, evaluate(suite, cfg, [c.id for c in suite.cases][:n], store=store)
+
+    return make

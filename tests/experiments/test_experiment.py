@@ -113,7 +113,7 @@ def test_confirmed_winner_replaces_best_and_promotions_merge(exp_env, capsys):
     before = server.requests
     run = exp.run_best(split="holdout", repeats=1)
     out = capsys.readouterr().out
-    assert "now +" in out and "(holdout)" in out
+    assert "now +" in out and "(holdout)" in out and "confirmation +" in out and "± " in out
     assert config_from_run(run) == exp.best.config
     assert exp.timeline().iloc[-1]["note"].startswith("run_best")
     assert server.requests >= before  # greedy replies may come from the cache

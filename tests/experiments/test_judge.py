@@ -11,8 +11,6 @@ import pytest
 import tooleval_nb.experiments as tx
 from tooleval_nb.experiments.evaluate import evaluate
 
-JUDGE_MARK = "You review the tool calls"
-
 
 def call(name, **args):
     return {"role": "assistant", "content": None, "tool_calls": [
@@ -32,22 +30,13 @@ def target_answer(i: int):
     return None
 
 
-def is_judge(body) -> bool:
-    return any(JUDGE_MARK in str(m.get("content")) for m in body.get("messages") or [])
-
-
 def user_text(body) -> str:
     return next((str(m.get("content")) for m in reversed(body["messages"])
                  if m.get("role") == "user"), "")
 
 
-def make_handler(judge):
-    def handler(body):
-        if is_judge(body):
-            return judge(body)
-        i = int(user_text(body).rsplit("Town", 1)[-1])
-        return target_answer(i)
-    return handler
+def target(body):
+    return target_answer(int(user_text(body).rsplit("Town", 1)[-1]))
 
 
 def malformed(body):
@@ -80,13 +69,8 @@ def sensible(body):
 
 
 @pytest.fixture
-def judged(suite, store, fake_server):
-    def make(judge):
-        server = fake_server(handler=make_handler(judge))
-        cfg = tx.Config(model="openai/fake", api_base=server.url)
-        ev = evaluate(suite, cfg, [c.id for c in suite.cases][:12], store=store)
-        return server, cfg, ev
-    return make
+def judged(judged_run):
+    return lambda judge: judged_run(judge, target, 12)
 
 
 def test_malformed_judge_gives_complete_report_from_facts(judged, suite, store):

@@ -39,7 +39,8 @@ def test_experiment_and_sweep_on_embedded_model(small, mstore, capsys):
 
 
 def test_prompt_tune_on_embedded_model(small, mstore):
-    pt = tx.tune_prompt(small, tx.Config(), population=2, generations=1,
+    pt = tx.tune_prompt(small, tx.Config(), population=2, generations=1, max_prompt_tokens=80,
+                        confirm_top_k=1,
                         budget=tx.Budget(calls=40), store=mstore)
     cands = pt.candidates_df()
     assert len(cands) >= 3 and set(cands["generation"]) == {0, 1}
@@ -54,8 +55,33 @@ def test_judge_report_on_embedded_model(small, mstore):
     from tooleval_nb.runner import load_run
 
     run = load_run(run_id, store=mstore)
-    rep = tx.judge_report(run, max_llm_calls=3, suite=small, store=mstore)
+    rep = tx.judge_report(run, max_llm_calls=3, suite=small, store=mstore,
+                          score_mode="logprob")
     assert rep.llm_calls <= 3
     assert {v["status"] for v in rep.verdicts} <= {"scored", "unscored"}
     text = rep.summary()
     assert "## Failure modes" in text and "Judge reliability" in text
+    # the embedded llama.cpp server returns top logprobs: scored verdicts carry G-Eval ratings
+    v = rep.verdicts_df()
+    scored = v[v["status"] == "scored"]
+    assert (scored["score_mode"] == "logprob").all() and scored["confidence"].between(1, 5).all()
+
+
+def test_embedded_judge_rating_from_logprobs():
+    """One grammar-constrained verdict from the embedded model, with its logprob rating."""
+    from tooleval_nb.experiments.evaluate import run_sync
+    from tooleval_nb.experiments.judge_llm import VERDICT_SCHEMA, parse_verdict
+    from tooleval_nb.experiments.judge_rating import rating_expectation
+    from tooleval_nb.experiments.llm_call import JsonCaller
+
+    caller = JsonCaller(None, 1, 120.0, "auto", None, top_logprobs=5)
+    msgs = [{"role": "system", "content": "You review tool calls. Answer one JSON object: "
+             + str(VERDICT_SCHEMA)},
+            {"role": "user", "content": "User: weather in Paris\nExpected: get_weather(city="
+             "'Paris')\nActual calls: none\nAssistant text: It is sunny."}]
+    answer = run_sync(caller.ask_full(msgs, VERDICT_SCHEMA, "verdict"))
+    verdict, why = parse_verdict(answer.text, "c1")
+    assert verdict is not None, why
+    rating, why = rating_expectation(answer.logprobs)
+    assert rating is not None, why
+    assert rating.label == verdict.confidence and 1 <= rating.expected <= 5

@@ -6,6 +6,7 @@ import ipywidgets as widgets
 import pytest
 
 import tooleval_nb.experiments as tx
+from tooleval_nb.errors import ExperimentError
 from tooleval_nb.experiments import charts
 from tooleval_nb.experiments.widgets import parse_values, space_from_fields
 
@@ -54,16 +55,37 @@ def test_charts_render(finished):
     assert {"type": "text", "text": "★", "size": 18, "dy": -14} in marks
 
 
-def test_experiment_widget_buttons(finished):
+def test_experiment_widget_buttons(finished, capsys):
     exp, _, _ = finished
     box = exp.widget()
     assert isinstance(box, widgets.VBox)
-    buttons = [w for w in box.children[2].children if isinstance(w, widgets.Button)]
-    assert [b.description for b in buttons] == ["Pin baseline", "Run best"]
+    row = box.children[2].children
+    buttons = [w for w in row if isinstance(w, widgets.Button)]
+    assert [b.description for b in buttons] == ["Pin baseline", "Run best", "Open entry"]
     n = len(exp.timeline())
     buttons[1].click()  # no running loop here: runs to completion
     assert len(exp.timeline()) == n + 1
     assert "best:" in box.children[3].value
+    dropdown, tl = row[0], exp.timeline()
+    sweep_entry = int(tl.loc[tl["kind"] == "sweep", "entry_id"].iloc[0])
+    dropdown.value = sweep_entry
+    buttons[0].click()  # a sweep entry cannot be pinned: said, not raised
+    assert "pick an eval or confirm entry" in box.children[3].value
+    capsys.readouterr()
+    buttons[2].click()  # without a kernel the Output widget lets the display through
+    assert "sweep_id" in capsys.readouterr().out  # the sweep's trials table is shown
+    trials = exp.open_entry(sweep_entry)
+    assert len(trials) == len(sw_trials(exp)) and "canonical_key" in trials
+    run = exp.open_entry(int(tl["entry_id"].iloc[0]))
+    assert run.id == tl["run_id"].iloc[0]
+    with pytest.raises(ExperimentError, match="no entry 999"):
+        exp.open_entry(999)
+
+
+def sw_trials(exp):
+    tl = exp.timeline()
+    sweep_id = tl.loc[tl["kind"] == "sweep", "ref_id"].iloc[0]
+    return exp.store.select("sweep_trials", {"sweep_id": sweep_id})
 
 
 def test_sweep_and_tune_widgets(finished, suite, store):

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from ..aio import run_sync
 from ..errors import ExperimentError
 from .compare import case_scores
 from .config import Config
@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..suite import Suite
     from .config import FewShot
 
-T = TypeVar("T")
 
 #: concurrent cases sent to the embedded model
 EMBEDDED_CONCURRENCY = 2
@@ -162,22 +161,6 @@ def evaluate(suite: Suite, config: Config, case_ids: list[str] | None = None,
 class _Everything:
     def __contains__(self, item: object) -> bool:
         return True
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from sync code (the runner's bridge), closing the HTTP
-    session the models layer opened on the bridge's short-lived loop."""
-    from ..runner.bridge import run_sync as bridge
-
-    async def closing() -> T:
-        try:
-            return await coro
-        finally:
-            from ..models import aclose
-
-            await aclose()
-
-    return bridge(closing())
 
 
 def load_evaluation(store: Any, run_id: str) -> Evaluation:

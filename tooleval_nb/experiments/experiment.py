@@ -8,8 +8,9 @@ candidate's paired delta against the current best, on their common cases, has ``
 qualify; every change is logged in ``experiment_best_history`` with its reason.
 
 An experiment is bound to a suite fingerprint: a run of another suite version is linked with
-``comparable=False`` and no delta, and the timeline says why. Deltas are computed against the
-baseline of the same model only (another model's entry says so in ``note``).
+``comparable=False`` and no delta, and the timeline says why. It may be bound to a model; if not,
+each model gets its own baseline (its first eval) and every delta is computed against the
+baseline of the entry's model (:mod:`.tracking`).
 """
 
 from __future__ import annotations
@@ -18,16 +19,15 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from ..errors import ExperimentError
-from .compare import case_scores, compare_scores, run_label
+from .compare import case_scores, run_label
 from .config import Config
 from .display import html_table
 from .evaluate import combine, config_from_run, evaluate_async, load_evaluation
 from .split import Split, SplitName, split
 from .stats import mean_ci
 from .store import ExperimentStore, experiment_store, new_id
+from .tracking import BestRecord, Tracking
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -39,27 +39,7 @@ __all__ = ["BestRecord", "Experiment", "EntryKind", "experiment", "config_from_r
 EntryKind = Literal["eval", "sweep", "prompt_tune", "judge", "confirm"]
 BestRule = Literal["ci", "mean"]
 
-class BestRecord(BaseModel):
-    """The experiment's best config and the evidence for it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    config: Config
-    run_id: str | None
-    score: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    #: paired delta vs the baseline on common cases (0 for the baseline itself)
-    delta: float | None = None
-    confirmed: bool = False
-    source: str = "baseline"
-
-    @property
-    def ci(self) -> tuple[float | None, float | None]:
-        return (self.ci_low, self.ci_high)
-
-
-class Experiment:
+class Experiment(Tracking):
     """One experiment (see the module docstring). Build it with :func:`experiment`."""
 
     def __init__(self, store: ExperimentStore, row: dict[str, Any], suite: Suite) -> None:
@@ -100,112 +80,6 @@ class Experiment:
         ids = extra.get("run_ids") or ([entry["run_id"]] if entry.get("run_id") else [])
         return list(ids)
 
-    # -- baseline and best ---------------------------------------------------------------------
-    @property
-    def baseline(self) -> BestRecord | None:
-        """The pinned baseline (its config, run and score), or None before the first run."""
-        row = self._row()
-        if not row.get("baseline_run_id"):
-            return None
-        frame = self._frame([row["baseline_run_id"]])
-        score, lo, hi = mean_ci(case_scores(frame, self.metric)[0].to_numpy())
-        return BestRecord(config=Config.from_json(row.get("baseline_config_json")),
-                          run_id=row["baseline_run_id"], score=score, ci_low=lo, ci_high=hi,
-                          delta=0.0, source="baseline")
-
-    @property
-    def best(self) -> BestRecord:
-        """The best config so far (the baseline until something beats it beyond noise)."""
-        row = self._row()
-        if not row.get("best_config_json"):
-            return BestRecord(config=Config(model=self.model or Config().model), run_id=None,
-                              source="none: no run yet")
-        return BestRecord(config=Config.from_json(row["best_config_json"]),
-                          run_id=row.get("best_run_id"), score=row.get("best_score"),
-                          ci_low=row.get("best_ci_low"), ci_high=row.get("best_ci_high"),
-                          delta=row.get("best_delta"), confirmed=bool(row.get("best_confirmed")),
-                          source=row.get("best_source") or "baseline")
-
-    def pin_baseline(self, run: Any, config: Config | None = None) -> None:
-        """Pin ``run`` (a Run or run id of this suite) as the baseline; best resets to it if
-        there was none. Raises when the run is of another suite version."""
-        run_id = run if isinstance(run, str) else run_label(run)
-        if run_id is None:
-            raise ExperimentError("pin_baseline needs a Run (or its run id)")
-        ev = load_evaluation(self.store.runs, run_id)
-        fp = self._run_fingerprint(run_id)
-        if fp is not None and fp != self.suite_fp:
-            raise ExperimentError(f"run {run_id} is of another suite version (fingerprint {fp} ≠ "
-                                  f"{self.suite_fp}); a baseline must be of this experiment's "
-                                  "suite")
-        from ..runner.run import Run
-
-        cfg = config or config_from_run(Run.load(self.store.runs, run_id))
-        self.store.update("experiments", {"id": self.id}, baseline_run_id=run_id,
-                          baseline_config_json=cfg.to_json())
-        if not self._row().get("best_config_json"):
-            score, lo, hi = mean_ci(ev.scores(self.metric).to_numpy())
-            self._set_best(cfg, run_id, score, lo, hi, 0.0, source="baseline", confirmed=True,
-                           reason="baseline pinned", delta_prev=None)
-
-    def _run_fingerprint(self, run_id: str) -> str | None:
-        try:
-            return self.store.runs.run_row(run_id).get("suite_fingerprint")
-        except Exception:
-            return None
-
-    def _set_best(self, cfg: Config, run_id: str | None, score: float | None, lo: float | None,
-                  hi: float | None, delta: float | None, *, source: str, confirmed: bool,
-                  reason: str, delta_prev: float | None) -> None:
-        self.store.update("experiments", {"id": self.id}, best_config_json=cfg.to_json(),
-                          best_run_id=run_id, best_score=score, best_ci_low=lo, best_ci_high=hi,
-                          best_delta=delta, best_source=source, best_confirmed=int(confirmed))
-        self.store.insert("experiment_best_history", {
-            "experiment_id": self.id, "at": time.time(), "config_json": cfg.to_json(),
-            "run_id": run_id, "score": score, "delta_vs_prev": delta_prev, "ci_low": lo,
-            "ci_high": hi, "source": source, "reason": reason})
-
-    def consider(self, config: Config, run_ids: list[str], *, source: str,
-                 reference: pd.DataFrame | None = None) -> tuple[bool, str]:
-        """Apply the best rule to a candidate evaluated in ``run_ids``; returns (changed, why).
-
-        ``reference`` are the current best config's results on the same cases when its own
-        run does not cover them (a tuner's confirmation evaluates both).
-        """
-        current = self.best
-        frame = self._frame(run_ids)
-        if current.run_id is None:
-            return False, "no baseline yet"
-        if config.key == current.config.key:
-            return False, "same config as the current best"
-        ref = reference if reference is not None else self._frame([current.run_id])
-        a = case_scores(ref, self.metric)[0]
-        b = case_scores(frame, self.metric)[0]
-        common = [c for c in b.index if c in a.index]
-        if not common:
-            return False, ("no case in common with the current best's run; evaluate both on the "
-                           "same split")
-        res = compare_scores(a.loc[common], b.loc[common])
-        rule_ok = res.ci_low > 0 if self.best_rule == "ci" else res.delta > 0
-        figure = (f"paired delta {res.delta:+.3f} [{res.ci_low:+.3f}, {res.ci_high:+.3f}] "
-                  f"on {res.n_common} cases ({res.method})")
-        if not rule_ok:
-            return False, f"kept the best: {figure} does not pass best_rule={self.best_rule!r}"
-        score, lo, hi = mean_ci(b.loc[common].to_numpy())
-        delta = self._delta_vs_baseline(frame)
-        self._set_best(config, run_ids[0], score, lo, hi, delta, source=source, confirmed=True,
-                       reason=f"new best from {source}: {figure}", delta_prev=res.delta)
-        return True, f"new best: {figure}"
-
-    def _delta_vs_baseline(self, frame: pd.DataFrame) -> float | None:
-        base = self._row().get("baseline_run_id")
-        if not base:
-            return None
-        a = case_scores(self._frame([base]), self.metric)[0]
-        b = case_scores(frame, self.metric)[0]
-        common = [c for c in b.index if c in a.index]
-        return float(b.loc[common].mean() - a.loc[common].mean()) if common else None
-
     # -- linking -------------------------------------------------------------------------------
     def link(self, run: Any, *, kind: EntryKind = "eval", config: Config | None = None,
              split_used: str = "all", note: str | None = None, promoted_from: str | None = None,
@@ -233,10 +107,15 @@ class Experiment:
                                    lo, hi, promoted_from=promoted_from, comparable=comparable,
                                    note=note)
         if comparable and kind in ("eval", "confirm"):
-            if not self._row().get("baseline_run_id"):
+            scope = self.scope_reason(cfg.model)
+            had_best = bool(self._row().get("best_config_json"))
+            if scope:
+                self._note(entry, scope)
+            elif cfg.model not in self._baseline_rows():
                 self.pin_baseline(run_id, cfg)
-                self._note(entry, "first run: pinned as baseline")
-            elif consider:
+                self._note(entry, f"first run of model {cfg.model}: pinned as its baseline"
+                           if had_best else "first run: pinned as baseline")
+            if not scope and had_best and consider:
                 _, why = self.consider(cfg, [run_id], source=source or f"{kind}:{run_id}")
                 self._note(entry, why)
         return entry
@@ -323,11 +202,13 @@ class Experiment:
         which: SplitName = split if self.split.ids(split) else "all"
         run = await self.run_async(best.config, split=which, repeats=repeats, seed=seed,
                                    note="run_best")
-        now = self._delta_vs_baseline(self._frame([run.id]))
+        now = self.paired_vs_baseline(self._frame([run.id]), best.config.model)
         dev = self._tuner_estimate(best.source)
+        step = "confirmation" if best.confirmed else "unconfirmed (dev, copy)"
         parts = [f"tuning estimate {dev:+.3f} (dev)" if dev is not None else "",
-                 f"confirmation {best.delta:+.3f}" if best.delta is not None else "",
-                 f"now {now:+.3f} ({which})" if now is not None else ""]
+                 f"{step} {best.delta:+.3f}" if best.delta is not None else "",
+                 f"now {now.delta:+.3f} ± {(now.ci_high - now.ci_low) / 2:.3f} ({which})"
+                 if now is not None else ""]
         print(" → ".join(p for p in parts if p) or "best re-run")
         return run
 
@@ -338,7 +219,7 @@ class Experiment:
         return run_sync(self.run_best_async(split, repeats, seed))
 
     def _tuner_estimate(self, source: str) -> float | None:
-        ref = source.split(":", 1)[1] if ":" in source else None
+        ref = source.split(":", 1)[1].split(" ")[0] if ":" in source else None
         for entry in self._entries():
             if entry["kind"] in ("sweep", "prompt_tune") and entry["ref_id"] == ref:
                 extra = json.loads(entry.get("extra_json") or "{}")
@@ -375,6 +256,24 @@ class Experiment:
 
         return timeline_frame(self)
 
+    def open_entry(self, entry_id: int) -> Any:
+        """What a timeline entry stands for: its Run (``eval``, ``confirm``), or as a DataFrame
+        the trials of a sweep, the candidates of a prompt tune, the verdicts of a judge report."""
+        import pandas as pd
+
+        from ..runner.run import Run
+
+        e = self.store.one("experiment_entries", {"id": int(entry_id), "experiment_id": self.id})
+        if e is None:
+            raise ExperimentError(f"experiment {self.name!r} has no entry {entry_id}: pick one "
+                                  "of exp.timeline()['entry_id']")
+        if e["kind"] in ("eval", "confirm"):
+            return Run.load(self.store.runs, e["run_id"])
+        table, key = {"sweep": ("sweep_trials", "sweep_id"),
+                      "prompt_tune": ("prompt_candidates", "tune_id"),
+                      "judge": ("judge_verdicts", "report_id")}[e["kind"]]
+        return pd.DataFrame(self.store.select(table, {key: e["ref_id"]}, order="id"))
+
     def best_history(self) -> pd.DataFrame:
         """Every change of ``best``, with its reason."""
         from .timeline import best_history_frame
@@ -382,7 +281,7 @@ class Experiment:
         return best_history_frame(self)
 
     def widget(self) -> Any:
-        """The timeline chart above its table, with Pin baseline / Run best buttons."""
+        """The timeline chart above its table, with Pin baseline / Run best / Open entry."""
         from .widgets import experiment_widget
 
         return experiment_widget(self)

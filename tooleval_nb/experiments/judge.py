@@ -6,7 +6,10 @@
    a reply that does not parse is ``unscored`` (never a fail); ``scorer_wrong`` verdicts are
    listed for review and never change a score. ``mode_agreement`` is the share of verdicts naming
    the scorer's failure mode (Cohen's kappa between repeats with ``repeats=2``); below 0.5 the
-   narrative is labelled low reliability.
+   narrative is labelled low reliability. ``score_mode="logprob"`` replaces each verdict's written
+   ``confidence`` by its G-Eval expectation over the rating tokens' top logprobs
+   (:mod:`.judge_rating`), falling back to the label, with the reason, when the provider gives
+   none. A ``rubric`` (criteria text) is put in every verdict and pairwise prompt.
 3. Synthesis: one call; case ids are validated, failure modes must have occurred, numbers in the
    judge's text are removed. When the call fails or is invalid, a rule-based synthesis from the
    facts stands in (``fallback_used``). Compare mode runs pairwise verdicts on changed cases in
@@ -40,8 +43,9 @@ from .judge_llm import (
     validate_synthesis,
     verdict_messages,
 )
+from .judge_rating import rating_expectation
 from .judge_report import JudgeReport
-from .llm_call import JsonCaller
+from .llm_call import Answer, JsonCaller
 from .store import experiment_store, new_id
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["judge_report", "judge_report_async", "JudgeReport"]
 
 ResponseFormat = Literal["auto", "none"]
+ScoreMode = Literal["label", "logprob"]
 
 
 def _sample_failures(df: pd.DataFrame, facts: Any, n: int, seed: int) -> list[dict[str, Any]]:
@@ -112,13 +117,16 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
                              tool_choice: str | None = None, timeout: float = 60.0,
                              response_format: ResponseFormat = "auto",
                              judge_params: dict[str, Any] | None = None,
-                             save: bool = True) -> JudgeReport:
+                             score_mode: ScoreMode = "label", rubric: str | list[str] | None = None,
+                             top_logprobs: int = 5, save: bool = True) -> JudgeReport:
     """Async core of :func:`judge_report` (same arguments)."""
     df = results_frame(run)
     other = results_frame(compare_to) if compare_to is not None else None
     facts = compute_facts(df, compare_to=other, suite=suite, seed=seed)
     tools = suite.tools if suite is not None else []
-    judge = JsonCaller(judge_model, max(0, max_llm_calls), timeout, response_format, judge_params)
+    rubric_text = _rubric_text(rubric)
+    judge = JsonCaller(judge_model, max(0, max_llm_calls), timeout, response_format, judge_params,
+                       top_logprobs=top_logprobs if score_mode == "logprob" else None)
     n_pairwise_cases = 0
     if other is not None and facts.comparison:
         changed = facts.comparison["fixed"] + facts.comparison["broken"]
@@ -127,18 +135,23 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
     picked = _sample_failures(df, facts, n_cases, seed) if sample == "failures" else []
 
     async def one(row: dict[str, Any], rep: int) -> dict[str, Any]:
-        text, error = await judge.ask(verdict_messages(row, tools, _param_notes(row)),
-                                      VERDICT_SCHEMA, "verdict")
-        verdict, why = parse_verdict(text, row["case_id"]) if error is None else (None, error)
+        answer = await judge.ask_full(
+            verdict_messages(row, tools, _param_notes(row), rubric=rubric_text),
+            VERDICT_SCHEMA, "verdict")
+        text = answer.text
+        verdict, why = (parse_verdict(text, row["case_id"]) if answer.error is None
+                        else (None, answer.error))
         rec: dict[str, Any] = {"case_id": row["case_id"], "sample": rep, "order": None,
                                "scorer_mode": facts.case_modes.get(row["case_id"]),
                                "status": "scored" if verdict else "unscored",
                                "unscored_reason": why, "raw": text}
-        rec.update(verdict.model_dump() if verdict else {})
+        if verdict:
+            rec.update(verdict.model_dump())
+            rec.update(_rating(answer, verdict.confidence, score_mode, judge))
         return rec
 
     verdicts = list(await asyncio.gather(*(one(r, k) for k in range(repeats) for r in picked)))
-    pairwise = await _pairwise(judge, df, other, facts, n_pairwise_cases)
+    pairwise = await _pairwise(judge, df, other, facts, n_pairwise_cases, rubric_text)
     scored = [v for v in verdicts if v["status"] == "scored"]
     agreement = (sum(v["failure_mode"] == v["scorer_mode"] for v in scored) / len(scored)
                  if scored else None)
@@ -158,7 +171,8 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
     problems: list[str] = []
     fallback = True
     text, error = await judge.ask(
-        synthesis_messages(facts, [Verdict.model_validate(v) for v in scored]),
+        synthesis_messages(facts, [Verdict.model_validate(
+            {**v, "confidence": v["confidence_label"]}) for v in scored]),
         SYNTHESIS_SCHEMA, "synthesis")
     if error is None:
         parsed, why = parse_synthesis(text)
@@ -180,14 +194,52 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
         verdicts=verdicts, synthesis=synthesis, fallback_used=fallback,
         synthesis_problems=problems, mode_agreement=agreement, kappa=kappa,
         llm_calls=judge.used, pairwise=pairwise, reliability=reliability,
-        case_rows={r["case_id"]: r for r in df.to_dict("records")})
+        case_rows={r["case_id"]: r for r in df.to_dict("records")}, score_mode=score_mode,
+        score_mode_note=_score_mode_note(score_mode, verdicts), rubric=rubric_text)
     if save:
         _save(report, store, judge, repeats, seed)
     return report
 
 
+def _rubric_text(rubric: str | list[str] | None) -> str | None:
+    if rubric is None:
+        return None
+    items = [rubric] if isinstance(rubric, str) else [str(r) for r in rubric]
+    lines = [r.strip() for r in items if r and r.strip()]
+    if not lines:
+        return None
+    return lines[0] if len(lines) == 1 else "\n".join(f"- {r}" for r in lines)
+
+
+def _rating(answer: Answer, label: int, score_mode: ScoreMode, judge: JsonCaller
+            ) -> dict[str, Any]:
+    """The verdict's confidence fields: the label, or its G-Eval expectation (logprob mode)."""
+    out: dict[str, Any] = {"confidence_label": label, "score_mode": "label", "score_note": None}
+    if score_mode != "logprob":
+        return out
+    rating, why = rating_expectation(answer.logprobs)
+    if rating is None:
+        out["score_note"] = judge.logprobs_note or why
+        return out
+    out.update(confidence=rating.expected, score_mode="logprob", rating_probs=rating.probs)
+    return out
+
+
+def _score_mode_note(score_mode: ScoreMode, verdicts: list[dict[str, Any]]) -> str | None:
+    """Why ``score_mode="logprob"`` fell back to labels (None when it did not)."""
+    if score_mode != "logprob":
+        return None
+    scored = [v for v in verdicts if v["status"] == "scored"]
+    fell = [v for v in scored if v.get("score_mode") != "logprob"]
+    if not fell:
+        return None
+    reasons = sorted({str(v.get("score_note")) for v in fell})
+    return (f"score_mode='logprob' fell back to the written label for {len(fell)} of "
+            f"{len(scored)} verdicts: {'; '.join(reasons)}")
+
+
 async def _pairwise(judge: JsonCaller, df: pd.DataFrame, other: pd.DataFrame | None, facts: Any,
-                    n: int) -> list[dict[str, Any]]:
+                    n: int, rubric: str | None = None) -> list[dict[str, Any]]:
     if other is None or not n or not facts.comparison:
         return []
     mine = {r["case_id"]: r for r in df.sort_values("sample").to_dict("records")}
@@ -195,10 +247,10 @@ async def _pairwise(judge: JsonCaller, df: pd.DataFrame, other: pd.DataFrame | N
     ids = (facts.comparison["fixed"] + facts.comparison["broken"])[:n]
 
     async def one(cid: str) -> dict[str, Any]:
-        first, _ = await judge.ask(pairwise_messages(mine[cid], theirs[cid]), PAIRWISE_SCHEMA,
-                                   "pairwise")
-        second, _ = await judge.ask(pairwise_messages(theirs[cid], mine[cid]), PAIRWISE_SCHEMA,
-                                    "pairwise")
+        first, _ = await judge.ask(pairwise_messages(mine[cid], theirs[cid], rubric=rubric),
+                                   PAIRWISE_SCHEMA, "pairwise")
+        second, _ = await judge.ask(pairwise_messages(theirs[cid], mine[cid], rubric=rubric),
+                                    PAIRWISE_SCHEMA, "pairwise")
         w1, w2 = parse_pairwise(first), parse_pairwise(second)
         outcome = "tie"
         if w1 == "A" and w2 == "B":
@@ -217,10 +269,12 @@ def _save(report: JudgeReport, store: Any, judge: JsonCaller, repeats: int, seed
     es.insert("judge_reports", {
         "id": report.id, "run_id": report.run_id, "compare_run_id": report.compare_run_id,
         "judge_model": report.judge_model,
-        "judge_params_json": {**judge.params, "repeats": repeats, "seed": seed},
+        "judge_params_json": {**judge.params, "repeats": repeats, "seed": seed,
+                              "score_mode": report.score_mode, "rubric": report.rubric},
         "prompt_version": PROMPT_VERSION, "facts_json": report.facts.to_dict(),
         "report_json": {"synthesis": report.synthesis.model_dump(),
-                        "pairwise": report.pairwise, "problems": report.synthesis_problems},
+                        "pairwise": report.pairwise, "problems": report.synthesis_problems,
+                        "score_mode_note": report.score_mode_note},
         "fallback_used": int(report.fallback_used), "mode_agreement": report.mode_agreement,
         "n_unscored": report.n_unscored, "status": "completed", "created_at": time.time()})
     for v in report.verdicts:
@@ -230,7 +284,11 @@ def _save(report: JudgeReport, store: Any, judge: JsonCaller, repeats: int, seed
             "root_cause": v.get("root_cause"), "scorer_wrong": int(bool(v.get("scorer_wrong"))),
             "scorer_wrong_reason": v.get("scorer_wrong_reason"), "fix_kind": v.get("fix_kind"),
             "fix": v.get("fix"), "confidence": v.get("confidence"), "status": v["status"],
-            "raw_json": json.dumps({"raw": v.get("raw"), "why": v.get("unscored_reason")})})
+            "raw_json": json.dumps({"raw": v.get("raw"), "why": v.get("unscored_reason"),
+                                    "confidence_label": v.get("confidence_label"),
+                                    "score_mode": v.get("score_mode"),
+                                    "score_note": v.get("score_note"),
+                                    "rating_probs": v.get("rating_probs")})})
 
 
 def judge_report(run: Any, judge_model: Any = None, compare_to: Any = None,
@@ -250,6 +308,12 @@ def judge_report(run: Any, judge_model: Any = None, compare_to: Any = None,
         tool_choice: the run's tool choice, for the rule-based recommendations.
         timeout: per judge call, seconds. ``response_format``: ``auto`` (JSON-schema
             constrained where supported) or ``none``.
+        score_mode: ``"label"`` (the confidence digit the judge wrote) or ``"logprob"`` (its
+            G-Eval expectation over the top logprobs of the rating tokens 1-5; falls back to the
+            label, saying why, when the provider returns no logprobs).
+        rubric: grading criteria (a text, or a list of criteria) the judge applies in every
+            verdict and pairwise comparison; stored with the report.
+        top_logprobs: alternatives per token asked for in ``logprob`` mode.
 
     Returns:
         A :class:`JudgeReport`: ``summary()``, ``to_html()``, ``facts`` and one DataFrame per

@@ -84,7 +84,23 @@ class Synthesis(BaseModel):
         return [value] if isinstance(value, str) else value
 
 
-VERDICT_SCHEMA: dict[str, Any] = Verdict.model_json_schema()
+#: the verdict schema sent to the judge (prompt and grammar). Kept grammar-friendly on purpose:
+#: no ``maxLength`` (llama.cpp expands ``{0,400}`` into a grammar so large that a 135M judge
+#: took ~100 s a verdict; :class:`Verdict` trims long texts instead), no ``case_id`` (the caller
+#: sets it), and the closed fields first, so a reply cut short still has its decisions.
+VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "failure_mode": {"enum": list(_MODES)},
+        "confidence": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+        "scorer_wrong": {"type": "boolean"},
+        "fix_kind": {"enum": list(FixKind.__args__)},  # type: ignore[attr-defined]
+        "root_cause": {"type": "string"},
+        "fix": {"type": "string"},
+        "scorer_wrong_reason": {"type": "string"},
+    },
+    "required": ["failure_mode", "confidence", "scorer_wrong", "fix_kind", "root_cause", "fix"],
+}
 SYNTHESIS_SCHEMA: dict[str, Any] = Synthesis.model_json_schema()
 PAIRWISE_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["winner"],
@@ -210,9 +226,14 @@ def _tool_lines(tools: list[Any], names: set[str]) -> str:
     return "\n".join(lines) or "(none)"
 
 
+def _rubric_block(rubric: str | None) -> str:
+    return f"Grading rubric (apply it):\n{rubric[:1500]}\n" if rubric else ""
+
+
 def verdict_messages(row: dict[str, Any], tools: list[Any], param_notes: list[str],
-                     max_raw: int = 600) -> list[dict[str, str]]:
-    """The messages asking for one verdict (the score itself is not shown, to avoid anchoring)."""
+                     max_raw: int = 600, *, rubric: str | None = None) -> list[dict[str, str]]:
+    """The messages asking for one verdict (the score itself is not shown, to avoid anchoring);
+    ``rubric`` adds grading criteria."""
     expected = expected_calls_of(row.get("expected"))
     actual = actual_calls_of(row.get("tool_calls"))
     names = {c["name"] for c in expected + actual if c.get("name")}
@@ -223,7 +244,7 @@ def verdict_messages(row: dict[str, Any], tools: list[Any], param_notes: list[st
             f"Actual calls: {json.dumps(actual, default=str)[:600]}\n"
             f"Assistant text: {raw or '(none)'}\n"
             f"Per-parameter check: {'; '.join(param_notes) or '(no parameters compared)'}\n"
-            f"Failure modes: {', '.join(FAILURE_MODES)}.\n"
+            f"Failure modes: {', '.join(FAILURE_MODES)}.\n{_rubric_block(rubric)}"
             "Say what went wrong, whether the automatic check itself looks wrong "
             "(scorer_wrong), and one fix.")
     return [{"role": "system", "content": _SYSTEM + json.dumps(VERDICT_SCHEMA)},
@@ -246,15 +267,17 @@ def synthesis_messages(facts: Facts, verdicts: list[Verdict]) -> list[dict[str, 
             {"role": "user", "content": body}]
 
 
-def pairwise_messages(row_a: dict[str, Any], row_b: dict[str, Any]) -> list[dict[str, str]]:
-    """Ask which answer (A or B) handles the case better."""
+def pairwise_messages(row_a: dict[str, Any], row_b: dict[str, Any], *,
+                      rubric: str | None = None) -> list[dict[str, str]]:
+    """Ask which answer (A or B) handles the case better (under ``rubric`` when given)."""
     expected = expected_calls_of(row_a.get("expected"))
     body = (f"User: {str(row_a.get('prompt') or '')[:500]}\n"
             f"Expected calls: {json.dumps(expected, default=str)[:500]}\n"
             f"Answer A: calls {json.dumps(actual_calls_of(row_a.get('tool_calls')))[:400]}; "
             f"text {str(row_a.get('content') or '')[:200]}\n"
             f"Answer B: calls {json.dumps(actual_calls_of(row_b.get('tool_calls')))[:400]}; "
-            f"text {str(row_b.get('content') or '')[:200]}\nWhich answer is better?")
+            f"text {str(row_b.get('content') or '')[:200]}\n{_rubric_block(rubric)}"
+            "Which answer is better?")
     return [{"role": "system", "content": _SYSTEM + json.dumps(PAIRWISE_SCHEMA)},
             {"role": "user", "content": body}]
 

@@ -48,6 +48,11 @@ class JudgeReport:
     pairwise: list[dict[str, Any]] = field(default_factory=list)
     reliability: str | None = None
     case_rows: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    #: ``"label"`` or ``"logprob"`` (as asked); ``score_mode_note`` says why logprob fell back
+    score_mode: str = "label"
+    score_mode_note: str | None = None
+    #: the grading criteria given to the judge
+    rubric: str | None = None
 
     # -- figures -------------------------------------------------------------------------------
     @property
@@ -81,12 +86,14 @@ class JudgeReport:
 
     def verdicts_df(self) -> pd.DataFrame:
         """One row per verdict: ``case_id, sample, status, failure_mode, scorer_mode,
-        agrees, root_cause, fix_kind, fix, confidence, judge_disagrees, unscored_reason``."""
+        agrees, root_cause, fix_kind, fix, confidence, confidence_label, score_mode, score_note,
+        judge_disagrees, scorer_wrong_reason, unscored_reason``. ``confidence`` is the G-Eval
+        expectation where ``score_mode`` is ``logprob``, else the written label."""
         import pandas as pd
 
         cols = ["case_id", "sample", "status", "failure_mode", "scorer_mode", "agrees",
-                "root_cause", "fix_kind", "fix", "confidence", "judge_disagrees",
-                "scorer_wrong_reason", "unscored_reason"]
+                "root_cause", "fix_kind", "fix", "confidence", "confidence_label", "score_mode",
+                "score_note", "judge_disagrees", "scorer_wrong_reason", "unscored_reason"]
         rows = [{**v, "agrees": (v.get("failure_mode") == v.get("scorer_mode"))
                  if v["status"] == "scored" else None,
                  "judge_disagrees": bool(v.get("scorer_wrong"))} for v in self.verdicts]
@@ -155,6 +162,11 @@ class JudgeReport:
                 f"mode agreement {_pct(self.mode_agreement)}"]
         if self.kappa is not None:
             bits.append(f"self-agreement κ {self.kappa:.2f}")
+        if self.score_mode == "logprob":
+            n_lp = sum(v.get("score_mode") == "logprob" for v in self.verdicts)
+            bits.append(f"confidence from logprobs for {n_lp} of {scored} verdicts")
+        if self.rubric:
+            bits.append("with a rubric")
         bits.append("synthesis: rule-based fallback" if self.fallback_used else
                     "synthesis: judge")
         return "Judge reliability: " + ", ".join(bits) + "."
@@ -190,6 +202,8 @@ class JudgeReport:
             out += [f"- {r.case_id}: {r.scorer_wrong_reason or r.root_cause}"
                     for r in dis.itertuples()]
         out += ["", self._reliability_line()]
+        if self.score_mode_note:
+            out.append(self.score_mode_note + ".")
         if self.synthesis.caveats:
             out += ["", "Caveats: " + " ".join(self.synthesis.caveats)]
         return "\n".join(out)
@@ -207,7 +221,7 @@ class JudgeReport:
                         f"({_pct(r.share)})</td></tr>")
         cards = []
         for f in self.findings_df().itertuples():
-            ids = ", ".join(esc(c) for c in f.case_ids)
+            ids = "".join(self._case_html(c) for c in f.case_ids)
             cards.append(f"<div style='border:1px solid #ccc;padding:6px;margin:4px 0'>"
                          f"<b>{esc(f.title)}</b> <i>{esc(f.failure_mode)}</i>: {f.count} cases "
                          f"({_pct(f.share)})<br>{esc(f.explanation)}<br><small>Evidence: "
@@ -226,7 +240,29 @@ class JudgeReport:
                 f"<p><b>{esc(self.synthesis.headline)}</b></p><h4>Failure modes</h4>"
                 f"<table>{''.join(bars)}</table><h4>Findings</h4>{''.join(cards)}"
                 f"<h4>Recommendations</h4><ul>{recs}</ul>{tables}"
-                f"<p><small>{esc(self._reliability_line())}</small></p></div>")
+                f"<p><small>{esc(self._reliability_line())}"
+                f"{'<br>' + esc(self.score_mode_note) if self.score_mode_note else ''}"
+                "</small></p></div>")
+
+    def _case_html(self, case_id: str) -> str:
+        """A case id that expands to the case: prompt, expected vs actual calls, the model's
+        text and the judge's verdicts."""
+        esc = html.escape
+        row = self.case_rows.get(case_id)
+        if row is None:
+            return f"<span>{esc(case_id)}</span> "
+        parts = [("Prompt", row.get("prompt")), ("Expected", row.get("expected")),
+                 ("Actual calls", row.get("tool_calls")), ("Model text", row.get("content"))]
+        for v in self.verdicts:
+            if v["case_id"] == case_id:
+                parts.append((f"Verdict (sample {v['sample']}, {v['status']})",
+                              f"{v.get('failure_mode') or ''}: {v.get('root_cause') or ''} "
+                              f"fix: {v.get('fix') or ''}" if v["status"] == "scored"
+                              else v.get("unscored_reason")))
+        body = "".join(f"<div><b>{esc(k)}:</b> <code>{esc(str(val)[:500])}</code></div>"
+                       for k, val in parts if val not in (None, ""))
+        return (f"<details style='display:inline-block;margin-right:6px'><summary>"
+                f"{esc(case_id)}</summary>{body}</details>")
 
     def __repr__(self) -> str:
         return (f"JudgeReport(id={self.id!r}, run_id={self.run_id!r}, verdicts="

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from .config import Config
 
-__all__ = ["JsonCaller", "model_of"]
+__all__ = ["Answer", "JsonCaller", "model_of"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One helper-model answer: its text, or the error; the token logprobs when asked for."""
+
+    text: str | None
+    error: str | None = None
+    #: ``choices[0].logprobs.content`` of the reply (None when not asked or not given)
+    logprobs: list[dict[str, Any]] | None = None
 
 
 def model_of(judge_model: Any) -> dict[str, Any]:
@@ -28,10 +39,15 @@ class JsonCaller:
     (``response_format`` ``json_object`` + ``schema``, which llama.cpp turns into a grammar);
     other models get an OpenAI ``json_schema`` response format (``response_format="none"``
     sends none). The reply is never trusted: callers parse and validate it.
+
+    ``top_logprobs`` asks for token logprobs (OpenAI ``logprobs`` / ``top_logprobs``). A provider
+    that rejects them (HTTP 400) is asked again without, once per caller, and
+    :attr:`logprobs_note` says why no logprobs came back.
     """
 
     def __init__(self, judge_model: Any, budget: int, timeout: float, response_format: str,
-                 params: dict[str, Any] | None, concurrency: int = 4) -> None:
+                 params: dict[str, Any] | None, concurrency: int = 4,
+                 top_logprobs: int | None = None) -> None:
         from ..models import DEFAULT_MODEL
 
         spec = model_of(judge_model)
@@ -44,6 +60,10 @@ class JsonCaller:
         self.timeout = timeout
         self.response_format = response_format
         self.gate = asyncio.Semaphore(concurrency)
+        self.top_logprobs = top_logprobs
+        self.logprobs_note: str | None = None
+        #: the first call asking for logprobs runs alone: a provider rejecting them costs one call
+        self._probe: asyncio.Lock | None = asyncio.Lock() if top_logprobs is not None else None
 
     def _format(self, schema: dict[str, Any], name: str) -> dict[str, Any]:
         if self.response_format == "none":
@@ -56,17 +76,42 @@ class JsonCaller:
     async def ask(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str
                   ) -> tuple[str | None, str | None]:
         """(reply text, error); (None, "budget") when no call is left."""
-        from ..models import call_model_async
+        answer = await self.ask_full(messages, schema, name, logprobs=False)
+        return answer.text, answer.error
 
-        if self.left <= 0:
-            return None, "budget"
-        self.left -= 1
-        async with self.gate:
-            self.used += 1
-            reply = await call_model_async(
-                self.model, messages, mode="hermes" if self.embedded else None,
-                timeout=self.timeout, api_base=self.api_base, cache=False,
-                **self.params, **self._format(schema, name))
-        if reply.error:
-            return None, reply.error
-        return reply.raw_text if reply.raw_text is not None else reply.content, None
+    async def ask_full(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str,
+                       *, logprobs: bool = True) -> Answer:
+        """The reply with its token logprobs when ``top_logprobs`` was set and ``logprobs``."""
+        if logprobs and self._probe is not None:
+            async with self._probe:  # released for good once the first answer came back
+                return await self._ask(messages, schema, name, logprobs=True, probing=True)
+        return await self._ask(messages, schema, name, logprobs=logprobs)
+
+    async def _ask(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str, *,
+                   logprobs: bool, probing: bool = False) -> Answer:
+        from ..models import call_model_async
+        from .judge_rating import logprob_content
+
+        want = logprobs and self.top_logprobs is not None and self.logprobs_note is None
+        while True:
+            if self.left <= 0:
+                return Answer(None, "budget")
+            self.left -= 1
+            extra: dict[str, Any] = ({"logprobs": True, "top_logprobs": self.top_logprobs}
+                                     if want else {})
+            async with self.gate:
+                self.used += 1
+                reply = await call_model_async(
+                    self.model, messages, mode="hermes" if self.embedded else None,
+                    timeout=self.timeout, api_base=self.api_base, cache=False,
+                    **self.params, **self._format(schema, name), **extra)
+            if want and reply.error and reply.error_type == "ModelBadRequestError":
+                self.logprobs_note = f"the provider rejected logprobs ({reply.error[:120]})"
+                want = False
+                continue
+            if probing and not reply.error:
+                self._probe = None  # the provider takes logprobs: no need to go one by one
+            if reply.error:
+                return Answer(None, reply.error)
+            text = reply.raw_text if reply.raw_text is not None else reply.content
+            return Answer(text, None, logprob_content(reply.raw) if want else None)

@@ -46,6 +46,7 @@ from .prompt_tune_result import Candidate, PromptTune
 from .race import Arm, Racer
 from .split import Split
 from .store import experiment_store, new_id
+from .sweep_result import PromoteMode
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..suite import Suite
@@ -231,7 +232,8 @@ async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
                             store: Any = None, experiment: Any = None, metric: str = "score",
                             repeats: int = 2, batch: int | None = None, parallel: int = 2,
                             cache: bool = True, resume: bool = True,
-                            auto_promote: bool = True, on_event: Any = None) -> PromptTune:
+                            auto_promote: bool = True, promote: PromoteMode = "confirm",
+                            on_event: Any = None) -> PromptTune:
     """Async core of :func:`tune_prompt` (same arguments)."""
     from .split import split as make_split
 
@@ -266,12 +268,16 @@ async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
     tracker = budget.tracker()
     racer = Racer(suite, es, tune_id, tracker, repeats=repeats, seed=seed, metric=metric,
                   eliminate=True, parallel=parallel, cache=cache, on_event=on_event)
+    # the meta reply holds ceil(population / 2) prompts of at most max_prompt_tokens each: a
+    # tighter max_tokens keeps a rambling small meta model from costing minutes
+    meta_tokens = min(512, 64 + math.ceil(population / 2) * (max_prompt_tokens + 16))
     caller = None if operators == "rules" or meta_model is None else \
-        JsonCaller(meta_model, 10_000, 120.0, "auto", {"temperature": 0.7, "max_tokens": 512})
+        JsonCaller(meta_model, 10_000, 120.0, "auto", {"temperature": 0.7,
+                                                       "max_tokens": meta_tokens})
     tuner = _Tuner(suite, base, sp, tune_id, es, racer, caller, settings)
     result = PromptTune(tune_id=tune_id, base=base, candidates=tuner.cands, generations=[],
                         n_dev=len(sp.dev), metric=metric, seed=seed, promote_if=promote_if,
-                        racer=racer, store=es, split=sp, suite=suite)
+                        racer=racer, store=es, split=sp, suite=suite, promote_mode=promote)
     next_gen = tuner.restore()
     if next_gen == 0:
         tuner.add(0, "base", [], base.system_prompt, base.few_shot, check=False)
@@ -313,7 +319,8 @@ async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
             result.stop_reason = f"{patience} generations without a better dev LCB"
             break
     result.stop_reason = result.stop_reason or f"{generations} generations"
-    await _confirm(result, tuner, confirm_top_k, seed)
+    if promote != "copy":
+        await _confirm(result, tuner, confirm_top_k, seed)
     for c in tuner.cands:
         tuner._save(c)
     win = result.winner
@@ -365,6 +372,9 @@ def tune_prompt(suite: Suite, base: Config | None = None, **kwargs: Any) -> Prom
             ``holdout_ci_low>0`` (default), ``holdout_mean>0`` or ``always``.
         seed, store, metric, repeats, batch, parallel, cache: as for :func:`sweep`.
         experiment: link to an experiment (and promote the confirmed winner into its best).
+        promote: ``"confirm"`` (default: confirm on the holdout, gated by ``promote_if``) or
+            ``"copy"`` (exploration only: no holdout run; the best dev LCB above 0 is promoted
+            on its dev results, flagged selection-biased).
 
     Returns:
         A :class:`PromptTune` with ``candidates_df()``, ``generations_df()``,

@@ -4,7 +4,9 @@
 few_shot_ids, rejected_reason, copies_dev_values, dev_n, dev_score, dev_ci_low, dev_ci_high,
 dev_delta, dev_lcb, dev_delta_ci_high, on_front, eliminated_at, holdout_score, holdout_delta, holdout_ci_low,
 holdout_ci_high, promoted``. ``dev_lcb`` is the lower bound of the paired delta against the base
-prompt on dev (selection-biased); the holdout figures are the confirmation.
+prompt on dev (selection-biased); the holdout figures are the confirmation. With
+``promote="copy"`` (exploration only) there is no confirmation: the winner is the best dev LCB
+above 0, promoted on its dev results and flagged selection-biased.
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ class PromptTune:
 
     def __init__(self, *, tune_id: str, base: Config, candidates: list[Candidate],
                  generations: list[dict[str, Any]], n_dev: int, metric: str, seed: int,
-                 promote_if: str, racer: Any, store: Any, split: Any, suite: Any) -> None:
+                 promote_if: str, racer: Any, store: Any, split: Any, suite: Any,
+                 promote_mode: str = "confirm") -> None:
         self.id = tune_id
         self.base = base
         self.candidates = candidates
@@ -98,6 +101,8 @@ class PromptTune:
         self.suite = suite
         self.confirmed_id: int | None = None
         self.stop_reason: str | None = None
+        #: ``"confirm"`` (holdout-confirmed winner) or ``"copy"`` (dev winner, unconfirmed)
+        self.promote_mode = promote_mode
 
     @property
     def calls_used(self) -> int:
@@ -151,8 +156,11 @@ class PromptTune:
 
     @property
     def winner(self) -> Candidate | None:
-        """The confirmed candidate (None when nothing passed ``promote_if``)."""
+        """The confirmed candidate (None when nothing passed ``promote_if``); with
+        ``promote="copy"``, the best dev LCB above 0 (None when none is)."""
         if self.confirmed_id is None:
+            if self.promote_mode == "copy":
+                return next((c for c in self.ranked() if c.stats.get("dev_lcb", 0.0) > 0), None)
             return None
         return next(c for c in self.candidates if c.id == self.confirmed_id)
 
@@ -165,6 +173,12 @@ class PromptTune:
     @property
     def message(self) -> str:
         win = self.winner
+        if self.promote_mode == "copy":
+            if win is None:
+                return "no candidate beat the base prompt on dev beyond noise; .best is the base"
+            return (f"c{win.id} ({win.operator}) chosen on dev only (promote='copy', not "
+                    f"confirmed on a holdout): dev delta {win.stats['dev_delta']:+.3f}, lower "
+                    f"bound {win.stats['dev_lcb']:+.3f}")
         if win is None:
             return (f"no candidate passed {self.promote_if} on the holdout; .best is the base "
                     "prompt")
@@ -180,6 +194,7 @@ class PromptTune:
         import pandas as pd
 
         rows = []
+        win = self.winner
         for c in self.candidates:
             st = c.stats
             rows.append({
@@ -194,7 +209,7 @@ class PromptTune:
                 "on_front": c.on_front, "eliminated_at": c.eliminated_at,
                 **{k: st.get(k, math.nan) for k in ("holdout_score", "holdout_delta",
                                                     "holdout_ci_low", "holdout_ci_high")},
-                "promoted": c.id == self.confirmed_id})
+                "promoted": win is not None and c.id == win.id})
         return pd.DataFrame(rows)
 
     def generations_df(self) -> pd.DataFrame:
@@ -229,38 +244,49 @@ class PromptTune:
         return difflib.HtmlDiff(wrapcolumn=70).make_table(base, best, "base", "best")
 
     # -- promotion -----------------------------------------------------------------------------
-    def promote(self, experiment: Any) -> bool:
-        """Merge the confirmed prompt into the experiment's best config and apply its rule."""
+    def promote(self, experiment: Any, mode: str | None = None) -> bool:
+        """Merge the winning prompt into the experiment's best config and apply its rule.
+
+        ``mode``: ``"confirm"`` (the holdout-confirmed winner and its holdout results) or
+        ``"copy"`` (the dev winner on its dev results; selection-biased, unconfirmed); default
+        the tune's ``promote`` setting.
+        """
         from .evaluate import run_sync
 
-        return run_sync(self.promote_async(experiment))
+        return run_sync(self.promote_async(experiment, mode))
 
-    async def promote_async(self, exp: Any) -> bool:
+    async def promote_async(self, exp: Any, mode: str | None = None) -> bool:
         from .evaluate import evaluate_async
 
-        win = self.winner
+        copy = (mode or self.promote_mode) == "copy"
+        win = self.winner if not copy or self.promote_mode == "copy" else next(
+            (c for c in self.ranked() if c.stats.get("dev_lcb", 0.0) > 0), None)
         if win is None:
             print(f"prompt tune {self.id}: nothing to promote ({self.message})")
             return False
+        if not copy and not win.holdout:
+            print(f"prompt tune {self.id}: c{win.id} was not confirmed on a holdout; use "
+                  "promote(exp, mode='copy') to promote it on its dev results")
+            return False
+        evals, ref = (win.dev, self.base_candidate.dev) if copy else \
+            (win.holdout, self.base_candidate.holdout)
+        ids = self.split.ids("dev" if copy else "holdout")
         current = exp.best.config
         cand = current.merge(system_prompt=win.text, few_shot=win.few_shot)
         reference = None
         if cand.key == win.config(self.base).key:
-            run_ids = [e.run_id for e in win.holdout]
+            run_ids = [e.run_id for e in evals]
             if current.key == self.base.key:
-                reference = combine(self.base_candidate.holdout)
+                reference = combine(ref)
         else:
-            ev = await evaluate_async(self.suite, cand, self.split.ids("holdout"),
-                                      store=self.store.runs, repeats=self.racer.repeats,
-                                      base_seed=self.seed + 1000, name=f"{self.id}:promote")
+            ev = await evaluate_async(self.suite, cand, ids, store=self.store.runs,
+                                      repeats=self.racer.repeats,
+                                      base_seed=self.seed + (0 if copy else 1000),
+                                      name=f"{self.id}:promote")
             run_ids = [ev.run_id]
-        entry = exp.link(run_ids[0], kind="confirm", config=cand, split_used="holdout",
-                         promoted_from=self.id, consider=False)
-        changed, why = exp.consider(cand, run_ids, source=f"prompt_tune:{self.id}",
-                                    reference=reference)
-        exp._note(entry, why)
-        print(f"prompt tune {self.id}: {why}")
-        return changed
+        return exp.link_promoted(cand, run_ids, tuner="prompt_tune", tuner_id=self.id,
+                                 split_used="dev" if copy else "holdout", reference=reference,
+                                 copy=copy)
 
     def link(self, exp: Any) -> int:
         lead = self.winner or (self.ranked()[0] if self.ranked() else self.base_candidate)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .budget import BudgetTracker
     from .store import ExperimentStore
 
-__all__ = ["Arm", "Racer", "default_batch"]
+__all__ = ["Arm", "Racer", "default_batch", "live_trials"]
 
 
 def default_batch(n_cases: int) -> int:
@@ -202,3 +202,25 @@ class Racer:
             if res.ci_high < 0:
                 arm.alive = False
                 arm.eliminated_at = seen
+
+
+def live_trials(arms: list[Arm], metric: str = "score", seed: int = 0) -> pd.DataFrame:
+    """Provisional trial figures while a race runs (for the live forest plot)."""
+    import pandas as pd
+
+    base = next((a for a in arms if a.is_base), arms[0])
+    ref = base.scores(metric)
+    rows = []
+    for arm in arms:
+        scores = arm.scores(metric)
+        if arm is base or not len(scores):
+            d = lo = hi = 0.0 if arm is base else math.nan
+        else:
+            res = compare_scores(ref, scores, seed=seed, n_boot=2000)
+            d, lo, hi = res.delta, res.ci_low, res.ci_high
+        rows.append({"trial_id": arm.id, "delta": d, "delta_ci_low": lo, "delta_ci_high": hi,
+                     "n_cases": len(scores), "score": float(scores.mean()) if len(scores)
+                     else math.nan, "is_base": arm is base,
+                     "status": "eliminated" if not arm.alive else "alive",
+                     "significant": bool(lo > 0) if lo == lo else False})
+    return pd.DataFrame(rows)

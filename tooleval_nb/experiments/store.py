@@ -83,6 +83,18 @@ _MIGRATIONS: list[str] = [
         scorer_wrong_reason TEXT, fix_kind TEXT, fix TEXT, confidence REAL, status TEXT NOT NULL,
         raw_json TEXT);
     """,
+    # 2: one baseline per model (experiments not bound to a model compare models per model)
+    """
+    CREATE TABLE IF NOT EXISTS experiment_baselines (
+        experiment_id TEXT NOT NULL, model TEXT NOT NULL, run_id TEXT NOT NULL,
+        config_json TEXT NOT NULL, pinned_at REAL NOT NULL,
+        PRIMARY KEY (experiment_id, model));
+    INSERT OR IGNORE INTO experiment_baselines (experiment_id, model, run_id, config_json,
+        pinned_at)
+        SELECT id, COALESCE(json_extract(baseline_config_json, '$.model'), 'local/smollm2-135m'),
+               baseline_run_id, baseline_config_json, created_at
+        FROM experiments WHERE baseline_run_id IS NOT NULL;
+    """,
 ]
 
 

@@ -29,7 +29,7 @@ from .split import Split
 from .split import split as make_split
 from .stats import describe_mde, mde
 from .store import experiment_store, new_id
-from .sweep_result import Sweep
+from .sweep_result import PromoteMode, Sweep
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..suite import Suite
@@ -54,7 +54,7 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
                       batch: int | None = None, parallel: int = 2, cache: bool = True,
                       preflight: bool = True, probe: bool = True, resume: bool = True,
                       confirm_top_k: int = 3, auto_promote: bool = True,
-                      on_event: Any = None) -> Sweep:
+                      promote: PromoteMode = "confirm", on_event: Any = None) -> Sweep:
     """Async core of :func:`sweep` (same arguments)."""
     base = base or Config()
     space = space or DEFAULT_SPACE
@@ -150,7 +150,9 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
     result.save()
     if experiment is not None:
         result.link(experiment)
-        if auto_promote and sp.holdout:
+        if auto_promote and promote == "copy":
+            await result._promote(experiment, "copy")
+        elif auto_promote and sp.holdout:
             await result.confirm_async(top_k=confirm_top_k)
             await result._promote(experiment)
     return result
@@ -175,6 +177,9 @@ def sweep(suite: Suite, base: Config | None = None, space: Space | None = None,
         seed: seeds the split order, random draws, sampling seeds and bootstraps.
         metric: ``score`` (overall) or ``passed``.
         store: the run store. ``experiment``: link (and by default confirm and promote).
+        promote: ``"confirm"`` (default: the winner is confirmed on the holdout first) or
+            ``"copy"`` (exploration only: the dev winner is promoted on its dev results, the
+            entry flagged ``selection_biased`` and the resulting best unconfirmed).
         batch: cases per racing round (default ``max(4, ceil(n_dev / 5))``).
         parallel: trials evaluated at once. ``cache``: use the response cache.
         preflight: print the plan (configs, calls, ETA measured by a 3-call probe, MDE).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -26,7 +26,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..suite import Suite
     from .race import Arm
 
-__all__ = ["Sweep", "live_trials"]
+__all__ = ["Sweep", "PromoteMode"]
+
+#: how a tuner's winner reaches an experiment: confirmed on the holdout, or copied from dev
+PromoteMode = Literal["confirm", "copy"]
 
 
 class Sweep:
@@ -272,44 +275,56 @@ class Sweep:
 
         return run_sync(self.confirm_async(top_k, split, repeats))
 
-    def promote(self, experiment: Any) -> bool:
-        """Hand the confirmed winner to ``experiment``: its swept keys are merged into the
-        experiment's best config, linked as a ``confirm`` run, and the best rule decides."""
+    def promote(self, experiment: Any, mode: PromoteMode = "confirm") -> bool:
+        """Hand the winner to ``experiment``: its swept keys are merged into the experiment's
+        best config, linked as a ``confirm`` entry, and the best rule decides.
+
+        ``mode="confirm"`` (default) promotes the trial confirmed on the holdout (running
+        :meth:`confirm` first if needed). ``mode="copy"`` reuses the dev results of ``.best``
+        without a holdout (exploration only): the entry is flagged ``selection_biased`` and a
+        resulting best is unconfirmed.
+        """
         from .evaluate import run_sync
 
-        return run_sync(self._promote(experiment))
+        return run_sync(self._promote(experiment, mode))
 
-    async def _promote(self, exp: Any) -> bool:
-        from .evaluate import evaluate_async
+    async def _promote(self, exp: Any, mode: PromoteMode = "confirm") -> bool:
+        from .evaluate import combine, evaluate_async
 
-        if self.confirmation is None:
-            await self.confirm_async()
-        conf = self.confirmation
-        assert conf is not None
-        winners = conf[conf["confirmed"]].sort_values("delta_ci_low", ascending=False)
-        if winners.empty:
-            print(f"sweep {self.id}: nothing to promote, no trial beat the base on the holdout "
-                  "beyond noise")
-            return False
-        arm = next(a for a in self.arms if a.id == winners.iloc[0]["trial_id"])
+        copy = mode == "copy"
+        if copy:
+            arm = self.best_trial
+            if arm.is_base:
+                print(f"sweep {self.id}: nothing to promote, {self.message}")
+                return False
+            evals, ref_evals, ids = arm.evals, self.base_arm.evals, self.split.ids(self.on)
+        else:
+            if self.confirmation is None:
+                await self.confirm_async()
+            conf = self.confirmation
+            assert conf is not None
+            winners = conf[conf["confirmed"]].sort_values("delta_ci_low", ascending=False)
+            if winners.empty:
+                print(f"sweep {self.id}: nothing to promote, no trial beat the base on the "
+                      "holdout beyond noise")
+                return False
+            arm = next(a for a in self.arms if a.id == winners.iloc[0]["trial_id"])
+            evals, ref_evals, ids = arm.holdout, self.base_arm.holdout, self.split.ids("holdout")
         current = exp.best.config
         cand = current.merge(**{k: arm.config.get(k) for k in self.space.keys}).canonical()
         reference = None
         if cand.key == arm.config.key:
-            run_ids = [e.run_id for e in arm.holdout]
+            run_ids = [e.run_id for e in evals]
             if current.canonical().key == self.base.key:
-                reference = _frame(self.base_arm.holdout)
+                reference = combine(ref_evals)
         else:
-            ev = await evaluate_async(self.suite, cand, self.split.ids("holdout"),
-                                      store=self.store.runs, repeats=self.repeats,
-                                      base_seed=self.seed + 1000, name=f"{self.id}:promote")
+            ev = await evaluate_async(self.suite, cand, ids, store=self.store.runs,
+                                      repeats=self.repeats, base_seed=self.seed + (
+                                          0 if copy else 1000), name=f"{self.id}:promote")
             run_ids = [ev.run_id]
-        entry = exp.link(run_ids[0], kind="confirm", config=cand, split_used="holdout",
-                         promoted_from=self.id, consider=False)
-        changed, why = exp.consider(cand, run_ids, source=f"sweep:{self.id}", reference=reference)
-        exp._note(entry, why)
-        print(f"sweep {self.id}: {why}")
-        return changed
+        return exp.link_promoted(cand, run_ids, tuner="sweep", tuner_id=self.id,
+                                 split_used=self.on if copy else "holdout", reference=reference,
+                                 copy=copy)
 
     # -- persistence and display ---------------------------------------------------------------
     def save(self) -> None:
@@ -363,28 +378,6 @@ class Sweep:
             return {"text/plain": text}
 
 
-def live_trials(arms: list[Arm], metric: str = "score", seed: int = 0) -> pd.DataFrame:
-    """Provisional trial figures while a race runs (for the live forest plot)."""
-    import pandas as pd
-
-    base = next((a for a in arms if a.is_base), arms[0])
-    ref = base.scores(metric)
-    rows = []
-    for arm in arms:
-        scores = arm.scores(metric)
-        if arm is base or not len(scores):
-            d = lo = hi = 0.0 if arm is base else math.nan
-        else:
-            res = compare_scores(ref, scores, seed=seed, n_boot=2000)
-            d, lo, hi = res.delta, res.ci_low, res.ci_high
-        rows.append({"trial_id": arm.id, "delta": d, "delta_ci_low": lo, "delta_ci_high": hi,
-                     "n_cases": len(scores), "score": float(scores.mean()) if len(scores)
-                     else math.nan, "is_base": arm is base,
-                     "status": "eliminated" if not arm.alive else "alive",
-                     "significant": bool(lo > 0) if lo == lo else False})
-    return pd.DataFrame(rows)
-
-
 def _f(value: Any) -> float | None:
     try:
         out = float(value)
@@ -393,13 +386,8 @@ def _f(value: Any) -> float | None:
     return None if math.isnan(out) else out
 
 
-def _frame(evals: list[Any]) -> pd.DataFrame:
-    from .evaluate import combine
-
-    return combine(evals)
-
-
 def _scores(evals: list[Any], metric: str) -> pd.Series:
     from .compare import case_scores
+    from .evaluate import combine
 
-    return case_scores(_frame(evals), metric)[0]
+    return case_scores(combine(evals), metric)[0]

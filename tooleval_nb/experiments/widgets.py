@@ -1,6 +1,7 @@
 """ipywidgets for experiments: a thin layer over the objects, the charts and pure helpers.
 
-* :func:`experiment_widget`: the timeline chart above its table; Pin baseline / Run best.
+* :func:`experiment_widget`: the timeline chart above its table; Pin baseline / Run best /
+  Open entry.
 * :class:`SweepForm` (``te.sweep_form``): pick parameters and values, strategy and budget; Run /
   Cancel; a live forest plot (eliminated trials greyed) and a budget bar; then the effects, the
   trials table and Confirm / Promote.
@@ -95,7 +96,7 @@ def _show(out: widgets.Output, *items: Any) -> None:
 
 
 def experiment_widget(exp: Any) -> widgets.VBox:
-    """Timeline chart, its table, and Pin baseline / Run best buttons."""
+    """Timeline chart, its table, and Pin baseline / Run best / Open entry buttons."""
     import ipywidgets as widgets
 
     from .charts import timeline_chart
@@ -103,15 +104,19 @@ def experiment_widget(exp: Any) -> widgets.VBox:
     chart = widgets.Output()
     table = widgets.HTML()
     status = widgets.HTML()
+    detail = widgets.Output()
     entries = widgets.Dropdown(description="entry", options=[])
     pin = widgets.Button(description="Pin baseline", icon="thumb-tack")
     run_best = widgets.Button(description="Run best", icon="play", button_style="success")
+    open_entry = widgets.Button(description="Open entry", icon="folder-open")
+    kinds: dict[int, tuple[str, str | None]] = {}
 
     def refresh(*_: Any) -> None:
         tl = exp.timeline()
-        runs = tl[tl["kind"].isin(["eval", "confirm"]) & tl["comparable"]]
-        entries.options = [(f"#{r.entry_id} {r.kind} {r.run_id}", r.run_id)
-                           for r in runs.itertuples()]
+        kinds.clear()
+        kinds.update({int(r.entry_id): (r.kind, r.run_id) for r in tl.itertuples()})
+        entries.options = [(f"#{r.entry_id} {r.kind} {r.run_id or r.ref_id}", int(r.entry_id))
+                           for r in tl.itertuples()]
         if len(tl):
             _show(chart, timeline_chart(tl))
         table.value = html_table(tl.drop(columns=["created_at"]))
@@ -121,9 +126,20 @@ def experiment_widget(exp: Any) -> widgets.VBox:
                         if exp.baseline else "no run yet: exp.run(te.Config())")
 
     def on_pin(_: Any) -> None:
-        if entries.value:
-            exp.pin_baseline(entries.value)
-            refresh()
+        kind, run_id = kinds.get(entries.value or -1, ("", None))
+        if kind not in ("eval", "confirm") or not run_id:
+            status.value = "pick an eval or confirm entry to pin as the baseline"
+            return
+        try:
+            exp.pin_baseline(run_id)
+        except Exception as exc:  # shown, not raised into the event handler
+            status.value = f"cannot pin: {html.escape(str(exc))}"
+            return
+        refresh()
+
+    def on_open(_: Any) -> None:
+        if entries.value is not None:
+            _show(detail, exp.open_entry(entries.value))
 
     def on_run_best(_: Any) -> None:
         run_best.disabled = True
@@ -139,8 +155,10 @@ def experiment_widget(exp: Any) -> widgets.VBox:
 
     pin.on_click(on_pin)
     run_best.on_click(on_run_best)
+    open_entry.on_click(on_open)
     refresh()
-    box = widgets.VBox([chart, table, widgets.HBox([entries, pin, run_best]), status])
+    box = widgets.VBox([chart, table, widgets.HBox([entries, pin, run_best, open_entry]), status,
+                        detail])
     box.refresh = refresh  # type: ignore[attr-defined]
     return box
 
@@ -252,7 +270,7 @@ class SweepForm:
         self.bar.value = min(self.bar.max, int(data.get("calls", 0)))
         if kind == "round" and data.get("arms"):
             from .charts import forest_chart
-            from .sweep_result import live_trials
+            from .race import live_trials
 
             _show(self.live, forest_chart(live_trials(data["arms"])))
 
