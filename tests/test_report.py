@@ -215,3 +215,18 @@ def test_report_without_experiment_has_no_section_and_unknown_is_named(tmp_path)
         report.build_report(tmp_path / "out", suites=[str(suite)], store=store,
                             experiment="nope")
     assert not (tmp_path / "out" / "report.ipynb").exists()  # failed before any kernel
+
+
+def test_report_experiment_summary_lists_each_models_baseline(tmp_path, fake_server):
+    import tooleval_nb.experiments as tx
+    from tooleval_nb import load_suite
+
+    suite = load_suite(str(write_suite(tmp_path / "two.json", "two", 6)))
+    store = str(tmp_path / "runs.sqlite")
+    exp = tx.experiment("two-models", suite=suite, split=tx.split(suite, holdout=0.0, seed=0),
+                        store=store)
+    for model in ("openai/small", "openai/large"):
+        exp.run(tx.Config(model=model, api_base=fake_server.url))
+    summary = report.experiment_summary(report.open_experiment(
+        report.validate_params(store=store, experiment="two-models")))
+    assert "Baseline of openai/small" in summary and "Baseline of openai/large" in summary

@@ -330,9 +330,11 @@ def experiment_summary(exp: Any) -> str:
     entries = ", ".join(f"{n} {k}" for k, n in kinds.items()) or "no entries yet"
     lines = [f"**{html.escape(exp.name)}** on suite `{exp.suite.name}`: {entries}."]
     base = exp.baseline
-    if base is not None:
-        lines.append(f"Baseline: run `{base.run_id}`, score {_fmt(base.score)} "
-                     f"[{_fmt(base.ci_low)}, {_fmt(base.ci_high)}].")
+    baselines = getattr(exp, "baselines", None) or ({} if base is None else {"": base})
+    for model, record in baselines.items():  # one per model when several were compared
+        who = f" of {html.escape(model)}" if model and len(baselines) > 1 else ""
+        lines.append(f"Baseline{who}: run `{record.run_id}`, score {_fmt(record.score)} "
+                     f"[{_fmt(record.ci_low)}, {_fmt(record.ci_high)}].")
     best = exp.best
     if best.run_id is None:
         lines.append(f"Best: {html.escape(best.source)}.")
