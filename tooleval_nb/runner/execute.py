@@ -43,6 +43,11 @@ __all__ = ["Executor", "is_agent_case"]
 
 #: what a worker hands to the finisher: target, case index, case, sample, seed, tools, outcome,
 #: the target's done counter and its total
+#: cases scored per loop iteration by the finisher (small: replies waiting go first)
+FINISH_CHUNK = 4
+#: scored cases that wait at most for one transaction
+COMMIT_EVERY = 64
+
 _Finished = tuple[Target, int, EvalCase, int, "int | None", list[Tool], CaseOutcome, list[int],
                   int]
 
@@ -156,10 +161,10 @@ class Executor:
         self._wake.set()
 
     async def _finish_loop(self) -> None:
-        """Score queued cases a few per loop iteration (a quarter of the queue, at least one:
-        the replies and requests that became ready go in between, and a growing queue is
-        caught up) and store each iteration's cases in one transaction; sleep while nothing is
-        queued."""
+        """Score queued cases a few per loop iteration (:data:`FINISH_CHUNK`: the replies and
+        requests that became ready go first, so scoring fills the loop's idle time instead of
+        delaying the next requests) and store them in one transaction when the queue is empty
+        (or :data:`COMMIT_EVERY` cases wait); sleep while nothing is queued."""
         assert self._wake is not None
         while True:
             if not self._backlog:
@@ -167,7 +172,7 @@ class Executor:
                 await self._wake.wait()
                 continue
             try:
-                self._finish_backlog(max(1, len(self._backlog) // 4))
+                self._finish_backlog(min(FINISH_CHUNK, len(self._backlog)))
             except Exception as exc:
                 if self._failure is None:
                     self._failure = exc
@@ -177,10 +182,12 @@ class Executor:
     def _finish_backlog(self, count: int | None = None) -> None:
         """Score ``count`` queued cases (default all) and store them in one transaction."""
         count = len(self._backlog) if count is None else count
+        commit = count >= len(self._backlog) or len(self.writer) + count >= COMMIT_EVERY
         for left in range(count - 1, -1, -1):
             item = self._backlog.popleft()
-            self._store(item, *self._score_now(item), last=not left)
-        self.writer.commit()
+            self._store(item, *self._score_now(item), last=commit and not left)
+        if commit:
+            self.writer.commit()
 
     def _score_now(self, item: _Finished) -> tuple[Any, str | None]:
         from ..scoring import score_case
