@@ -70,6 +70,19 @@ def test_newer_schema_is_refused(tmp_path):
         Store(path)
 
 
+def test_a_store_missing_a_table_is_named(tmp_path):
+    """A store whose version says migrated but whose tables differ (a pre-release layout) is a
+    clear error naming the file and the missing table, not a NOT NULL failure mid-run."""
+    import sqlite3
+
+    path = tmp_path / "runs.db"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE job_configs")
+    with pytest.raises(StoreError, match=r"runs\.db.*no table job_configs.*move the file aside"):
+        Store(path)
+
+
 def test_write_result_is_unique_and_atomic(store):
     make_job(store)
     events = [("tool_eval_result", 1.0, {"case_id": "c1"})]

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from .record import RESULT_FIELDS
 
-__all__ = ["MIGRATIONS", "INSERT_RESULT"]
+__all__ = ["MIGRATIONS", "INSERT_RESULT", "REQUIRED_TABLES"]
+
+#: the tables every migrated store has (a store lacking one was written by a pre-release schema)
+REQUIRED_TABLES = frozenset({"jobs", "job_configs", "runs", "results", "events"})
 
 _RESULT_SQL_TYPES = {
     "tool_score": "REAL", "param_score": "REAL", "overall": "REAL", "passed": "INTEGER",

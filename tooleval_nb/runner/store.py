@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import StoreError
 from .record import RESULT_FIELDS
-from .schema import INSERT_RESULT, MIGRATIONS
+from .schema import INSERT_RESULT, MIGRATIONS, REQUIRED_TABLES
 
 __all__ = ["Store", "resolve_store", "default_store_path", "owner_id", "owner_alive", "EventRow"]
 
@@ -157,6 +157,13 @@ class Store:
                     if statement.strip():
                         c.execute(statement)
                 c.execute("INSERT INTO schema_version (version) VALUES (?)", (number,))
+            tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            missing = sorted(REQUIRED_TABLES - tables)
+            if missing:
+                raise StoreError(f"the run store {self.path} says schema version {version} but "
+                                 f"has no table {', '.join(missing)} (written by a pre-release "
+                                 "tooleval_nb?); move the file aside or use another store "
+                                 "(store=... or TOOLEVAL_STORE)")
 
     @property
     def schema_version(self) -> int:
