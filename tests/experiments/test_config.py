@@ -34,7 +34,7 @@ def test_diff_and_describe():
                               "system_prompt": ("Be brief.\nCall tools.", "Be brief."),
                               "top_p": (0.9, None)}
     text = new.describe_diff(base)
-    assert "temperature 0→0.3" in text and "system_prompt +1 lines" in text
+    assert "temperature 0→0.3" in text and "system_prompt +1 line" in text
     assert base.describe_diff(base) == "(same as baseline)"
 
 

@@ -48,7 +48,7 @@ def test_each_model_gets_its_baseline_and_its_own_deltas(suite, store, models):
     assert list(tl["is_baseline"]) == [True, True, False, False]
     assert tl["delta"].tolist() == pytest.approx([0.0, 0.0, 0.5, 0.25])
     assert (tl["delta_ci_low"].iloc[2:] > 0).all()
-    assert tl["config_diff"].iloc[3] == "system_prompt set (1 lines)"  # vs b's own baseline
+    assert tl["config_diff"].iloc[3] == "system_prompt set (1 line)"  # vs b's own baseline
     assert "first run of model openai/fake-b: pinned as its baseline" in tl["note"].iloc[1]
     assert set(exp.baselines) == {"openai/fake-a", "openai/fake-b"}
     assert exp.baseline_for("openai/fake-b").run_id == run_b.id

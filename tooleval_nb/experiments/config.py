@@ -203,13 +203,17 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _lines(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
 def _describe_prompt(old: str | None, new: str | None) -> str:
     if not old and new:
-        return f"system_prompt set ({len(new.splitlines())} lines)"
+        return f"system_prompt set ({_lines(len(new.splitlines()))})"
     if old and not new:
         return "system_prompt removed"
     old_lines = set((old or "").splitlines())
     new_lines = set((new or "").splitlines())
     added, removed = len(new_lines - old_lines), len(old_lines - new_lines)
-    bits = [f"+{added} lines" if added else "", f"-{removed} lines" if removed else ""]
+    bits = [f"+{_lines(added)}" if added else "", f"-{_lines(removed)}" if removed else ""]
     return "system_prompt " + (" ".join(b for b in bits if b) or "reworded")
