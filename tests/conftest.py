@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,26 @@ def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Each test session gets its own response cache, so no run answers from an earlier one."""
     os.environ["TOOLEVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("response-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _cache_per_test(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
+                    _private_cache: None) -> Iterator[None]:
+    """Tests on local fake servers get a cache of their own: the cache is keyed by the endpoint,
+    and a later test's fake server may get the port of an earlier one that planted other answers
+    (a cached wrong answer would then leak in). Embedded-model tests share the session's cache."""
+    if request.node.get_closest_marker("model") is None:
+        digest = hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:16]
+        folder = Path(os.environ["TOOLEVAL_CACHE_DIR"]) / "tests" / digest
+        monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(folder))
+        yield
+        from tooleval_nb.models import cache
+
+        opened = cache._DEFAULTS.pop(folder / "responses.sqlite3", None)
+        if opened is not None:
+            opened.close()
+    else:
+        yield
 
 
 @pytest.fixture(scope="session")
