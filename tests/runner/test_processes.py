@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import tooleval_nb as te
+from tooleval_nb.runner.execute import FINISH_CHUNK
 
 WORKER = Path(__file__).with_name("worker.py")
 
@@ -80,6 +81,25 @@ def test_sigkill_then_resume_finishes_only_missing_cases(fake, store_path, how):
     assert not finished_before & set(asked_after)
     assert fake.requests - requests_at_kill == n - len(before)
     assert te.history().loc[0, "status"] == "completed"
+
+
+def test_sigkill_at_full_speed_loses_at_most_the_backlog(fake, store_path):
+    """At 0 ms and 32 concurrent, replies outrun scoring; what a kill can lose stays bounded:
+    the c requests in flight, plus the answered cases waiting to be scored: at most c after a
+    finisher turn (it takes the excess) plus the c replies that can land before its next turn,
+    plus the few of its current transaction. (Unbounded, a kill here lost over 500.)"""
+    n, concurrency = 3000, 32
+    fake._state.latency = 0.0
+    proc = start_worker(store=store_path, api_base=fake.url, n=n, concurrency=concurrency)
+    job_id, reported = read_until(proc, 300)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    store = te.Store(store_path)
+    stored = {r["case_id"] for r in store.results(store.job(job_id)["run_id"])}
+    assert set(reported) <= stored and len(stored) < n
+    assert fake.requests - len(stored) <= 3 * concurrency + FINISH_CHUNK
 
 
 def _worker_suite(n: int) -> te.Suite:

@@ -11,9 +11,15 @@ The request pipeline comes first. As soon as a worker has a case's replies, its 
 is free: it queues the case for finishing and sends its next request at once. Finishing is done
 behind it: one finisher task scores queued cases and builds their rows, a few per loop iteration
 (request and reply work runs in between; cases with LLM graders are scored in tasks of their
-own), and stores them, one transaction per batch of cases finished together (:mod:`.writer`),
-publishing each case's events only after its commit. So what a
-subscriber has seen is on disk, and a 64-wide run at 200 ms latency stays near the ideal wall time.
+own), and stores the cases of each iteration in one transaction (:mod:`.writer`), publishing
+each case's events only after its commit. So what a subscriber has seen is on disk, and a 64-wide
+run at 200 ms latency stays near the ideal wall time.
+
+What a kill can lose is bounded: the requests in flight, plus the answered cases waiting to be
+scored. Those are at most ``max_concurrency`` after each finisher iteration (when more wait, it
+takes the excess instead of :data:`FINISH_CHUNK`), plus the replies that land before its next
+one: about twice ``max_concurrency`` at worst. With the reply cache on (temperature 0, the
+default) even those are answered from the cache on resume.
 """
 
 from __future__ import annotations
@@ -41,13 +47,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Executor", "is_agent_case"]
 
+#: cases scored (and stored in one transaction) per loop iteration by the finisher: small, so
+#: that replies waiting go first; more when the backlog passes ``max_concurrency``
+FINISH_CHUNK = 4
+
 #: what a worker hands to the finisher: target, case index, case, sample, seed, tools, outcome,
 #: the target's done counter and its total
-#: cases scored per loop iteration by the finisher (small: replies waiting go first)
-FINISH_CHUNK = 4
-#: scored cases that wait at most for one transaction
-COMMIT_EVERY = 64
-
 _Finished = tuple[Target, int, EvalCase, int, "int | None", list[Tool], CaseOutcome, list[int],
                   int]
 
@@ -161,33 +166,35 @@ class Executor:
         self._wake.set()
 
     async def _finish_loop(self) -> None:
-        """Score queued cases a few per loop iteration (:data:`FINISH_CHUNK`: the replies and
-        requests that became ready go first, so scoring fills the loop's idle time instead of
-        delaying the next requests) and store them in one transaction when the queue is empty
-        (or :data:`COMMIT_EVERY` cases wait); sleep while nothing is queued."""
+        """Score and store queued cases a few per loop iteration (:data:`FINISH_CHUNK`: the
+        replies and requests that became ready go first, so scoring fills the loop's idle time
+        instead of delaying the next requests; the excess over ``max_concurrency`` when the
+        backlog grows past it); sleep while nothing is queued."""
         assert self._wake is not None
+        bound = self.settings.max_concurrency
         while True:
             if not self._backlog:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
+            waiting = len(self._backlog)
             try:
-                self._finish_backlog(min(FINISH_CHUNK, len(self._backlog)))
+                self._finish_backlog(min(waiting, max(FINISH_CHUNK, waiting - bound)))
             except Exception as exc:
                 if self._failure is None:
                     self._failure = exc
                 self._backlog.clear()
+                with contextlib.suppress(Exception):  # keep the rows built before the failure
+                    self.writer.commit()
             await asyncio.sleep(0)
 
     def _finish_backlog(self, count: int | None = None) -> None:
         """Score ``count`` queued cases (default all) and store them in one transaction."""
         count = len(self._backlog) if count is None else count
-        commit = count >= len(self._backlog) or len(self.writer) + count >= COMMIT_EVERY
         for left in range(count - 1, -1, -1):
             item = self._backlog.popleft()
-            self._store(item, *self._score_now(item), last=commit and not left)
-        if commit:
-            self.writer.commit()
+            self._store(item, *self._score_now(item), last=not left)
+        self.writer.commit()
 
     def _score_now(self, item: _Finished) -> tuple[Any, str | None]:
         from ..scoring import score_case

@@ -118,6 +118,11 @@ class Job:
             self.status, self.error = "failed", exc
             self._done.set()
             raise JobError(str(exc)) from exc
+        except asyncio.CancelledError:  # cancelled while queued: it never held a slot
+            self._finish("cancelled", "job_cancelled",
+                         {"run_id": self.run_id, "done": self.store.count_results(self.run_id)})
+            self._done.set()
+            raise
         try:
             self.status = "running"
             targets = []

@@ -7,10 +7,11 @@ transaction). Only after the COMMIT are the batch's events published, in order. 
 finished is lost" holds per batch: whatever a subscriber was told is finished is on disk, and a
 process killed mid-run loses only cases nobody was told about (a resume runs exactly those).
 
-A batch is whatever finished while the loop was busy elsewhere: one case on a quiet run, tens of
-cases when 64 replies land together, which saves a transaction (and the job row's update) per
-case. It runs on the loop: a writer thread would hold the GIL against the loop in every handoff,
-which cost more than SQLite's own time (on a busy two-core machine, measured).
+A batch is what the finisher scored in one loop iteration: one case on a quiet run, a few
+(:data:`~.execute.FINISH_CHUNK`) when many replies land together, more only when the backlog
+passes the concurrency limit. It runs on the loop: a writer thread would hold the GIL against
+the loop in every handoff, which cost more than SQLite's own time (on a busy two-core machine,
+measured).
 """
 
 from __future__ import annotations
