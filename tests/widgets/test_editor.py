@@ -76,6 +76,22 @@ def test_add_update_delete(editor, weather_suite):
     assert editor.selected is None and editor.update_button.disabled
 
 
+def test_a_case_added_from_a_loaded_draft_is_a_new_reviewed_case(weather_suite):
+    draft = weather_suite.cases[0].model_copy(update={
+        "id": "draft_paris", "draft": True, "tags": ["draft"],
+        "metadata": {"draft": {"source": "model"}}})
+    editor = SuiteEditor(weather_suite.model_copy(update={"cases": [draft]}))
+    editor.select_case(0)
+    editor.case_prompt.value = "get_weather city Lyon"
+    editor.case_params.value = '{"city": "Lyon"}'
+    editor.add_button.click()
+    added = editor.suite.cases[1]
+    assert not added.draft and "draft" not in added.tags
+    assert added.metadata["draft"] == {"source": "model", "accepted": True, "edited": True}
+    assert added.name == "paris #2" and added.id != "draft_paris"  # ids and names stay unique
+    assert editor.suite.cases[0].draft  # the draft itself is still waiting for review
+
+
 def test_an_invalid_case_is_not_added(editor, weather_suite):
     editor.clear_button.click()
     editor.case_tool.value = "get_weather"

@@ -209,10 +209,15 @@ class SuiteEditor(W.VBox):
         return case
 
     def add_case(self) -> EvalCase | None:
-        """Append the form's case (None, with the problems shown, when it is invalid)."""
+        """Append the form's case (None, with the problems shown, when it is invalid). A person
+        added it, so it is no draft even when the form held one; an id or name another case has
+        already gets a number (the form carries the loaded case's)."""
+        from .mcp_import import add_drafts
+
         case = self._checked_case()
         if case is not None:
-            self.cases.append(case)
+            self.cases = add_drafts(self.cases, [clear_draft(case, "edited")])
+            case = self.cases[-1]
             self._refresh_cases(select=len(self.cases) - 1)
             self.status.value = f"added case {len(self.cases) - 1}"
         return case

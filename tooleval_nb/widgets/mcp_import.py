@@ -135,7 +135,8 @@ def add_drafts(cases: Sequence[EvalCase], drafts: Sequence[EvalCase]) -> list[Ev
         new_id, new_name, n = draft.id, draft.name, 1
         while (new_id and new_id in ids) or (new_name and new_name in names):
             n += 1
-            new_id, new_name = f"{draft.id}_{n}", f"{draft.name} #{n}"
+            new_id = f"{draft.id}_{n}" if draft.id else None
+            new_name = f"{draft.name} #{n}" if draft.name else None
         if n > 1:
             draft = draft.model_copy(update={"id": new_id, "name": new_name})
         ids.add(new_id)
