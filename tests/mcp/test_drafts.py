@@ -138,6 +138,32 @@ async def test_sync_twin_inside_a_running_loop(scripted) -> None:
     assert len(suite.cases) == 3 and suite.cases[1].draft
 
 
+async def test_drafts_for_an_enum_parameter_tool(scripted, stdio_cmd) -> None:
+    """MCPServer lists an Enum parameter as a ``$ref`` into ``$defs``: drafting must resolve it
+    (it used to raise a referencing error that failed the whole batch)."""
+    suite = await import_mcp_async(stdio_cmd("--enum"))
+    tool = suite.tool("set_thermostat")
+    assert tool.properties["mode"] == {"$ref": "#/$defs/Mode"}  # what the fix is about
+    assert tool.function.parameters["$defs"]["Mode"]["enum"] == ["heat", "cool", "off"]
+    fake = scripted({"get_weather": GOOD["get_weather"], "set_thermostat": (
+        '{"prompt": "Turn the heating on in the kitchen", "arguments": '
+        '{"room": "kitchen", "mode": "Heat", "unit": "kelvin"}}')})
+    drafted = await draft_cases_async(suite, "m")
+    assert [c.expected_tool for c in drafted.cases] == [
+        "get_weather", "calculate", "slow_task", "set_thermostat"]
+    thermostat = drafted.cases[-1]
+    assert thermostat.metadata["draft"]["source"] == "model"
+    assert thermostat.expected_params == {"room": "kitchen", "mode": "heat"}
+    assert thermostat.metadata["draft"]["problems"] == [
+        "dropped unit='kelvin': 'kelvin' is not one of ['celsius', 'fahrenheit']"]
+    (described,) = [r["messages"][-1]["content"] for r in fake.requests
+                    if r["messages"][-1]["content"].startswith("Tool: set_thermostat")]
+    assert '- mode (string; required; one of "heat", "cool", "off")' in described
+    assert '- unit (string or null; one of "celsius", "fahrenheit"; default null)' in described
+    # with fallback, a tool whose answer is junk still gets its (template) draft
+    assert drafted.cases[1].metadata["draft"]["source"] == "template"
+
+
 def test_accept_and_discard_drafts() -> None:
     drafted = Suite(name="demo", tools=[WEATHER, CALC], cases=[
         SUITE.cases[0],
@@ -195,11 +221,20 @@ async def test_short_suite_against_the_embedded_model_with_live_tools(stdio_cmd)
             assert call.name == "get_weather"
             result = await live.call(call.name, call.function.arguments)
             assert result.error_type in (None, "tool", "bad_arguments"), result
+            # the named tool_choice makes the arguments a JSON object: the server answered
+            assert result.error_type in (None, "tool") and result.latency_ms > 0, result
+            if result.error_type is None:  # its answer for the city the model asked for
+                assert isinstance(result.arguments, dict)
+                city = result.arguments["city"]
+                assert result.structured["temperature"] == sum(map(ord, city.lower())) % 30
+            else:  # the server's own complaint about the arguments
+                assert "get_weather" in result.content, result
             follow = await models.call_model_async(
                 models.DEFAULT_MODEL, [system, user, {"role": "assistant", "content": None,
                                                       "tool_calls": [call.model_dump()]},
                                        result.to_message(call.id)],
                 tools=suite.tools, timeout=120, cache=False)
             assert follow.error is None, follow.error
+            assert follow.prompt_tokens and follow.prompt_tokens > reply.prompt_tokens  # it read it
     finally:
         await models.aclose()

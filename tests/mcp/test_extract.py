@@ -6,8 +6,10 @@ import pytest
 
 from tooleval_nb.mcp.extract import (
     clean_arguments,
+    enum_values,
     extract_json_object,
     fill_required,
+    param_schema,
     salvage_fields,
 )
 from tooleval_nb.suite import Tool
@@ -80,3 +82,52 @@ def test_fill_required_from_default_and_enum() -> None:
     args, notes = fill_required(WEATHER, {"days": 2})
     assert args == {"days": 2, "unit": "celsius", "mode": "brief"}
     assert notes == ["required argument 'city' is missing: fill it in"]
+
+
+#: what an MCPServer lists for ``mode: Mode, unit: Unit | None = None`` (Enum parameters)
+THERMOSTAT = Tool.create("set_thermostat", "Set a room's thermostat.", {
+    "type": "object", "required": ["room", "mode"],
+    "$defs": {"Mode": {"enum": ["heat", "cool", "off"], "title": "Mode", "type": "string"},
+              "Unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}},
+    "definitions": {"Level": {"type": "integer", "minimum": 1, "maximum": 5}},
+    "properties": {
+        "room": {"type": "string"},
+        "mode": {"$ref": "#/$defs/Mode", "description": "What the thermostat does"},
+        "unit": {"anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}], "default": None},
+        "level": {"$ref": "#/definitions/Level"},
+        "lost": {"$ref": "#/$defs/Missing"},
+        "remote": {"$ref": "https://example.invalid/schema.json"}}})
+
+
+def test_refs_to_defs_and_definitions_are_validated() -> None:
+    kept, notes = clean_arguments(THERMOSTAT, {
+        "room": "hall", "mode": "HEAT", "unit": "Fahrenheit", "level": "3"})
+    assert kept == {"room": "hall", "mode": "heat", "unit": "fahrenheit", "level": 3}
+    assert notes == []
+    kept, notes = clean_arguments(THERMOSTAT, {"mode": "warm", "unit": "kelvin", "level": 9})
+    assert kept == {}
+    assert notes == ["dropped mode='warm': 'warm' is not one of ['heat', 'cool', 'off']",
+                     "dropped unit='kelvin': 'kelvin' is not one of ['celsius', 'fahrenheit']",
+                     "dropped level=9: 9 is greater than the maximum of 5"]
+
+
+def test_refs_that_cannot_be_resolved_are_notes_not_errors() -> None:
+    kept, notes = clean_arguments(THERMOSTAT, {"room": "hall", "lost": 1, "remote": "x"})
+    assert kept == {"room": "hall", "lost": 1, "remote": "x"}  # kept, for a person to check
+    assert len(notes) == 2 and all("could not check it against its schema" in n for n in notes)
+    assert notes[0] == ("kept lost=1: could not check it against its schema (its $ref "
+                        "'#/$defs/Missing' cannot be resolved); check it")
+    assert "'https://example.invalid/schema.json' cannot be resolved" in notes[1]
+
+
+def test_param_schema_resolves_local_refs() -> None:
+    assert param_schema(THERMOSTAT, "mode") == {
+        "enum": ["heat", "cool", "off"], "title": "Mode", "type": "string",
+        "description": "What the thermostat does"}
+    assert param_schema(THERMOSTAT, "unit")["anyOf"][0]["enum"] == ["celsius", "fahrenheit"]
+    assert enum_values(param_schema(THERMOSTAT, "unit")) == ["celsius", "fahrenheit"]
+    assert param_schema(THERMOSTAT, "lost") == {"$ref": "#/$defs/Missing"}
+    assert param_schema(THERMOSTAT, "nope") == {}
+    args, notes = fill_required(THERMOSTAT, {})
+    assert args == {"mode": "heat"} and notes == [
+        "required argument 'room' is missing: fill it in"]

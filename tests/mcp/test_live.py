@@ -9,7 +9,13 @@ import time
 import pytest
 
 from tooleval_nb.errors import MCPImportError
-from tooleval_nb.mcp import LiveToolResult, MCPToolRunner, ToolExecutor
+from tooleval_nb.mcp import (
+    LiveToolResult,
+    MCPImportWarning,
+    MCPToolRunner,
+    ToolExecutor,
+    import_mcp_async,
+)
 
 
 async def test_calls_over_every_transport(any_target) -> None:
@@ -66,6 +72,28 @@ async def test_allowed_tools_restrict_calls(http_url: str) -> None:
         denied = await live.call("calculate", {"operation": "add", "a": 1, "b": 1})
     assert denied.error_type == "unknown_tool"
     assert denied.content.endswith("available tools: get_weather")
+
+
+async def test_an_imported_suites_tools_restrict_calls(http_url: str) -> None:
+    with pytest.warns(MCPImportWarning, match="broken_schema"):
+        suite = await import_mcp_async(http_url)
+    async with MCPToolRunner(http_url, tools=suite.tools) as live:
+        assert "broken_schema" in live.tool_names  # the server lists it; the import skipped it
+        skipped = await live.call("broken_schema", {"x": 1})
+        product = await live.call("calculate", {"operation": "add", "a": 1, "b": 1})
+    assert skipped.error_type == "unknown_tool"
+    assert skipped.content.endswith("available tools: get_weather, calculate, slow_task")
+    assert (product.is_error, product.content) == (False, "2.0")
+
+
+async def test_cancelled_start_stops_connecting(slow_list_url: str) -> None:
+    runner = MCPToolRunner(slow_list_url, list_timeout=120)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(runner.start(), timeout=1.0)
+    start = time.monotonic()
+    await runner.aclose()  # the connection was dropped with the start: nothing to wait for
+    assert time.monotonic() - start < 2
+    assert repr(runner).startswith("MCPToolRunner('http://127.0.0.1:") and "closed" in repr(runner)
 
 
 async def test_unreachable_server(tmp_path) -> None:

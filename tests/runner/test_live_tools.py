@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 
 import tooleval_nb as te
-from tooleval_nb.errors import StoreError
+from tooleval_nb.errors import JobError, MCPImportError, StoreError
 from tooleval_nb.mcp.live import LiveToolResult, MCPToolRunner
 from tooleval_nb.suite import EvalCase, Suite, Tool
 from tooleval_nb.testing import FakeOpenAIServer
@@ -29,6 +30,10 @@ def planted(body: dict) -> dict:
     """Weather first; then add 10 to the temperature the tool really returned."""
     tool_msgs = [m for m in body["messages"] if m["role"] == "tool"]
     prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    if prompt.startswith("skipped"):  # a tool the server has but the suite does not
+        if not tool_msgs:
+            return call("broken_schema", x=1)
+        return {"content": "done: " + tool_msgs[0]["content"]}
     if prompt.startswith("faults"):
         if not tool_msgs:
             return {"tool_calls": [
@@ -62,7 +67,7 @@ def model(server) -> dict:
     return {"model": "openai/fake", "api_base": server.url, "api_key": "sk-x"}
 
 
-@pytest.mark.parametrize("transport", ["stdio", "streamable_http"])
+@pytest.mark.parametrize("transport", ["stdio", "streamable_http", "sse"])
 def test_chain_uses_the_real_tool_result(scripted, store_path, transport, stdio_cmd,
                                          start_server, monkeypatch):
     closed = []
@@ -73,7 +78,7 @@ def test_chain_uses_the_real_tool_result(scripted, store_path, transport, stdio_
         await original(self)
 
     monkeypatch.setattr(MCPToolRunner, "aclose", aclose)
-    target = stdio_cmd() if transport == "stdio" else start_server("streamable-http")
+    target = stdio_cmd() if transport == "stdio" else start_server(transport.replace("_", "-"))
     run = te.run_eval(chain_suite(), [model(scripted)], progress="none", cache=False,
                       live_tools=target, live_tool_timeout=20).result()
     row = run.results_df().iloc[0]
@@ -105,6 +110,51 @@ def test_tool_failures_are_answers_not_crashes(scripted, store_path, stdio_cmd):
     assert "division by zero" in results[1]["content"]
     # the model was told each failure as the tool's answer
     assert row["content"] == "done: " + " | ".join(r["content"] for r in results)
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(("target", "cause"), [
+    ("http://127.0.0.1:{port}/mcp", "could not reach MCP server"),
+    ("http://127.0.0.1:{port}/sse", "could not reach MCP server"),
+    ("no-such-mcp-server-xyz --stdio", "was not found"),
+], ids=["streamable-http", "sse", "stdio"])
+def test_unreachable_live_tools_fail_the_job_at_once(scripted, store_path, target, cause):
+    target = target.format(port=free_port())
+    with pytest.raises(JobError) as info:  # outside a running loop, run_eval runs to the end
+        te.run_eval(chain_suite(), [model(scripted)], progress="none", cache=False,
+                    live_tools=target, live_tool_timeout=5)
+    message = str(info.value)
+    assert isinstance(info.value.__cause__, MCPImportError)
+    assert f"live_tools={target!r} could not be opened" in message and cause in message
+    assert "start it or fix the target" in message and "te.resume(" in message
+    assert scripted.bodies == []  # no case ran: none was scored as the model's failure
+    run = te.history().iloc[0]
+    assert run["status"] == "failed" and run["n_results"] == 0
+
+
+def test_tools_outside_the_suite_are_never_called(scripted, store_path, stdio_cmd):
+    """The server has broken_schema (the import skipped it); the suite does not: the live path
+    answers like the mock path, without asking the server."""
+    case = EvalCase(id="skipped", prompt="skipped tool please",
+                    expected={"output_contains": ["done"]})
+    suite = Suite(name="skipped", tools=[WEATHER, CALC], cases=[case])
+    live = te.run_eval(suite, [model(scripted)], progress="none", cache=False,
+                       live_tools=stdio_cmd("--invalid"), live_tool_timeout=20).result()
+    mocked = te.run_eval(suite, [model(scripted)], progress="none", cache=False).result()
+    (result,) = live.detail("skipped")["trace"]["tool_results"]
+    assert result["name"] == "broken_schema" and result["error_type"] == "unknown_tool"
+    expected = {"error": "unknown tool 'broken_schema'; available tools: get_weather, calculate"}
+    assert json.loads(result["content"]) == expected and result["is_error"]
+    assert mocked.detail("skipped")["trace"]["tool_results"] == [expected]
+    # the model was told exactly what the mock path tells it
+    assert live.results_df().iloc[0]["content"] == mocked.results_df().iloc[0]["content"] == (
+        "done: " + result["content"])
 
 
 class Recorder:
@@ -162,3 +212,10 @@ def test_live_tools_with_the_embedded_model(store_path, stdio_cmd, tmp_path, mon
     assert result["name"] == "get_weather" and result["latency_ms"] > 0
     # a real answer from the server, or the server's own complaint about the arguments
     assert result["content"] and ("temperature" in result["content"] or result["is_error"])
+    # ... and nothing else: not a connection failure, a timeout or arguments we could not send
+    assert result["error_type"] in (None, "tool"), result
+    if result["error_type"] is None:  # the server's answer for the city the model asked for
+        city = result["arguments"]["city"]
+        assert json.loads(result["content"])["temperature"] == sum(map(ord, city.lower())) % 30
+    else:
+        assert "get_weather" in result["content"], result  # the server names its tool

@@ -17,7 +17,14 @@ from typing import Any
 from ..errors import SuiteError
 from ..suite import EvalCase, FunctionDef, Suite, Tool
 from ._sync import run_sync
-from .extract import clean_arguments, extract_json_object, fill_required, salvage_fields
+from .extract import (
+    clean_arguments,
+    enum_values,
+    extract_json_object,
+    fill_required,
+    param_schema,
+    salvage_fields,
+)
 
 __all__ = ["draft_cases", "draft_cases_async", "draft_case_async", "accept_drafts",
            "discard_drafts", "DRAFT_TAG"]
@@ -40,17 +47,22 @@ _EXAMPLE_ANSWER = json.dumps({"prompt": _EXAMPLE_PROMPT,
 
 
 def describe_tool(tool: Tool) -> str:
-    """A compact plain-text description of a tool, easier on a small model than raw JSON."""
+    """A compact plain-text description of a tool, easier on a small model than raw JSON.
+
+    Local ``$ref``s are resolved, so an enum parameter shows its type and values (and
+    ``Unit | None`` shows as ``string or null; one of ...``).
+    """
     lines = [f"Tool: {tool.name}", f"Description: {tool.function.description or '(none)'}",
              "Parameters:"]
     required = set(tool.required)
-    for name, schema in tool.properties.items():
-        schema = schema if isinstance(schema, dict) else {}
-        bits = [str(schema.get("type", "any"))]
+    for name in tool.properties:
+        schema = param_schema(tool, name)
+        bits = [_type_text(schema)]
         if name in required:
             bits.append("required")
-        if isinstance(schema.get("enum"), list):
-            bits.append("one of " + ", ".join(json.dumps(v) for v in schema["enum"]))
+        enum = enum_values(schema)
+        if isinstance(enum, list):
+            bits.append("one of " + ", ".join(json.dumps(v) for v in enum))
         if "default" in schema:
             bits.append(f"default {json.dumps(schema['default'])}")
         text = schema.get("description") or ""
@@ -58,6 +70,27 @@ def describe_tool(tool: Tool) -> str:
     if not tool.properties:
         lines.append("- (none)")
     return "\n".join(lines)
+
+
+def _type_text(schema: dict[str, Any]) -> str:
+    """``string``, ``string or null`` (from ``type`` lists and ``anyOf`` / ``oneOf``), or ``any``."""
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return kind
+    if isinstance(kind, list) and kind:
+        return " or ".join(map(str, kind))
+    kinds: list[str] = []
+    for word in ("anyOf", "oneOf"):
+        branches = schema.get(word)
+        for branch in branches if isinstance(branches, list) else []:
+            sub = branch.get("type") if isinstance(branch, dict) else None
+            for k in sub if isinstance(sub, list) else [sub] if isinstance(sub, str) else []:
+                if k not in kinds:
+                    kinds.append(k)
+    if kinds:
+        return " or ".join(kinds)
+    return "string" if isinstance(schema.get("enum"), list) and all(
+        isinstance(v, str) for v in schema["enum"]) else "any"
 
 
 def _messages(tool: Tool) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from ..errors import MCPImportError
+from ..suite import Tool
 from .client import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_LIST_TIMEOUT,
@@ -29,6 +30,7 @@ from .client import (
     open_client,
     resolve_target,
 )
+from .failures import describe_failure
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp import Client
@@ -91,21 +93,24 @@ class MCPToolRunner:
         call_timeout: seconds allowed for each tool call.
         connect_timeout: seconds allowed for connecting.
         list_timeout: seconds allowed for listing the tools once connected.
-        tools: only these tool names may be called (default: every tool the server lists).
+        tools: only these tools may be called (names or suite tools, e.g. ``suite.tools``;
+            default: every tool the server lists, including tools an import skipped).
         env, cwd, headers: as for :func:`~tooleval_nb.mcp.import_mcp`.
     """
 
     def __init__(self, target: str | Sequence[str] | MCPTarget, *, transport: str | None = None,
                  call_timeout: float = DEFAULT_CALL_TIMEOUT,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                 list_timeout: float = DEFAULT_LIST_TIMEOUT, tools: Iterable[str] | None = None,
+                 list_timeout: float = DEFAULT_LIST_TIMEOUT,
+                 tools: Iterable[str | Tool] | None = None,
                  env: dict[str, str] | None = None, cwd: str | None = None,
                  headers: dict[str, str] | None = None) -> None:
         self.target = resolve_target(target, transport, env=env, cwd=cwd, headers=headers)
         self.call_timeout = call_timeout
         self.connect_timeout = connect_timeout
         self.list_timeout = list_timeout
-        self.allowed = set(tools) if tools is not None else None
+        self.allowed = ({t if isinstance(t, str) else t.name for t in tools}
+                        if tools is not None else None)
         self.tool_names: list[str] = []
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -132,9 +137,13 @@ class MCPToolRunner:
                 return self
             self._closing = asyncio.Event()
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._task = asyncio.create_task(self._hold(ready, self._closing),
-                                             name=f"mcp-live {self.target.label}")
-            await ready
+            self._task = task = asyncio.create_task(self._hold(ready, self._closing),
+                                                    name=f"mcp-live {self.target.label}")
+            try:
+                await ready
+            except asyncio.CancelledError:  # stop connecting: leave no server process behind
+                task.cancel()
+                raise
             self._failed = None
         return self
 
@@ -149,7 +158,11 @@ class MCPToolRunner:
                         listed, _, _ = await fetch_tools(client, max_tools=100_000)
                 except TimeoutError as exc:
                     raise MCPImportError(f"MCP server {self.target.label} did not list its "
-                                         f"tools within {self.list_timeout:g} s") from exc
+                                         f"tools within {self.list_timeout:g} s; raise "
+                                         "list_timeout if the server is just slow") from exc
+                except Exception as exc:  # an answer that is not valid MCP, a closed stream
+                    raise MCPImportError(describe_failure(self.target, "listing tools from",
+                                                          exc)) from exc
                 self.tool_names = [t["name"] for t in listed]
                 self._client = held = client
                 ready.set_result(None)
@@ -170,11 +183,13 @@ class MCPToolRunner:
         task, self._task = self._task, None
         if self._closing is not None:
             self._closing.set()
-        if task is not None:
-            try:
-                await asyncio.wait_for(task, timeout=10.0)
-            except Exception:  # closing must not fail a run (TimeoutError included)
+        if task is not None:  # closing must not fail a run: the task's outcome is not raised
+            done, _ = await asyncio.wait({task}, timeout=10.0)
+            if not done:
                 task.cancel()
+                await asyncio.wait({task}, timeout=5.0)
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved, so asyncio does not log it
 
     async def __aenter__(self) -> MCPToolRunner:
         return await self.start()

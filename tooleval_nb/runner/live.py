@@ -5,11 +5,18 @@
 * ``None`` (default): each call is answered with the case's ``mock_responses`` (an error message
   for a tool it has none for);
 * an MCP target (a URL, a command line as a string or a list): the job opens one
-  :class:`tooleval_nb.mcp.live.MCPToolRunner` (``call_timeout=live_tool_timeout``) on its loop and
-  closes it when the job ends, completed, failed or cancelled;
+  :class:`tooleval_nb.mcp.live.MCPToolRunner` (``call_timeout=live_tool_timeout``) on its loop,
+  connects and lists the tools before the first case, and closes it when the job ends,
+  completed, failed or cancelled. A server that cannot be reached or listed in time fails the
+  job at once (:class:`~tooleval_nb.errors.MCPImportError` naming the target), instead of
+  every case getting a "could not reach" answer scored as the model's failure;
 * an object with ``async call(name, arguments)`` returning a
   :class:`~tooleval_nb.mcp.live.LiveToolResult` (:class:`~tooleval_nb.mcp.live.ToolExecutor`):
   used as given (the caller owns it and closes it).
+
+Only the tools offered to the case (the suite's, or the case's own) are called: a call to any
+other tool, even one the server has (such as a tool the import skipped), gets the answer the mock
+path gives, ``{"error": "unknown tool ..."}``, and is never sent to the executor.
 
 A live call's message to the model is ``result.to_message(call.id)``; the hop and the trace hold
 ``result.model_dump()`` (content, error, latency). A tool that fails, hangs past
@@ -25,7 +32,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import MCPImportError, StoreError
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall
 
@@ -71,6 +78,14 @@ async def open_live(live: LiveArg | None, description: str | list[str] | None,
     from ..mcp.live import DEFAULT_CALL_TIMEOUT, MCPToolRunner
 
     runner = MCPToolRunner(given, call_timeout=timeout or DEFAULT_CALL_TIMEOUT)
+    try:
+        await runner.start()  # now, so an unreachable server fails the job, not every case
+    except MCPImportError as exc:
+        await runner.aclose()
+        raise MCPImportError(
+            f"live_tools={given!r} could not be opened: {exc}\nThe run answers tool calls with "
+            "this server's tools: start it or fix the target, then run again; or leave "
+            "live_tools out to answer with the cases' mock responses.") from exc
     return runner, True
 
 
@@ -90,7 +105,15 @@ async def answer_call(case: EvalCase, tools: list[Tool], call: ToolCall, executo
         result = mock_result(case, tools, call)
         return ({"role": "tool", "tool_call_id": call.id, "name": call.name,
                  "content": json.dumps(result, ensure_ascii=False, default=str)}, result)
-    res = await _live_call(executor, call, timeout)
+    if call.name not in {t.name for t in tools}:  # never sent: the answer the mock path gives
+        from ..mcp.live import LiveToolResult
+
+        text = _unknown_tool(call.name, tools)
+        res = LiveToolResult(name=call.name, arguments=call.function.arguments,
+                             content=json.dumps({"error": text}, ensure_ascii=False),
+                             is_error=True, error=text, error_type="unknown_tool")
+    else:
+        res = await _live_call(executor, call, timeout)
     return res.to_message(call.id), res.model_dump(mode="json")
 
 
@@ -128,7 +151,10 @@ def mock_result(case: EvalCase, tools: list[Tool], call: ToolCall) -> Any:
     lowered = {k.lower(): v for k, v in mocks.items()}
     if call.name.lower() in lowered:
         return lowered[call.name.lower()]
-    known = [t.name for t in tools]
-    if call.name not in known:
-        return {"error": f"unknown tool {call.name!r}; available tools: {', '.join(known)}"}
+    if call.name not in {t.name for t in tools}:
+        return {"error": _unknown_tool(call.name, tools)}
     return {"error": f"tool {call.name!r} returned no data (no mock response for it in this case)"}
+
+
+def _unknown_tool(name: str, tools: list[Tool]) -> str:
+    return f"unknown tool {name!r}; available tools: {', '.join(t.name for t in tools)}"

@@ -7,8 +7,11 @@
 Tools: ``get_weather`` (deterministic fake weather), ``calculate`` (four operations, an error
 result on division by zero), ``slow_task`` (sleeps as long as asked, for per-call timeouts),
 ``echo_NNNN`` (``--extra-tools N``, for huge lists). ``--invalid`` adds tools whose schemas are
-not usable (one is not valid JSON Schema, one does not describe an object). ``--page-size``
-serves ``tools/list`` in cursor pages; ``--list-delay`` makes the listing slow.
+not usable (one is not valid JSON Schema, one does not describe an object). ``--enum`` adds
+``set_thermostat``, whose Enum parameters the SDK lists as ``{"$ref": "#/$defs/Mode"}`` with the
+definitions in ``$defs``. ``--page-size`` serves ``tools/list`` in cursor pages;
+``--list-delay`` makes the listing slow. Without flags the tools are the three above (other
+tests count them).
 
 HTTP transports bind 127.0.0.1 on a free port *before* printing it, so a client can connect as
 soon as it has read the line (the listening socket queues the connection): no polling needed.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+from enum import StrEnum
 from typing import Any, Literal
 
 import anyio
@@ -38,6 +42,17 @@ INVALID_TOOLS: list[dict[str, Any]] = [
 NOT_OBJECT_TOOL: dict[str, Any] = {
     "name": "not_an_object", "description": "A tool whose parameters are a string.",
     "inputSchema": {"type": "string"}}
+
+
+class Mode(StrEnum):
+    heat = "heat"
+    cool = "cool"
+    off = "off"
+
+
+class Unit(StrEnum):
+    celsius = "celsius"
+    fahrenheit = "fahrenheit"
 
 
 class DemoServer(MCPServer):
@@ -66,7 +81,7 @@ class DemoServer(MCPServer):
 
 
 def build(extra_tools: int = 0, page_size: int = 0, list_delay: float = 0.0,
-          invalid: bool = False) -> DemoServer:
+          invalid: bool = False, enum: bool = False) -> DemoServer:
     raw = list(INVALID_TOOLS) if invalid else []
     server = DemoServer(page_size=page_size, list_delay=list_delay, raw_tools=raw)
 
@@ -89,6 +104,11 @@ def build(extra_tools: int = 0, page_size: int = 0, list_delay: float = 0.0,
         await anyio.sleep(seconds)
         return "done"
 
+    if enum:
+        @server.tool(description="Set the thermostat of a room to a mode.")
+        def set_thermostat(room: str, mode: Mode, unit: Unit | None = None) -> dict[str, Any]:
+            return {"room": room, "mode": mode.value, "unit": unit.value if unit else None}
+
     for i in range(extra_tools):
         def echo(text: str) -> str:
             return text
@@ -105,9 +125,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--list-delay", type=float, default=0.0)
     parser.add_argument("--invalid", action="store_true")
+    parser.add_argument("--enum", action="store_true")
     parser.add_argument("--port", type=int, default=0, help="default: a free port")
     args = parser.parse_args(argv)
-    server = build(args.extra_tools, args.page_size, args.list_delay, args.invalid)
+    server = build(args.extra_tools, args.page_size, args.list_delay, args.invalid, args.enum)
     if args.transport == "stdio":
         server.run("stdio")
         return
