@@ -189,6 +189,29 @@ async def test_cancel_a_queued_job(fake, make_suite, model_of, tmp_path):
     assert len(await a) == 8 and len(await c) == 3
 
 
+async def test_rpm_limit_holds_requests_back_in_a_run(fake, make_suite, model_of, store_path):
+    """rpm=5 on 8 cases with 8 workers: without the limiter all 8 requests leave before the
+    first reply; with it the 6th waits for the 60 s window, so when 5 results are in exactly
+    5 requests reached the server (then the job is cancelled instead of waiting a minute)."""
+    five = asyncio.Event()
+    results: list[str] = []
+
+    def on_event(event) -> None:
+        if event.type == "tool_eval_result":
+            results.append(event.data["case_id"])
+            if len(results) == 5:
+                five.set()
+
+    job = te.run_eval(make_suite(8), [model_of(fake)], progress="none", cache=False,
+                      max_concurrency=8, rpm=5, callbacks=on_event)
+    await five.wait()
+    assert fake.requests == 5
+    job.cancel()
+    with pytest.raises(JobCancelled):
+        await job
+    assert fake.requests == 5 and len(job.snapshot()) == 5
+
+
 def test_repeats_seeds_tags_and_resume_dedup(fake, make_suite, model_of, store_path):
     suite = make_suite(6)
     job = te.run_eval(suite, [model_of(fake)], progress="none", cache=False, tags=["even"],
