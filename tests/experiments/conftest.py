@@ -29,6 +29,12 @@ def suite() -> Suite:
 
 
 @pytest.fixture
+def suite_of() -> Callable[..., Suite]:
+    """``suite_of(n)``: the weather suite with ``n`` cases."""
+    return make_suite
+
+
+@pytest.fixture
 def store(tmp_path) -> str:
     return str(tmp_path / "runs.db")
 

@@ -78,3 +78,58 @@ def test_default_model_matches_models_layer():
 def test_repr_shows_changes_only():
     assert repr(Config()) == "Config()"
     assert repr(Config(temperature=0.7)) == "Config(temperature=0.7)"
+
+
+def test_params_and_few_shot_are_read_only():
+    cfg = Config(temperature=0.7, params={"top_p": 0.9, "stop": ["\n"], "logit_bias": {"1": 2}},
+                 few_shot=(FewShot(user="hi", calls=({"name": "f",
+                                                      "arguments": {"city": "Oslo"}},)),))
+    key = cfg.key
+    with pytest.raises(TypeError, match="immutable"):
+        cfg.params["top_p"] = 0.5  # type: ignore[index]
+    with pytest.raises(TypeError, match="immutable"):
+        cfg.params.update(top_p=0.5)
+    with pytest.raises(TypeError, match="immutable"):
+        del cfg.params["top_p"]  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match="immutable"):
+        cfg.params["logit_bias"]["1"] = 3
+    with pytest.raises(AttributeError):
+        cfg.params["stop"].append("x")
+    with pytest.raises(TypeError, match="immutable"):
+        cfg.few_shot[0].calls[0]["arguments"]["city"] = "Bergen"
+    assert cfg.key == key and hash(cfg) == hash(Config.from_json(cfg.to_json()))
+    # the public API still works on the frozen values
+    assert cfg.merge(top_p=0.5).params["top_p"] == 0.5 and cfg.params["top_p"] == 0.9
+    assert cfg.diff(Config())["stop"] == (["\n"], None)
+    assert Config.from_json(cfg.to_json()) == cfg and dict(cfg.params)["top_p"] == 0.9
+    merged = Config(temperature=0.7).merge(**cfg.params)
+    assert merged.key == Config(temperature=0.7, params=dict(cfg.params)).key
+
+
+def test_params_are_frozen_on_merge_and_copy():
+    import copy
+    import pickle
+
+    cfg = Config(temperature=0.7).merge(top_p=0.9)
+    for other in (cfg.merge(top_k=40), copy.deepcopy(cfg), pickle.loads(pickle.dumps(cfg)),
+                  cfg.model_copy(deep=True), cfg.canonical()):
+        assert other.params.get("top_p") == 0.9
+        with pytest.raises(TypeError):
+            other.params["top_p"] = 0.1  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    (Config(temperature=0.7, params={"top_p": 1}), Config(temperature=0.7).merge(top_p=1.0),
+     True),
+    (Config(temperature=0.7, params={"top_k": 40.0}), Config(temperature=0.7, params={"top_k": 40}),
+     True),
+    (Config(params={"repeat_penalty": 1}), Config(params={"repeat_penalty": 1.0000000001}), True),
+    (Config(temperature=0.7, params={"top_p": 1}), Config(temperature=0.7, params={"top_p": 1.5}),
+     False),
+    (Config(params={"flag": True}), Config(params={"flag": 1}), False),
+    (Config(params={"flag": False}), Config(params={"flag": 0.0}), False),
+    (Config(params={"stop": [1.0, 2]}), Config(params={"stop": [1, 2.0]}), True),
+], ids=["int-vs-float", "float-vs-int", "rounded-whole", "different", "bool-is-not-int",
+        "bool-is-not-float", "nested"])
+def test_key_normalises_numbers_but_not_bools(a, b, same):
+    assert (a.key == b.key) is same

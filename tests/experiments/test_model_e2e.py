@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import tooleval_nb.experiments as tx
@@ -29,9 +31,15 @@ def test_experiment_and_sweep_on_embedded_model(small, mstore, capsys):
                    budget=tx.Budget(calls=40))
     out = capsys.readouterr().out
     assert "ETA" in out and "2 configs" in out
+    # the ETA is measured by the probe on this machine: a number, never "n/a"
+    eta = re.search(r"ETA (\S+) (\S+);", out)
+    assert eta is not None and "ETA n/a" not in out, out
+    assert float(eta.group(1)) >= 0 and eta.group(2) in ("s", "min", "h")
     trials = sw.trials_df()
     assert len(trials) == 2 and trials["score"].between(0, 1).all()
     assert sw.calls_used <= 40 and sw.confirmation is not None
+    # confirmed on the holdout, or nothing beat the base on dev (then nothing is confirmed)
+    assert not sw.confirmation.empty or sw.best_trial.is_base
     kinds = list(exp.timeline()["kind"])
     assert kinds[:2] == ["eval", "sweep"]
     run = exp.run_best(split="holdout", repeats=1)

@@ -4,6 +4,8 @@ unparseable meta output falls back to the operators."""
 from __future__ import annotations
 
 import json
+import sqlite3
+import zlib
 
 import pytest
 
@@ -104,3 +106,127 @@ def test_tune_without_holdout_does_not_promote(suite, store, fake_server):
     pt = tx.tune_prompt(suite, cfg, split=whole, meta_model=None, population=2,
                         generations=1, store=store, budget=tx.Budget(calls=200))
     assert pt.winner is None and pt.stop_reason == "every dev case solved"
+
+
+def digest_target(body):
+    """The tool digest ("Tools:") fixes five cases in six and breaks the sixth: no prompt solves
+    every dev case, so a tune runs all its generations."""
+    system = system_of(body)
+    if META_MARK in system:
+        return {"role": "assistant", "content": "no JSON here"}
+    user = next(str(m.get("content")) for m in reversed(body["messages"])
+                if m.get("role") == "user")
+    good = zlib.crc32(user.encode()) % 6 != 0
+    return None if ("Tools:" in system) == good else WRONG
+
+
+def results_in(store: str) -> int:
+    with sqlite3.connect(store) as conn:
+        return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+
+
+def test_multi_generation_tune_charges_each_call_once(suite, store, fake_server):
+    server = fake_server(handler=digest_target)
+    cfg = tx.Config(model="openai/fake", api_base=server.url)
+    pt = tx.tune_prompt(suite, cfg, split=tx.split(suite, holdout=0.3, seed=0), meta_model=None,
+                        operators="rules", population=3, generations=3, patience=5,
+                        budget=tx.Budget(calls=2000), store=store, cache=False)
+    gens = pt.generations_df()
+    assert list(gens["generation"]) == [0, 1, 2, 3]  # base and front re-raced each generation
+    assert pt.calls_used == server.requests == results_in(store)
+    assert int(gens["calls_used"].iloc[-1]) <= pt.calls_used
+    assert gens["calls_used"].is_monotonic_increasing
+    assert gens["meta_parsed"].isna().all()  # operators="rules": no meta call was made
+
+
+def test_duplicates_are_rejected_inside_a_tune_and_never_evaluated(suite, store, fake_server):
+    near = tx.DEFAULT_SYSTEM_PROMPT + " Thanks!"
+    fresh = "Answer with a call to get_weather."
+
+    def handler(body):
+        if META_MARK in system_of(body):
+            return {"role": "assistant", "content": json.dumps({"prompts": [
+                {"text": tx.DEFAULT_SYSTEM_PROMPT, "rationale": "same as the default"},
+                {"text": fresh, "rationale": "new"},
+                {"text": "  " + fresh.upper() + "  ", "rationale": "same, reformatted"},
+                {"text": near, "rationale": "almost the default"}]})}
+        return None if fresh in system_of(body) else WRONG
+
+    server = fake_server(handler=handler, record=True)
+    cfg = tx.Config(model="openai/fake", api_base=server.url)
+    sp = tx.split(suite, holdout=0.3, seed=0)
+    pt = tx.tune_prompt(suite, cfg, split=sp, meta_model=cfg, operators="meta", population=4,
+                        generations=1, budget=tx.Budget(calls=400), store=store, cache=False)
+    cands = pt.candidates_df().set_index("cand_id")
+    default_id = int(cands.index[cands["operator"] == "default"][0])
+    gen1 = cands[cands["generation"] == 1]
+    assert list(gen1["operator"]) == ["meta"] * 4
+    reasons = list(gen1["rejected_reason"])
+    fresh_id = int(gen1.index[gen1["text"] == fresh][0])
+    assert reasons[0] == f"duplicate of c{default_id}"
+    assert list(gen1["rejected_reason"].isna()) == [False, True, False, False]
+    assert reasons[2] == f"duplicate of c{fresh_id}"
+    assert reasons[3] == f"near_duplicate of c{default_id}"
+    rejected = gen1[gen1["rejected_reason"].notna()]
+    assert (rejected["dev_n"] == 0).all() and rejected["dev_score"].isna().all()
+    cells = {c["item_id"] for c in pt.store.cells(pt.id)}
+    assert not cells & {f"c{i}" for i in rejected.index}
+    assert not any(near in system_of(b) for b in server.bodies)  # never sent to the model
+    gens = pt.generations_df().set_index("generation")
+    assert gens.loc[1, "n_rejected"] == 3 and gens.loc[1, "meta_parsed"] is True
+
+
+class Boom(Exception):
+    """Stands for a kill in the middle of a proposal."""
+
+
+def test_tune_interrupted_mid_proposal_proposes_the_generation_again(
+        suite, store, fake_server, tmp_path, monkeypatch):
+    from tooleval_nb.experiments import tuner
+
+    server = fake_server(handler=digest_target)
+    cfg = tx.Config(model="openai/fake", api_base=server.url)
+    kwargs = dict(split=tx.split(suite, holdout=0.3, seed=0), meta_model=None,
+                  operators="rules", population=3, generations=3, patience=5,
+                  budget=tx.Budget(calls=2000), cache=False)
+    whole = tx.tune_prompt(suite, cfg, store=str(tmp_path / "whole.db"), **kwargs)
+    real_add = tuner.Tuner.add
+    added = [0]
+
+    def add_then_die(self, gen, *args, **kw):
+        if gen == 2:
+            added[0] += 1
+            if added[0] == 2:  # one candidate of generation 2 is proposed, then the "kill"
+                raise Boom
+        return real_add(self, gen, *args, **kw)
+
+    monkeypatch.setattr(tuner.Tuner, "add", add_then_die)
+    with pytest.raises(Boom):
+        tx.tune_prompt(suite, cfg, store=store, **kwargs)
+    monkeypatch.setattr(tuner.Tuner, "add", real_add)
+    row = pt_rows(store)[0]
+    assert row["status"] == "interrupted"
+    stored_gens = {r["generation"] for r in cand_rows(store)}
+    assert stored_gens == {0, 1}  # generation 2 is stored whole or not at all
+    requests, done = server.requests, results_in(store)
+    again = tx.tune_prompt(suite, cfg, store=store, **kwargs)
+    assert again.id == row["id"] and pt_rows(store)[0]["status"] == "completed"
+    assert server.requests - requests == results_in(store) - done  # nothing asked twice
+    assert [(c.generation, c.operator, c.text) for c in again.candidates] == \
+        [(c.generation, c.operator, c.text) for c in whole.candidates]
+    assert again.best.system_prompt == whole.best.system_prompt
+    assert again.calls_used == whole.calls_used
+    cols = ["generation", "n_proposed", "n_rejected", "best_dev_lcb", "calls_used"]
+    assert again.generations_df()[cols].equals(whole.generations_df()[cols])
+
+
+def pt_rows(store: str) -> list[dict]:
+    with sqlite3.connect(store) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute("SELECT * FROM prompt_tunes")]
+
+
+def cand_rows(store: str) -> list[dict]:
+    with sqlite3.connect(store) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute("SELECT * FROM prompt_candidates")]

@@ -1,4 +1,4 @@
-"""A sweep killed with SIGKILL resumes and re-runs nothing that had finished."""
+"""A sweep or a prompt tune killed with SIGKILL resumes and re-runs nothing that had finished."""
 
 from __future__ import annotations
 
@@ -76,3 +76,99 @@ def test_sigkill_mid_sweep_then_resume(suite, store, fake_server, tmp_path):
     assert stored_results(store) == total_cells
     assert sw.best.tool_choice == "auto"  # the default answer is always right: base kept
     assert len(sw.trials_df()) == 4
+
+
+TUNE_SCRIPT = """
+import sys
+import tooleval_nb.experiments as tx
+from tooleval_nb.suite import Suite
+
+suite = Suite.model_validate_json(open(sys.argv[1]).read())
+cfg = tx.Config(model="openai/fake", api_base=sys.argv[2])
+tx.tune_prompt(suite, cfg, split=tx.split(suite, holdout=0.3, seed=0), meta_model=cfg,
+               operators="auto", population=3, generations=3, patience=5,
+               budget=tx.Budget(calls=2000), store=sys.argv[3], cache=False, parallel=2)
+print("finished")
+"""
+
+
+def tune_args(suite: Suite, url: str, store: str) -> dict:
+    cfg = tx.Config(model="openai/fake", api_base=url)
+    return dict(base=cfg, split=tx.split(suite, holdout=0.3, seed=0), meta_model=cfg,
+                operators="auto", population=3, generations=3, patience=5,
+                budget=tx.Budget(calls=2000), store=store, cache=False, parallel=2)
+
+
+def digest_or_junk(broken: str):
+    """A server where the meta model writes junk (dropped after two failures) and the tool
+    digest ("Tools:") fixes every target case but the dev case ``broken``, which it breaks (so
+    no prompt solves every dev case and every generation runs)."""
+
+    def handler(body):
+        system = " ".join(str(m.get("content")) for m in body.get("messages") or []
+                          if m.get("role") == "system")
+        if "You write system prompts" in system:
+            return {"role": "assistant", "content": "prompts: {not json"}
+        user = next(str(m.get("content")) for m in reversed(body["messages"])
+                    if m.get("role") == "user")
+        good = user != broken
+        return None if ("Tools:" in system) == good else {"role": "assistant", "content": "no"}
+
+    return handler
+
+
+def test_sigkill_mid_prompt_tune_then_resume(suite, store, fake_server, tmp_path):
+    child: dict[str, int] = {}
+    armed = {"at": None}
+    killed = threading.Event()
+    answer = digest_or_junk(suite.case(tx.split(suite, holdout=0.3, seed=0).dev[0]).prompt)
+
+    def killer(body):
+        # on the server's thread: SIGKILL the worker at a planted request (no sleeping)
+        if armed["at"] is not None and server.requests >= armed["at"] and "pid" in child \
+                and not killed.is_set():
+            killed.set()
+            os.kill(child["pid"], signal.SIGKILL)
+        return answer(body)
+
+    server = fake_server(handler=killer, latency=0.01)
+    whole_store = str(tmp_path / "whole.db")
+    whole = tx.tune_prompt(suite, **tune_args(suite, server.url, whole_store))
+    gens = whole.generations_df()
+    assert list(gens["meta_parsed"]) == [None, False, False, None]  # meta dropped after two
+    assert whole.calls_used == server.requests == stored_results(whole_store) + 2
+    # kill the worker halfway through the evaluation of generation 2
+    start = server.requests
+    g1, g2 = (int(gens.loc[gens["generation"] == g, "calls_used"].iloc[0]) for g in (1, 2))
+    armed["at"] = start + (g1 + g2) // 2
+
+    suite_path = tmp_path / "suite.json"
+    suite_path.write_text(suite.model_dump_json())
+    script = tmp_path / "tune_worker.py"
+    script.write_text(TUNE_SCRIPT)
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    proc = subprocess.Popen([sys.executable, str(script), str(suite_path), server.url, store],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    child["pid"] = proc.pid
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == -signal.SIGKILL, (out, err)
+    assert b"finished" not in out
+    requests_at_kill = server.requests
+    done_at_kill = stored_results(store)
+    assert 0 < done_at_kill < stored_results(whole_store)
+
+    armed["at"] = None
+    again = tx.tune_prompt(suite, **tune_args(suite, server.url, store))
+    new_requests = server.requests - requests_at_kill
+    new_results = stored_results(store) - done_at_kill
+    # no finished cell and no meta call was asked again: only the missing cases were requested
+    assert new_requests == new_results
+    assert stored_results(store) == stored_results(whole_store)
+    # and the resumed tune is the uninterrupted one
+    assert again.best.system_prompt == whole.best.system_prompt
+    assert "Tools:" in (again.best.system_prompt or "")
+    assert [(c.generation, c.operator, c.text, c.rejected_reason) for c in again.candidates] == \
+        [(c.generation, c.operator, c.text, c.rejected_reason) for c in whole.candidates]
+    assert again.generations_df().equals(gens)
+    assert again.calls_used == whole.calls_used
+    assert again.message == whole.message

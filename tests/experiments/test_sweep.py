@@ -158,3 +158,43 @@ def test_tpe_without_optuna_says_how_to_install(suite, store, monkeypatch):
         tx.sweep(suite, base=tx.Config(model="openai/fake", api_base="http://127.0.0.1:9"),
                  space=tx.space(temperature=[0.0, 0.7]), strategy="tpe", store=store,
                  preflight=False)
+
+
+def test_int_and_float_base_value_is_one_trial(suite, store, fake_server):
+    server = fake_server()
+    base = tx.Config(model="openai/fake", api_base=server.url, temperature=0.7,
+                     params={"top_p": 1})
+    sw = tx.sweep(suite, base=base, space=tx.space(top_p=[1.0, 0.9]), strategy="grid",
+                  budget=tx.Budget(calls=400), store=store, preflight=False)
+    trials = sw.trials_df()
+    assert len(trials) == 2 and int(trials["is_base"].sum()) == 1
+    assert len(set(trials["canonical_key"])) == 2
+    assert server.requests == sw.calls_used == 2 * 2 * len(sw.split.dev)
+
+
+def noisy(body):
+    """Right with probability 1/2, independently per (config, case, sample): a planted coin on
+    everything the config changes, so configs disagree case by case but none is better."""
+    return None if coin(body.get("tool_choice"), body.get("max_tokens"),
+                        body.get("temperature"), body.get("seed"), last_user(body)) else WRONG
+
+
+@pytest.mark.parametrize("strategy", ["grid", "race"])
+def test_noisy_null_server_keeps_base(suite_of, store, fake_server, strategy):
+    suite = suite_of(86)
+    sp = tx.split(suite, holdout=0.3, seed=0)
+    assert 55 <= len(sp.dev) <= 65
+    server = fake_server(handler=noisy)
+    base = tx.Config(model="openai/fake", api_base=server.url)
+    sw = tx.sweep(suite, base=base, space=tx.space(**SPACE), strategy=strategy, split=sp,
+                  budget=tx.Budget(calls=2000), store=store, preflight=False, cache=False)
+    trials = sw.trials_df()
+    ran = trials[~trials["is_base"] & (trials["n_cases"] > 0)]
+    # the configs really disagree case by case (discordant pairs), yet none wins beyond noise
+    assert len(ran) == 7 and (ran["delta"].abs() > 0).any()
+    cases = sw.cases_df().groupby(["trial_id", "case_id"])["score"].mean().unstack(0)
+    assert (cases.nunique(axis=1) > 1).mean() > 0.5
+    assert not trials["significant"].any()
+    assert sw.best == base.canonical() and sw.best_trial.is_base
+    assert "no configuration beat the baseline beyond noise" in sw.message
+    assert server.requests == sw.calls_used

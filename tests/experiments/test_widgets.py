@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import ipywidgets as widgets
 import pytest
 
@@ -127,3 +129,52 @@ def test_judge_failure_chart(finished):
                           max_llm_calls=1, store=exp.store.runs)
     spec = charts.failure_modes_chart(rep.failure_modes_df()).to_dict()
     assert spec["mark"] in ("bar", {"type": "bar"})
+
+
+PHRASE = "Consult the forecast oracle."
+
+
+def phrase_server(body):
+    system = " ".join(str(m.get("content")) for m in body.get("messages") or []
+                      if m.get("role") == "system")
+    if "You write system prompts" in system:
+        return {"role": "assistant", "content": json.dumps({"prompts": [
+            {"text": f"You help with weather. {PHRASE}", "rationale": "the phrase"}]})}
+    return None if PHRASE in system else WRONG
+
+
+def promote_button(box) -> widgets.Button:
+    return next(c for c in box.children if isinstance(c, widgets.Button))
+
+
+def test_prompt_tune_widget_promotes_into_its_experiment(suite, store, fake_server, tmp_path):
+    server = fake_server(handler=phrase_server)
+    cfg = tx.Config(model="openai/fake", api_base=server.url)
+    sp = tx.split(suite, holdout=0.3, seed=0)
+    args = dict(meta_model=cfg, population=2, generations=1, budget=tx.Budget(calls=400),
+                search_few_shot=False)
+    exp = tx.experiment("pw", suite=suite, split=sp, store=store)
+    exp.run(cfg)
+    pt = exp.tune_prompt(auto_promote=False, **args)
+    assert pt.winner is not None and pt.experiment is exp
+    box = pt.widget()  # no browser: built on a dummy comm, checked through its traits
+    button = promote_button(box)
+    assert not button.disabled and button.tooltip == "promote the winner"
+    button.click()  # no running loop here: the promotion runs to completion
+    assert PHRASE in (exp.best.config.system_prompt or "")
+    assert exp.best.source == f"prompt_tune:{pt.id}"
+    assert button.disabled and "already promoted into experiment 'pw'" in button.tooltip
+    assert "promoted: True" in box.children[-1].value
+    # a tune auto-promoted by exp.tune_prompt says so; an unlinked one says how to link it
+    exp2 = tx.experiment("pw2", suite=suite, split=sp, store=store)
+    exp2.run(cfg)
+    linked = promote_button(exp2.tune_prompt(**args).widget())
+    assert linked.disabled and "already promoted into experiment 'pw2'" in linked.tooltip
+    alone = tx.tune_prompt(suite, cfg, split=sp, store=str(tmp_path / "alone.db"), **args)
+    unlinked = promote_button(alone.widget())
+    assert alone.winner is not None and unlinked.disabled
+    assert "pass experiment=" in unlinked.tooltip
+    # an explicit experiment argument still wins over the tune's own link
+    from tooleval_nb.experiments.widgets import prompt_tune_widget
+
+    assert not promote_button(prompt_tune_widget(alone, exp2)).disabled

@@ -1,8 +1,14 @@
 """Budgets: every sweep, tune and judge report stops when its calls or minutes run out (P5).
 
 A :class:`Budget` is the immutable limit a user passes; a :class:`BudgetTracker` counts what one
-job spends against it. Only *new* model calls count: cases restored from the store on resume, and
-replies served from the cache, are free.
+job spends against it. Model requests count; replies served from the response cache are free.
+
+The budget is the *job's*, over its whole life, and each call is charged once: a cell a job reuses
+(a prompt tune re-racing its base every generation) is not charged again, and a job resumed after a
+kill pays again, once, for the cells, probe and meta calls the interrupted process had finished, as
+it replays them in order. So a resumed job takes the decisions an uninterrupted one would and ends
+with the same ``calls_used`` (requests lost in flight at the kill are not counted). The minutes
+budget counts this process's time only.
 """
 
 from __future__ import annotations

@@ -10,20 +10,28 @@ Keys are *flat*: the fields below plus any provider parameter (``top_p``, ``top_
 and ``cfg.merge(params={"top_p": 0.9})`` are the same thing; a ``None`` value removes a parameter.
 
 :meth:`Config.canonical` collapses configs that must behave the same: at ``temperature == 0`` the
-sampling-only keys (:data:`SAMPLING_KEYS`) change nothing, so they are dropped; floats are rounded
-to 6 digits. :attr:`Config.key` hashes the canonical form, so two configs with the same key are the
-same trial, the same cache entry and the same row in every table.
+sampling-only keys (:data:`SAMPLING_KEYS`) change nothing, so they are dropped; numbers are
+normalised (floats rounded to 6 digits, a whole-number float written as an int, so ``top_p=1`` and
+``top_p=1.0`` are one value; bools stay bools). :attr:`Config.key` hashes the canonical form, so two
+configs with the same key are the same trial, the same cache entry and the same row in every table.
+
+A config is immutable all the way down: :attr:`Config.params` and the calls of its few-shot
+examples are read-only mappings (:class:`FrozenMap`) and tuples, so nothing can change a config's
+key after it was built; change a config with :meth:`Config.merge`.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FIELD_KEYS", "DEFAULT_MODEL_NAME"]
+__all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FrozenMap", "FIELD_KEYS", "DEFAULT_MODEL_NAME",
+           "freeze", "thaw"]
 
 #: the embedded model's name (equal to ``tooleval_nb.models.DEFAULT_MODEL``; kept here so that
 #: building a Config never imports the model layer)
@@ -33,6 +41,53 @@ DEFAULT_MODEL_NAME = "local/smollm2-135m"
 SAMPLING_KEYS: frozenset[str] = frozenset({"top_p", "top_k", "min_p", "typical_p", "seed"})
 
 Mode = Literal["native", "hermes", "pythonic"]
+
+
+class FrozenMap(dict):  # type: ignore[type-arg]
+    """A read-only dict: every mutating method raises ``TypeError``.
+
+    It stays a ``dict`` (JSON, pydantic dumps, ``dict(m)`` and ``**m`` work as usual); copies
+    are frozen too. Build changed configs with :meth:`Config.merge` instead.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a Config is immutable: its params and few-shot calls are read-only; "
+                        "use cfg.merge(key=value) for a changed copy")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenMap, (dict(self),))
+
+    def __copy__(self) -> FrozenMap:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenMap:
+        return FrozenMap({k: copy.deepcopy(v, memo) for k, v in self.items()})
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self)
+
+
+def freeze(value: Any) -> Any:
+    """``value`` with every dict made a :class:`FrozenMap` and every list a tuple (deeply)."""
+    if isinstance(value, Mapping):
+        return FrozenMap({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """The plain (mutable) copy of a frozen value: dicts and lists again, for request bodies."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [thaw(v) for v in value]
+    return value
 
 
 class FewShot(BaseModel):
@@ -47,6 +102,11 @@ class FewShot(BaseModel):
     content: str | None = None
     #: the dev case the example was built from (never a holdout case)
     case_id: str | None = None
+
+    @field_validator("calls")
+    @classmethod
+    def _freeze_calls(cls, value: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+        return tuple(freeze(call) for call in value)
 
 
 class Config(BaseModel):
@@ -71,8 +131,8 @@ class Config(BaseModel):
     max_tokens: int | None = Field(default=256, ge=1)
     system_prompt: str | None = None
     few_shot: tuple[FewShot, ...] = ()
-    #: provider parameters (top_p, top_k, min_p, repeat_penalty, seed, ...)
-    params: dict[str, Any] = Field(default_factory=dict)
+    #: provider parameters (top_p, top_k, min_p, repeat_penalty, seed, ...); read-only
+    params: dict[str, Any] = Field(default_factory=FrozenMap)
 
     @field_validator("params")
     @classmethod
@@ -80,7 +140,7 @@ class Config(BaseModel):
         clash = sorted(set(value) & FIELD_KEYS)
         if clash:
             raise ValueError(f"params may not hold config fields {clash}; set them directly")
-        return {k: v for k, v in value.items() if v is not None}
+        return FrozenMap({k: freeze(v) for k, v in value.items() if v is not None})
 
     # -- composition -------------------------------------------------------------------------
     def merge(self, **changes: Any) -> Config:
@@ -191,7 +251,18 @@ FIELD_KEYS: frozenset[str] = frozenset(
 
 
 def _round(value: Any) -> Any:
-    return round(value, 6) if isinstance(value, float) else value
+    """A number in canonical form: floats rounded to 6 digits, whole numbers as ints (``1.0``
+    and ``1`` are one value), bools untouched; lists and dicts element by element."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        value = round(value, 6)
+        return int(value) if value.is_integer() else value
+    if isinstance(value, Mapping):
+        return {k: _round(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_round(v) for v in value]
+    return value
 
 
 def _short(value: Any) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..aio import run_sync
 from ..errors import ExperimentError
 from .compare import case_scores
-from .config import Config
+from .config import Config, thaw
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -83,7 +83,7 @@ def run_kwargs(config: Config) -> dict[str, Any]:
     """Keyword arguments of ``run_eval`` for ``config`` (models, settings, params)."""
     from ..models import ModelSpec
 
-    params = dict(config.params)
+    params = thaw(config.params)
     if config.max_tokens is not None:
         params["max_tokens"] = config.max_tokens
     tool_choice: Any = config.tool_choice
@@ -173,19 +173,29 @@ def load_evaluation(store: Any, run_id: str) -> Evaluation:
 
 
 def config_from_run(run: Any) -> Config:
-    """Best-effort Config of a runner Run (its first target and its settings)."""
+    """The Config a runner Run ran with (its first target and its settings).
+
+    A setting the run does not record falls back to the runner's own default
+    (:class:`tooleval_nb.runner.plan.RunSettings`: ``tool_choice="required"``), since that is
+    what the runner sent, never to :class:`Config`'s defaults; a run without ``max_tokens``
+    gives ``max_tokens=None`` (no limit was sent).
+    """
+    from ..runner.plan import RunSettings
+
+    defaults = RunSettings()
     settings = getattr(run, "settings", {}) or {}
     targets = getattr(run, "targets", []) or [{}]
     target = targets[0].get("spec") or targets[0]  # runner: {"label", "spec": ModelSpec dump}
     params = {**(settings.get("params") or {}), **(target.get("params") or {})}
-    max_tokens = params.pop("max_tokens", 256)
-    temperature = float(params.pop("temperature", settings.get("temperature", 0.0)))
-    choice = settings.get("tool_choice", "required")
+    max_tokens = params.pop("max_tokens", None)
+    temperature = float(params.pop("temperature", settings.get("temperature",
+                                                               defaults.temperature)))
+    choice = settings.get("tool_choice", defaults.tool_choice)
     if isinstance(choice, dict):
         choice = (choice.get("function") or {}).get("name", "auto")
     prompt = settings.get("system_prompt")
     return Config(model=target.get("model") or Config().model, api_base=target.get("api_base"),
-                  mode=target.get("mode") or "native",
+                  mode=settings.get("mode") or target.get("mode") or "native",
                   temperature=temperature,
                   tool_choice=choice, max_tokens=max_tokens,
                   system_prompt=prompt if isinstance(prompt, str) else None,

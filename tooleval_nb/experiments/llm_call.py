@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from .config import Config
+from .config import Config, thaw
 
 __all__ = ["Answer", "JsonCaller", "model_of"]
 
@@ -24,7 +24,7 @@ class Answer:
 def model_of(judge_model: Any) -> dict[str, Any]:
     if isinstance(judge_model, Config):
         return {"model": judge_model.model, "api_base": judge_model.api_base,
-                "params": {"temperature": judge_model.temperature, **judge_model.params}}
+                "params": {"temperature": judge_model.temperature, **thaw(judge_model.params)}}
     if judge_model is None:
         from ..models import DEFAULT_MODEL
 

@@ -86,7 +86,7 @@ class PromptTune:
     def __init__(self, *, tune_id: str, base: Config, candidates: list[Candidate],
                  generations: list[dict[str, Any]], n_dev: int, metric: str, seed: int,
                  promote_if: str, racer: Any, store: Any, split: Any, suite: Any,
-                 promote_mode: str = "confirm") -> None:
+                 promote_mode: str = "confirm", experiment: Any = None) -> None:
         self.id = tune_id
         self.base = base
         self.candidates = candidates
@@ -103,6 +103,10 @@ class PromptTune:
         self.stop_reason: str | None = None
         #: ``"confirm"`` (holdout-confirmed winner) or ``"copy"`` (dev winner, unconfirmed)
         self.promote_mode = promote_mode
+        #: the experiment the tune is linked to (``exp.tune_prompt``), else None
+        self.experiment = experiment
+        #: why no holdout confirmation ran (nothing beat the base on dev; the budget), else None
+        self.confirm_note: str | None = None
 
     @property
     def calls_used(self) -> int:
@@ -180,6 +184,9 @@ class PromptTune:
                     f"confirmed on a holdout): dev delta {win.stats['dev_delta']:+.3f}, lower "
                     f"bound {win.stats['dev_lcb']:+.3f}")
         if win is None:
+            if self.confirm_note:
+                return (f"{self.confirm_note}; so no candidate passed {self.promote_if}: .best "
+                        "is the base prompt")
             return (f"no candidate passed {self.promote_if} on the holdout; .best is the base "
                     "prompt")
         st = {k: win.stats.get(k, math.nan) for k in ("holdout_delta", "holdout_ci_low",
@@ -299,7 +306,7 @@ class PromptTune:
         """Leaderboard (dev and holdout CIs), best-so-far curve, case heatmap, diff, Promote."""
         from .widgets import prompt_tune_widget
 
-        return prompt_tune_widget(self)
+        return prompt_tune_widget(self, self.experiment)
 
     def __repr__(self) -> str:
         return (f"PromptTune(id={self.id!r}, candidates={len(self.candidates)}, "

@@ -6,6 +6,13 @@ on (F-race), once ``min_cases`` cases are in, an arm is dropped when the one-sid
 ``1 - alpha`` upper bound of its paired delta against the current leader is below 0. The base arm
 is never dropped, so every survivor ends with a full paired delta against it. The race stops when
 one arm is left, the cases run out, or the budget is spent.
+
+Budget accounting: the budget is the *job's* budget, over its whole life. Each cell is charged
+once, with the model calls it cost, whether this process ran it or reloaded it from the store:
+a tune that re-races the base and the front every generation reuses their stored cells without
+paying for them again, and a job resumed after a kill pays, as it replays its stored cells in
+order, exactly what the interrupted process had paid, so it takes the same decisions and ends
+with the same ``calls_used`` as an uninterrupted job (requests lost in flight are not counted).
 """
 
 from __future__ import annotations
@@ -110,18 +117,39 @@ class Racer:
         self.on_event = on_event or (lambda kind, data: None)
         self.stop_reason: str | None = None
         self.cases_used = 0
+        #: (item, round, split) of every cell charged to the tracker by this job
+        self._charged: set[tuple[str, int, str]] = set()
 
     def cost(self, arm: Arm, n_cases: int) -> int:
         return n_cases * (1 if arm.config.greedy else self.repeats)
 
+    def need(self, arms: list[Arm], round_: int, split: str, n_cases: int) -> int:
+        """Calls these cells still cost this job: cells it already paid for are free (a cell
+        stored by an interrupted process is paid again, once, as it was then)."""
+        return sum(self.cost(a, n_cases) for a in arms
+                   if (a.id, round_, split) not in self._charged)
+
+    def shortfall(self, need: int) -> str:
+        """Why ``need`` more calls cannot be made (for messages)."""
+        if self.tracker.out_of_time:
+            return self.tracker.reason or "time budget spent"
+        return (f"needs {need} calls, {self.tracker.remaining_calls} left of the budget of "
+                f"{self.tracker.budget.calls}")
+
+    def _charge(self, key: tuple[str, int, str], calls: int) -> None:
+        if key not in self._charged:
+            self._charged.add(key)
+            self.tracker.charge(calls)
+
     async def cell(self, arm: Arm, round_: int, split: str, case_ids: list[str], *,
                    seed: int | None = None) -> Evaluation | None:
         """Evaluate ``arm`` on ``case_ids`` (or reuse the stored cell); None when over budget."""
+        key = (arm.id, round_, split)
         found = self.store.cell(self.owner_id, arm.id, round_, split)
         if found is not None and found["status"] == "done" and found["run_id"]:
             ev = load_evaluation(self.store.runs, found["run_id"])
             ev.calls = int(found["calls"] or 0)
-            self.tracker.charge(ev.calls)
+            self._charge(key, ev.calls)  # once per job (see the module docstring)
             return ev
         if not self.tracker.can_afford(self.cost(arm, len(case_ids))):
             return None
@@ -131,7 +159,7 @@ class Racer:
                                   repeats=self.repeats, cache=self.cache,
                                   base_seed=self.seed if seed is None else seed,
                                   name=f"{self.owner_id}:{arm.id}:{split}{round_}")
-        self.tracker.charge(ev.calls)
+        self._charge(key, ev.calls)
         self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids, run_id=ev.run_id,
                              status="done", calls=ev.calls)
         self.on_event("cell", {"arm": arm.id, "round": round_, "split": split,
@@ -156,8 +184,8 @@ class Racer:
         while seen < len(case_ids):
             ids = case_ids[seen:seen + step]
             alive = [a for a in arms if a.alive]
-            need = sum(self.cost(a, len(ids)) for a in alive)
-            if not self._affordable(alive, round_, need):
+            need = self.need(alive, round_, "dev", len(ids))
+            if need and not self.tracker.can_afford(need):
                 self.stop_reason = self.tracker.reason or (
                     f"budget: round {round_ + 1} needs {need} calls, "
                     f"{self.tracker.remaining_calls} left")
@@ -183,11 +211,6 @@ class Racer:
                 break
         if self.stop_reason is None:
             self.stop_reason = "all dev cases used"
-
-    def _affordable(self, alive: list[Arm], round_: int, need: int) -> bool:
-        stored = all((c := self.store.cell(self.owner_id, a.id, round_, "dev")) is not None
-                     and c["status"] == "done" for a in alive)
-        return stored or self.tracker.can_afford(need)
 
     def _eliminate(self, arms: list[Arm], seen: int) -> None:
         alive = [a for a in arms if a.alive]

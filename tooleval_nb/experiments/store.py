@@ -151,14 +151,20 @@ class ExperimentStore:
 
     def upsert(self, table: str, row: dict[str, Any], key: tuple[str, ...]) -> None:
         """Insert or update the row identified by the ``key`` columns."""
-        cols = list(row)
-        values = [_dumps(v) if isinstance(v, (dict, list, tuple)) else v for v in row.values()]
-        updates = ", ".join(f"{_q(c)} = excluded.{_q(c)}" for c in cols if c not in key)
-        sql = (f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) VALUES "
-               f"({', '.join('?' for _ in cols)}) ON CONFLICT ({', '.join(key)}) DO "
-               + (f"UPDATE SET {updates}" if updates else "NOTHING"))
+        self.upsert_many([(table, row, key)])
+
+    def upsert_many(self, rows: list[tuple[str, dict[str, Any], tuple[str, ...]]]) -> None:
+        """Several :meth:`upsert` calls ``(table, row, key)`` in one transaction: all or none
+        of them reach the file."""
         with self.runs.transaction() as c:
-            c.execute(sql, values)
+            for table, row, key in rows:
+                cols = list(row)
+                values = [_dumps(v) if isinstance(v, (dict, list, tuple)) else v
+                          for v in row.values()]
+                updates = ", ".join(f"{_q(k)} = excluded.{_q(k)}" for k in cols if k not in key)
+                c.execute(f"INSERT INTO {table} ({', '.join(_q(k) for k in cols)}) VALUES "
+                          f"({', '.join('?' for _ in cols)}) ON CONFLICT ({', '.join(key)}) DO "
+                          + (f"UPDATE SET {updates}" if updates else "NOTHING"), values)
 
     def update(self, table: str, where: dict[str, Any], **values: Any) -> None:
         sets = ", ".join(f"{_q(c)} = ?" for c in values)

@@ -113,13 +113,25 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
                 info={"params": a}) for i, (c, a) in enumerate(zip(configs, assigns, strict=True))]
     tracker = budget.tracker()
     mde80 = mde(len(dev_ids), 0.5)
+    # the probe is part of the job: a resumed sweep pays the stored probe again (the budget is
+    # the job's over its whole life, see tooleval_nb.experiments.race) instead of re-probing
+    settings = json.loads(row["settings_json"] or "{}") if row is not None else {}
+    probed = settings.get("probe")
+    if probed:
+        tracker.charge(int(probed.get("calls") or 0))
     if preflight:
         eta = "n/a"
+        calls_hint = grid_calls if chosen != "race" else grid_calls // 2
         if probe and row is None:
             est = await estimate_async(suite, base, grid_calls, store=es.runs, verbose=False)
             tracker.charge(est.probe_calls)
-            calls_hint = grid_calls if chosen != "race" else grid_calls // 2
-            eta = format_duration(calls_hint * est.seconds_per_call)
+            probed = {"calls": est.probe_calls, "seconds_per_call": est.seconds_per_call,
+                      "run_id": est.run_id}
+            es.update("sweeps", {"id": sweep_id}, settings_json={
+                "alpha": alpha, "metric": metric, "repeats": reps, "n_trials": n_trials,
+                "probe": probed})
+        if probed:
+            eta = format_duration(calls_hint * float(probed["seconds_per_call"]))
         plus = " + the base config" if len(configs) > expansion.n_canonical else ""
         print(f"sweep {sweep_id}: {expansion.describe()}{plus} = {len(configs)} trials, "
               f"strategy {chosen}; {len(dev_ids)} {on} cases; about {grid_calls} calls for the "
@@ -149,12 +161,22 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
                    budget=budget, grid_calls=grid_calls, experiment=experiment)
     result.save()
     if experiment is not None:
-        result.link(experiment)
+        entry = result.link(experiment)
         if auto_promote and promote == "copy":
             await result._promote(experiment, "copy")
         elif auto_promote and sp.holdout:
-            await result.confirm_async(top_k=confirm_top_k)
-            await result._promote(experiment)
+            if result.best_trial.is_base:
+                result.nothing_to_confirm()
+                experiment._note(entry, "nothing to confirm: no trial beat the base config on "
+                                 f"{on} beyond noise")
+            else:
+                _, why = await result.try_confirm(top_k=confirm_top_k)
+                if why is None:
+                    await result._promote(experiment)
+                else:  # an ordinary budget outcome: said in the entry, nothing promoted
+                    experiment._note(entry, f"not confirmed: {why}; nothing promoted (run "
+                                     "sw.confirm() with a larger budget, then sw.promote(exp))")
+                    print(f"sweep {sweep_id}: not confirmed: {why}; nothing promoted")
     return result
 
 

@@ -31,6 +31,10 @@ __all__ = ["Sweep", "PromoteMode"]
 #: how a tuner's winner reaches an experiment: confirmed on the holdout, or copied from dev
 PromoteMode = Literal["confirm", "copy"]
 
+#: columns of :meth:`Sweep.confirm`'s frame
+CONFIRM_COLUMNS = ["trial_id", "config_diff", "is_base", "n_cases", "score", "ci_low", "ci_high",
+                   "delta", "delta_ci_low", "delta_ci_high", "p_value", "confirmed", "run_id"]
+
 
 class Sweep:
     """A finished (or budget-stopped) sweep. Built by :func:`tooleval_nb.experiments.sweep`."""
@@ -58,6 +62,8 @@ class Sweep:
         self.budget = budget
         self.grid_calls = grid_calls
         self.experiment = experiment
+        #: the holdout confirmation (:meth:`confirm`); empty when no trial beat the base on dev
+        #: (nothing to confirm); None before it ran or when the budget could not pay for it
         self.confirmation: pd.DataFrame | None = None
         self._trials: pd.DataFrame | None = None
 
@@ -227,10 +233,10 @@ class Sweep:
                 f" vs base on {int(row['n_cases'])} {self.on} cases (p_holm={row['p_holm']:.3g})")
 
     # -- confirmation and promotion --------------------------------------------------------------
-    async def confirm_async(self, top_k: int = 3, split: str = "holdout", repeats: int = 2,
-                            seed_offset: int = 1000) -> pd.DataFrame:
-        """Evaluate the top trials and the base on ``split`` with fresh seeds (see
-        :meth:`confirm`)."""
+    async def try_confirm(self, top_k: int = 3, split: str = "holdout", repeats: int = 2,
+                          seed_offset: int = 1000) -> tuple[pd.DataFrame | None, str | None]:
+        """Confirm as :meth:`confirm` does; ``(None, why)`` instead of an exception when the
+        budget cannot pay for the confirmation (then no holdout call is made at all)."""
         import pandas as pd
 
         ids = self.split.ids(split)
@@ -240,14 +246,21 @@ class Sweep:
                                   "fresh seeds only)")
         picks = [a for a in self.arms if a.id in self.ranking()[:top_k]]
         todo = [self.base_arm, *picks]
-        reps = repeats
-        for arm in todo:
-            self.racer.repeats = reps
-            ev = await self.racer.cell(arm, 0, split, ids, seed=self.seed + seed_offset)
-            if ev is None:
-                raise ExperimentError(f"budget spent before confirming trial {arm.id} "
-                                      f"({self.racer.tracker.reason}); pass a larger budget")
-            arm.holdout = [ev]
+        dev_repeats = self.racer.repeats
+        self.racer.repeats = repeats
+        try:
+            need = self.racer.need(todo, 0, split, len(ids))
+            if need and not self.racer.tracker.can_afford(need):
+                return None, (f"budget: confirming {len(todo)} trials on {len(ids)} {split} "
+                              f"cases {self.racer.shortfall(need)}")
+            for arm in todo:
+                ev = await self.racer.cell(arm, 0, split, ids, seed=self.seed + seed_offset)
+                if ev is None:
+                    return None, (f"budget spent before confirming trial {arm.id} (it "
+                                  f"{self.racer.shortfall(self.racer.cost(arm, len(ids)))})")
+                arm.holdout = [ev]
+        finally:
+            self.racer.repeats = dev_repeats
         base = _scores(self.base_arm.holdout, self.metric)
         rows = []
         for arm in todo:
@@ -261,9 +274,26 @@ class Sweep:
                          "p_value": res.p_value,
                          "confirmed": (not arm.is_base) and res.ci_low > 0,
                          "run_id": arm.holdout[0].run_id})
-        self.confirmation = pd.DataFrame(rows)
+        self.confirmation = pd.DataFrame(rows, columns=CONFIRM_COLUMNS)
         self.save()
+        return self.confirmation, None
+
+    def nothing_to_confirm(self) -> pd.DataFrame:
+        """Record that no trial beat the base on dev: an empty confirmation, no holdout call."""
+        import pandas as pd
+
+        self.confirmation = pd.DataFrame(columns=CONFIRM_COLUMNS)
         return self.confirmation
+
+    async def confirm_async(self, top_k: int = 3, split: str = "holdout", repeats: int = 2,
+                            seed_offset: int = 1000) -> pd.DataFrame:
+        """Evaluate the top trials and the base on ``split`` with fresh seeds (see
+        :meth:`confirm`); raises :class:`ExperimentError` when the budget cannot pay for it."""
+        frame, why = await self.try_confirm(top_k, split, repeats, seed_offset)
+        if frame is None:
+            raise ExperimentError(f"sweep {self.id}: not confirmed: {why}; pass a larger "
+                                  "te.Budget(calls=...) to te.sweep")
+        return frame
 
     def confirm(self, top_k: int = 3, split: str = "holdout", repeats: int = 2) -> pd.DataFrame:
         """Confirm the top ``top_k`` trials and the base on the holdout with fresh seeds.
@@ -299,6 +329,10 @@ class Sweep:
                 return False
             evals, ref_evals, ids = arm.evals, self.base_arm.evals, self.split.ids(self.on)
         else:
+            if (self.confirmation is None or self.confirmation.empty) and \
+                    self.best_trial.is_base:
+                print(f"sweep {self.id}: nothing to confirm or promote, {self.message}")
+                return False
             if self.confirmation is None:
                 await self.confirm_async()
             conf = self.confirmation

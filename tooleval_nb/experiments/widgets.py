@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .config import Config
 
 __all__ = ["experiment_widget", "sweep_widget", "prompt_tune_widget", "SweepForm", "sweep_form",
-           "parse_values", "space_from_fields", "SWEEP_FIELDS"]
+           "parse_values", "space_from_fields", "promote_block_reason", "SWEEP_FIELDS"]
 
 #: the form's parameters and their default values (empty = not swept)
 SWEEP_FIELDS: dict[str, str] = {"temperature": "0, 0.7", "tool_choice": "auto, required",
@@ -203,26 +203,43 @@ def prompt_tune_widget(pt: Any, experiment: Any = None) -> widgets.VBox:
 
     from .charts import best_so_far_chart, case_heatmap, leaderboard_chart
 
+    exp = experiment if experiment is not None else getattr(pt, "experiment", None)
     plots = widgets.Output()
     _show(plots, leaderboard_chart(pt.candidates_df()), best_so_far_chart(pt.generations_df()),
           case_heatmap(pt.case_matrix_df()))
-    why = None
-    if pt.winner is None:
-        why = f"nothing to promote: {pt.message}"
-    elif experiment is None:
-        why = "pass experiment=... (or use exp.tune_prompt) to promote"
+    why = promote_block_reason(pt, exp)
     promote = widgets.Button(description="Promote", button_style="success",
                              disabled=why is not None, tooltip=why or "promote the winner")
     status = widgets.HTML(html.escape(why or pt.message))
 
     def on_promote(_: Any) -> None:
+        promote.disabled = True
+
         def done(result: Any, error: BaseException | None) -> None:
             status.value = (f"promoted: {result}" if error is None
                             else f"promotion failed: {html.escape(str(error))}")
-        _start(pt.promote_async(experiment), done)
+            blocked = promote_block_reason(pt, exp)
+            promote.disabled = blocked is not None
+            promote.tooltip = blocked or "promote the winner"
+        _start(pt.promote_async(exp), done)
 
     promote.on_click(on_promote)
     return widgets.VBox([plots, widgets.HTML(pt.diff()), promote, status])
+
+
+def promote_block_reason(pt: Any, exp: Any) -> str | None:
+    """Why a prompt tune's Promote button is disabled (None when it can promote)."""
+    if pt.winner is None:
+        return f"nothing to promote: {pt.message}"
+    if exp is None:
+        return "pass experiment=... (or use exp.tune_prompt) to promote"
+    tl = exp.timeline()
+    done = tl[(tl["kind"] == "confirm") & (tl["promoted_from"] == pt.id)]
+    if len(done):
+        last = done.iloc[-1]
+        return (f"already promoted into experiment {exp.name!r} (timeline entry "
+                f"#{int(last['entry_id'])}: {last['note'] or 'linked'})")
+    return None
 
 
 class SweepForm:
