@@ -158,29 +158,25 @@ def _root_validator(parameters: dict[str, Any]) -> Any:
 
     Its registry is empty: a remote ``$ref`` is never fetched, it fails to resolve instead.
     """
-    import jsonschema
-    from jsonschema.validators import validator_for
     from referencing import Registry
 
-    try:
-        cls = validator_for(parameters, default=jsonschema.Draft202012Validator)
+    from ..suite.tool import _jsonschema
+
+    jsonschema = _jsonschema()  # the light import the suite's tool checks use
+    try:  # the draft the tool was validated with (its $schema, else Draft 7)
+        cls = jsonschema.validators.validator_for(parameters, default=jsonschema.Draft7Validator)
         return cls(parameters, registry=Registry())
     except Exception as exc:  # noqa: BLE001 - reported per argument by _check
         return exc
 
 
 def _check(root: Any, schema: dict[str, Any], value: Any) -> tuple[bool, str] | None:
-    """None when ``value`` fits ``schema``; else ``(drop it, why)``."""
-    from jsonschema.exceptions import SchemaError, best_match
+    """None when ``value`` fits ``schema``; else ``(drop it, why)``. The schema itself was
+    checked with its tool (a suite's tools are valid JSON Schema)."""
+    from jsonschema.exceptions import best_match
 
     if isinstance(root, Exception):
         return False, f"could not check it against its schema ({_brief(root)}); check it"
-    try:
-        type(root).check_schema(schema)
-    except SchemaError:
-        return None  # not our call to judge: the import checks schemas
-    except Exception as exc:  # noqa: BLE001 - the machinery failing must not fail the drafts
-        return False, f"could not check it against its schema ({_brief(exc)}); check it"
     try:
         error = best_match(root.evolve(schema=schema).iter_errors(value))
     except Exception as exc:  # noqa: BLE001 - an unresolvable $ref, a recursive schema, ...

@@ -23,7 +23,7 @@ from .editing import (
     parse_tools,
 )
 from .mcp_box import MCPImportBox
-from .mcp_import import clear_draft, draft_label
+from .mcp_import import add_drafts, clear_draft, draft_label
 
 __all__ = ["SuiteEditor"]
 
@@ -212,8 +212,6 @@ class SuiteEditor(W.VBox):
         """Append the form's case (None, with the problems shown, when it is invalid). A person
         added it, so it is no draft even when the form held one; an id or name another case has
         already gets a number (the form carries the loaded case's)."""
-        from .mcp_import import add_drafts
-
         case = self._checked_case()
         if case is not None:
             self.cases = add_drafts(self.cases, [clear_draft(case, "edited")])
@@ -239,8 +237,6 @@ class SuiteEditor(W.VBox):
 
     def add_cases(self, cases: list[EvalCase]) -> None:
         """Append ``cases`` (drafts included; an id already taken gets a suffix)."""
-        from .mcp_import import add_drafts
-
         self.cases = add_drafts(self.cases, cases)
         self._refresh_cases()
 
