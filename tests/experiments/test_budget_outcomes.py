@@ -59,6 +59,21 @@ def test_race_sweep_with_nothing_better_on_dev_links_without_confirming(suite, s
     assert exp.best.source == "baseline"
 
 
+def test_an_explicit_confirm_runs_the_holdout_even_when_nothing_beat_the_base(
+        suite, store, fake_server):
+    server = fake_server(handler=lambda body: None)  # every config answers right: a null
+    cfg = tx.Config(model="openai/fake", api_base=server.url)
+    sp = tx.split(suite, holdout=0.3, seed=0)
+    sw = tx.sweep(suite, base=cfg, space=tx.space(tool_choice=["auto", "required"]),
+                  split=sp, strategy="grid", preflight=False, store=store, cache=False)
+    assert sw.best_trial.is_base
+    before = server.requests
+    conf = sw.confirm(top_k=1)  # asked for: the holdout runs (only auto-promotion skips it)
+    assert len(conf) == 2 and conf["is_base"].sum() == 1 and not conf["confirmed"].any()
+    assert server.requests - before == 2 * len(sp.holdout)  # 2 configs (greedy: 1 repeat)
+    assert sw.confirm_note is None
+
+
 def test_sweep_whose_holdout_is_over_budget_is_linked_with_the_reason(suite, store,
                                                                       fake_server, capsys):
     server = fake_server(handler=required_only)

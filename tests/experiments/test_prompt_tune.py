@@ -230,3 +230,40 @@ def cand_rows(store: str) -> list[dict]:
     with sqlite3.connect(store) as conn:
         conn.row_factory = sqlite3.Row
         return [dict(r) for r in conn.execute("SELECT * FROM prompt_candidates")]
+
+
+def test_tune_killed_after_a_generation_without_candidates_does_not_propose_it_again(
+        suite, store, fake_server, monkeypatch):
+    from tooleval_nb.experiments import tuner
+
+    meta_calls = [0]
+
+    def handler(body):
+        if META_MARK in system_of(body):
+            meta_calls[0] += 1
+            return {"role": "assistant", "content": "prompts prompts {oops"}
+        return WRONG
+
+    server = fake_server(handler=handler)
+    cfg = tx.Config(model="openai/fake", api_base=server.url)
+    # population=0: generation 1 makes its meta call but stores no candidate
+    kwargs = dict(split=tx.split(suite, holdout=0.3, seed=0), meta_model=cfg, population=0,
+                  generations=1, budget=tx.Budget(calls=400), store=store, cache=False)
+    real_evaluate = tuner.Tuner.evaluate
+
+    async def die_at_generation_1(self, gen, front):
+        if gen == 1:  # generation 1 is stored (with no candidate), then the "kill"
+            raise Boom
+        return await real_evaluate(self, gen, front)
+
+    monkeypatch.setattr(tuner.Tuner, "evaluate", die_at_generation_1)
+    with pytest.raises(Boom):
+        tx.tune_prompt(suite, cfg, **kwargs)
+    monkeypatch.setattr(tuner.Tuner, "evaluate", real_evaluate)
+    assert meta_calls[0] == 1
+    assert {r["generation"] for r in cand_rows(store)} == {0}
+    again = tx.tune_prompt(suite, cfg, **kwargs)
+    assert meta_calls[0] == 1  # generation 1 was replayed, not proposed again
+    gens = again.generations_df().set_index("generation")
+    assert gens.loc[1, "n_proposed"] == 0 and gens.loc[1, "meta_parsed"] is False
+    assert again.calls_used == server.requests

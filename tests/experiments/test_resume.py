@@ -33,6 +33,23 @@ def sweep_args(suite: Suite, url: str, store: str) -> dict:
                 cache=False, parallel=2)
 
 
+def run_until_killed(suite: Suite, source: str, url: str, store: str, tmp_path,
+                     child: dict[str, int], name: str = "worker.py") -> None:
+    """Run the worker script ``source`` on ``suite`` in a child process (its pid in
+    ``child["pid"]``, for the server's killer) and check that it was SIGKILLed unfinished."""
+    suite_path = tmp_path / "suite.json"
+    suite_path.write_text(suite.model_dump_json())
+    script = tmp_path / name
+    script.write_text(source)
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    proc = subprocess.Popen([sys.executable, str(script), str(suite_path), url, store],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    child["pid"] = proc.pid
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == -signal.SIGKILL, (out, err)
+    assert b"finished" not in out
+
+
 def stored_results(store: str) -> int:
     with sqlite3.connect(store) as conn:
         return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
@@ -52,17 +69,7 @@ def test_sigkill_mid_sweep_then_resume(suite, store, fake_server, tmp_path):
         return None
 
     server = fake_server(handler=killer, latency=0.01)
-    suite_path = tmp_path / "suite.json"
-    suite_path.write_text(suite.model_dump_json())
-    script = tmp_path / "worker.py"
-    script.write_text(SCRIPT)
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen([sys.executable, str(script), str(suite_path), server.url, store],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    child["pid"] = proc.pid
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == -signal.SIGKILL, (out, err)
-    assert b"finished" not in out
+    run_until_killed(suite, SCRIPT, server.url, store, tmp_path, child)
     requests_at_kill = server.requests
     done_at_kill = stored_results(store)
     assert 0 < done_at_kill < requests_at_kill + 1
@@ -142,17 +149,8 @@ def test_sigkill_mid_prompt_tune_then_resume(suite, store, fake_server, tmp_path
     g1, g2 = (int(gens.loc[gens["generation"] == g, "calls_used"].iloc[0]) for g in (1, 2))
     armed["at"] = start + (g1 + g2) // 2
 
-    suite_path = tmp_path / "suite.json"
-    suite_path.write_text(suite.model_dump_json())
-    script = tmp_path / "tune_worker.py"
-    script.write_text(TUNE_SCRIPT)
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen([sys.executable, str(script), str(suite_path), server.url, store],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    child["pid"] = proc.pid
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == -signal.SIGKILL, (out, err)
-    assert b"finished" not in out
+    run_until_killed(suite, TUNE_SCRIPT, server.url, store, tmp_path, child,
+                     name="tune_worker.py")
     requests_at_kill = server.requests
     done_at_kill = stored_results(store)
     assert 0 < done_at_kill < stored_results(whole_store)

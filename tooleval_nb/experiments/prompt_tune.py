@@ -161,11 +161,8 @@ async def _run(result: PromptTune, tuner: Tuner, tracker: Any, generations: int,
         tuner.save_all()
         lcb = max((c.stats.get("dev_lcb", -math.inf) for c in full if c.operator != "base"),
                   default=-math.inf)
-        gen_cands = [c for c in tuner.cands if c.generation == gen]
-        result.generations.append({
-            "generation": gen, "n_proposed": len(gen_cands),
-            "n_rejected": sum(c.rejected_reason is not None for c in gen_cands),
-            "meta_parsed": meta_parsed, "best_dev_lcb": lcb, "calls_used": tracker.calls_used})
+        result.generations.append(tuner.generation_row(gen, meta_parsed, lcb,
+                                                       tracker.calls_used))
         es.upsert("prompt_generations", {"tune_id": tuner.id, **result.generations[-1]},
                   ("tune_id", "generation"))
         stale = 0 if lcb > best_lcb + 1e-9 else stale + 1

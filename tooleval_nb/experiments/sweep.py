@@ -98,14 +98,14 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
         rows = es.select("sweeps", {"key": key}, order="created_at DESC")
         row = rows[0] if rows else None
     sweep_id = row["id"] if row else new_id("sw")
+    settings = {"alpha": alpha, "metric": metric, "repeats": reps, "n_trials": n_trials}
     if row is None:
         es.insert("sweeps", {
             "id": sweep_id, "key": key, "experiment_id": getattr(experiment, "id", None),
             "suite_fp": suite.fingerprint(), "base_config_json": base.to_json(),
             "space_json": space.to_json_dict(), "strategy": chosen,
             "budget_json": budget.model_dump(), "seed": seed, "on_split": on,
-            "select_rule": select, "settings_json": {"alpha": alpha, "metric": metric,
-                                                     "repeats": reps, "n_trials": n_trials},
+            "select_rule": select, "settings_json": settings,
             "status": "running", "created_at": time.time()})
     else:
         es.update("sweeps", {"id": sweep_id}, status="running")
@@ -115,8 +115,8 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
     mde80 = mde(len(dev_ids), 0.5)
     # the probe is part of the job: a resumed sweep pays the stored probe again (the budget is
     # the job's over its whole life, see tooleval_nb.experiments.race) instead of re-probing
-    settings = json.loads(row["settings_json"] or "{}") if row is not None else {}
-    probed = settings.get("probe")
+    stored = json.loads(row["settings_json"] or "{}") if row is not None else {}
+    probed = stored.get("probe")
     if probed:
         tracker.charge(int(probed.get("calls") or 0))
     if preflight:
@@ -127,9 +127,7 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
             tracker.charge(est.probe_calls)
             probed = {"calls": est.probe_calls, "seconds_per_call": est.seconds_per_call,
                       "run_id": est.run_id}
-            es.update("sweeps", {"id": sweep_id}, settings_json={
-                "alpha": alpha, "metric": metric, "repeats": reps, "n_trials": n_trials,
-                "probe": probed})
+            es.update("sweeps", {"id": sweep_id}, settings_json={**settings, "probe": probed})
         if probed:
             eta = format_duration(calls_hint * float(probed["seconds_per_call"]))
         plus = " + the base config" if len(configs) > expansion.n_canonical else ""
@@ -165,18 +163,15 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
         if auto_promote and promote == "copy":
             await result._promote(experiment, "copy")
         elif auto_promote and sp.holdout:
-            if result.best_trial.is_base:
-                result.nothing_to_confirm()
-                experiment._note(entry, "nothing to confirm: no trial beat the base config on "
-                                 f"{on} beyond noise")
-            else:
-                _, why = await result.try_confirm(top_k=confirm_top_k)
-                if why is None:
-                    await result._promote(experiment)
-                else:  # an ordinary budget outcome: said in the entry, nothing promoted
-                    experiment._note(entry, f"not confirmed: {why}; nothing promoted (run "
-                                     "sw.confirm() with a larger budget, then sw.promote(exp))")
-                    print(f"sweep {sweep_id}: not confirmed: {why}; nothing promoted")
+            _, why = await result.try_confirm(top_k=confirm_top_k, only_if_better=True)
+            if result.confirm_note is not None:  # nothing to confirm: said in the entry
+                experiment._note(entry, result.confirm_note)
+            elif why is None:
+                await result._promote(experiment)
+            else:  # an ordinary budget outcome: said in the entry, nothing promoted
+                experiment._note(entry, f"not confirmed: {why}; nothing promoted (run "
+                                 "sw.confirm() with a larger budget, then sw.promote(exp))")
+                print(f"sweep {sweep_id}: not confirmed: {why}; nothing promoted")
     return result
 
 

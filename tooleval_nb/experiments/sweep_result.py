@@ -65,6 +65,9 @@ class Sweep:
         #: the holdout confirmation (:meth:`confirm`); empty when no trial beat the base on dev
         #: (nothing to confirm); None before it ran or when the budget could not pay for it
         self.confirmation: pd.DataFrame | None = None
+        #: why no holdout confirmation ran although one was asked for (nothing beat the base on
+        #: dev), else None
+        self.confirm_note: str | None = None
         self._trials: pd.DataFrame | None = None
 
     # -- figures -------------------------------------------------------------------------------
@@ -234,11 +237,20 @@ class Sweep:
 
     # -- confirmation and promotion --------------------------------------------------------------
     async def try_confirm(self, top_k: int = 3, split: str = "holdout", repeats: int = 2,
-                          seed_offset: int = 1000) -> tuple[pd.DataFrame | None, str | None]:
+                          seed_offset: int = 1000, *, only_if_better: bool = False
+                          ) -> tuple[pd.DataFrame | None, str | None]:
         """Confirm as :meth:`confirm` does; ``(None, why)`` instead of an exception when the
-        budget cannot pay for the confirmation (then no holdout call is made at all)."""
+        budget cannot pay for the confirmation (then no holdout call is made at all). With
+        ``only_if_better`` (auto-promotion, :meth:`promote`) and no trial that beat the base on
+        dev, there is nothing to confirm: an empty frame, no holdout call, and the reason in
+        :attr:`confirm_note`."""
         import pandas as pd
 
+        if only_if_better and self.best_trial.is_base:
+            self.confirm_note = (f"nothing to confirm: no trial beat the base config on "
+                                 f"{self.on} beyond noise")
+            self.confirmation = pd.DataFrame(columns=CONFIRM_COLUMNS)
+            return self.confirmation, None
         ids = self.split.ids(split)
         if not ids:
             raise ExperimentError(f"the split has no {split} cases to confirm on: build it with "
@@ -278,18 +290,13 @@ class Sweep:
         self.save()
         return self.confirmation, None
 
-    def nothing_to_confirm(self) -> pd.DataFrame:
-        """Record that no trial beat the base on dev: an empty confirmation, no holdout call."""
-        import pandas as pd
-
-        self.confirmation = pd.DataFrame(columns=CONFIRM_COLUMNS)
-        return self.confirmation
-
     async def confirm_async(self, top_k: int = 3, split: str = "holdout", repeats: int = 2,
-                            seed_offset: int = 1000) -> pd.DataFrame:
+                            seed_offset: int = 1000, *, only_if_better: bool = False
+                            ) -> pd.DataFrame:
         """Evaluate the top trials and the base on ``split`` with fresh seeds (see
         :meth:`confirm`); raises :class:`ExperimentError` when the budget cannot pay for it."""
-        frame, why = await self.try_confirm(top_k, split, repeats, seed_offset)
+        frame, why = await self.try_confirm(top_k, split, repeats, seed_offset,
+                                            only_if_better=only_if_better)
         if frame is None:
             raise ExperimentError(f"sweep {self.id}: not confirmed: {why}; pass a larger "
                                   "te.Budget(calls=...) to te.sweep")
@@ -329,14 +336,13 @@ class Sweep:
                 return False
             evals, ref_evals, ids = arm.evals, self.base_arm.evals, self.split.ids(self.on)
         else:
-            if (self.confirmation is None or self.confirmation.empty) and \
-                    self.best_trial.is_base:
-                print(f"sweep {self.id}: nothing to confirm or promote, {self.message}")
-                return False
             if self.confirmation is None:
-                await self.confirm_async()
+                await self.confirm_async(only_if_better=True)
             conf = self.confirmation
             assert conf is not None
+            if conf.empty:  # nothing to confirm (see try_confirm)
+                print(f"sweep {self.id}: nothing to confirm or promote, {self.message}")
+                return False
             winners = conf[conf["confirmed"]].sort_values("delta_ci_low", ascending=False)
             if winners.empty:
                 print(f"sweep {self.id}: nothing to promote, no trial beat the base on the "

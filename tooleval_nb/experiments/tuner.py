@@ -100,15 +100,23 @@ class Tuner:
 
     def commit(self, gen: int, meta_parsed: bool | None) -> None:
         """Write generation ``gen``'s new candidates and its proposal row in one transaction."""
-        gen_cands = [c for c in self.cands if c.generation == gen]
-        row = {"tune_id": self.id, "generation": gen, "n_proposed": len(gen_cands),
-               "n_rejected": sum(c.rejected_reason is not None for c in gen_cands),
-               "meta_parsed": meta_parsed, "best_dev_lcb": None, "calls_used": None}
+        row = {"tune_id": self.id, **self.generation_row(gen, meta_parsed)}
         self.es.upsert_many([*(("prompt_candidates", self._row(c), ("tune_id", "id"))
                                for c in self._pending),
                              ("prompt_generations", row, ("tune_id", "generation"))])
         self._pending.clear()
         self.proposed[gen] = meta_parsed
+
+    def generation_row(self, gen: int, meta_parsed: bool | None,
+                       best_dev_lcb: float | None = None,
+                       calls_used: int | None = None) -> dict[str, Any]:
+        """Generation ``gen``'s ``prompt_generations`` row (without ``tune_id``): its candidates
+        proposed and rejected, whether its meta call parsed, and (once raced) its figures."""
+        gen_cands = [c for c in self.cands if c.generation == gen]
+        return {"generation": gen, "n_proposed": len(gen_cands),
+                "n_rejected": sum(c.rejected_reason is not None for c in gen_cands),
+                "meta_parsed": meta_parsed, "best_dev_lcb": best_dev_lcb,
+                "calls_used": calls_used}
 
     def replay(self, gen: int) -> bool | None:
         """A stored generation's proposal, as the interrupted process made it: its meta call is
@@ -142,7 +150,7 @@ class Tuner:
     def save_all(self) -> None:
         """Write every stored candidate's figures (one transaction)."""
         self.es.upsert_many([("prompt_candidates", self._row(c), ("tune_id", "id"))
-                             for c in self.cands if c not in self._pending])
+                             for c in self.cands])
 
     def _row(self, c: Candidate) -> dict[str, Any]:
         return {
@@ -157,7 +165,8 @@ class Tuner:
             "extra_json": {"copies_dev_values": c.copies_dev_values}}
 
     def restore(self) -> int:
-        """Reload stored candidates; returns the next generation to propose."""
+        """Reload stored candidates and generations; returns the next generation to propose
+        (after the last stored generation, even one that stored no candidate)."""
         rows = self.es.select("prompt_candidates", {"tune_id": self.id}, order="id")
         for r in rows:
             shots = tuple(FewShot.model_validate(s) for s in json.loads(r["few_shot_json"] or
@@ -172,7 +181,7 @@ class Tuner:
         for g in self.es.select("prompt_generations", {"tune_id": self.id}):
             parsed = g["meta_parsed"]
             self.proposed[g["generation"]] = None if parsed is None else bool(parsed)
-        return max((c.generation for c in self.cands), default=-1) + 1
+        return max(self.proposed, default=-1) + 1
 
     # -- one generation ------------------------------------------------------------------------
     async def propose(self, gen: int, front: list[Candidate], result: PromptTune) -> bool | None:
