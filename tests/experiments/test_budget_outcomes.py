@@ -10,6 +10,7 @@ import re
 import pytest
 
 import tooleval_nb.experiments as tx
+from tooleval_nb.aio import run_sync
 from tooleval_nb.errors import ExperimentError
 
 WRONG = {"role": "assistant", "content": "no"}
@@ -67,6 +68,8 @@ def test_an_explicit_confirm_runs_the_holdout_even_when_nothing_beat_the_base(
     sw = tx.sweep(suite, base=cfg, space=tx.space(tool_choice=["auto", "required"]),
                   split=sp, strategy="grid", preflight=False, store=store, cache=False)
     assert sw.best_trial.is_base
+    empty, _ = run_sync(sw.try_confirm(only_if_better=True))  # what auto-promotion does
+    assert empty.empty and sw.confirm_note.startswith("nothing to confirm")
     before = server.requests
     conf = sw.confirm(top_k=1)  # asked for: the holdout runs (only auto-promotion skips it)
     assert len(conf) == 2 and conf["is_base"].sum() == 1 and not conf["confirmed"].any()

@@ -251,6 +251,7 @@ class Sweep:
                                  f"{self.on} beyond noise")
             self.confirmation = pd.DataFrame(columns=CONFIRM_COLUMNS)
             return self.confirmation, None
+        self.confirm_note = None  # asked for: whatever an earlier call said no longer holds
         ids = self.split.ids(split)
         if not ids:
             raise ExperimentError(f"the split has no {split} cases to confirm on: build it with "
