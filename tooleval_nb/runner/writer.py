@@ -43,9 +43,6 @@ class ResultWriter:
         self.publish = publish
         self._rows: list[_Row] = []
 
-    def __len__(self) -> int:
-        return len(self._rows)
-
     def add(self, record: dict[str, Any], events: list[Event],
             on_duplicate: Callable[[], Any] | None = None) -> None:
         """Queue one finished case for the next commit. When its row turns out to be stored
