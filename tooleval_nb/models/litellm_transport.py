@@ -47,11 +47,15 @@ __all__ = [
 #: litellm exception class name → toolkit error class (checked complete by a test)
 EXCEPTION_MAP: dict[str, type[ModelError]] = {
     "AuthenticationError": ModelAuthError,
+    "CallerCredentialAuthenticationError": ModelAuthError,
     "PermissionDeniedError": ModelAuthError,
     "NotFoundError": ModelNotFoundError,
     "BadRequestError": ModelBadRequestError,
     "InvalidRequestError": ModelBadRequestError,
     "UnsupportedParamsError": ModelBadRequestError,
+    "MalformedRequestFieldError": ModelBadRequestError,
+    "EndpointNotSupportedByModelError": ModelBadRequestError,
+    "UnsupportedEndpointError": ModelBadRequestError,
     "ContextWindowExceededError": ModelBadRequestError,
     "ContentPolicyViolationError": ModelBadRequestError,
     "ImageFetchError": ModelBadRequestError,
@@ -67,6 +71,7 @@ EXCEPTION_MAP: dict[str, type[ModelError]] = {
     "LiteLLMUnknownProvider": ModelConfigError,
     "ModelNotMappedError": ModelConfigError,
     "RateLimitError": ModelRateLimitError,
+    "CallerCredentialRateLimitError": ModelRateLimitError,
     "Timeout": ModelTimeoutError,
     "APITimeoutError": ModelTimeoutError,
     "APIConnectionError": ModelConnectionError,
@@ -147,6 +152,7 @@ _RESPONSE_HINTS = (
     "jsondecodeerror",
     "invalid json",
     "returned 'choices'",
+    "with no 'choices'",  # litellm 1.110: "provider returned a response with no 'choices'"
     "unterminated string",
     "extra data",
 )
