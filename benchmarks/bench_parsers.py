@@ -1,7 +1,9 @@
 """Parser speed: non-streaming and streaming, against a naive re-parse-everything streamer.
 
-For each format, outputs of about 1k, 10k and 100k characters (prose and tool calls in turn,
-the calls written by ``render_tool_calls``) are parsed whole, then streamed in small deltas
+For each format of ``PARSER_FORMATS`` (all 30 by default, ``--formats`` picks some; a whole run
+takes about ten minutes, mostly the naive streamer), outputs of about 1k, 10k and 100k
+characters (prose and tool calls in turn, the calls written by ``render_tool_calls``) are
+parsed whole, then streamed in small deltas
 (4 characters, about one token) through ``get_parser(format).feed`` / ``finish``. The naive
 streamer re-parses the whole buffer after every delta (what a parser without scan state does);
 it is timed at 1k and 10k only (at 100k it would take minutes).

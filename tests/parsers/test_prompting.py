@@ -77,3 +77,36 @@ def test_bad_tool_and_format() -> None:
         render_tools_prompt([42], "hermes")
     with pytest.raises(ParserError, match="unknown parser format"):
         render_tools_prompt(TOOLS, "xml")
+
+
+@pytest.mark.parametrize("fmt", PARSER_FORMATS)
+def test_history_calls_parse_back_in_every_format(fmt: str) -> None:
+    messages = [
+        {"role": "user", "content": "Weather in Oslo?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_0123456789abcdef", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Oslo", "days": 2}'}}]},
+        {"role": "tool", "tool_call_id": "call_0123456789abcdef", "name": "get_weather",
+         "content": '{"temp": 3}'},
+    ]
+    out = with_tools_prompt(messages, TOOLS, fmt, example=False)
+    info = parse_tool_calls(out[2]["content"], fmt, TOOLS)
+    assert [(c.function.name, c.parsed_arguments()) for c in info.tool_calls] == \
+        [("get_weather", {"city": "Oslo", "days": 2})]
+    assert "Oslo" not in out[3]["content"] and "3" in out[3]["content"]
+
+
+@pytest.mark.parametrize("fmt", ["qwen3_coder", "step3p5", "seed_oss"])
+def test_qwen_style_prompt_lists_tools_as_xml(fmt: str) -> None:
+    prompt = render_tools_prompt(TOOLS, fmt)
+    assert "<name>get_weather</name>" in prompt and "<type>integer</type>" in prompt
+    assert "<function=get_weather>" in prompt  # the example call in the format
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_v3", "kimi_k2", "glm45", "granite4", "lfm2", "xlam"])
+def test_generic_prompt_shows_a_call_that_parses(fmt: str) -> None:
+    prompt = render_tools_prompt(TOOLS, fmt)
+    example = prompt.split("one entry per call:\n", 1)[1]
+    info = parse_tool_calls(example, fmt, TOOLS)
+    assert [c.function.name for c in info.tool_calls] == ["get_weather"]
+    assert info.content is None and info.problems == []

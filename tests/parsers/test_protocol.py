@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 from pydantic import ValidationError
 
@@ -10,6 +12,7 @@ from tooleval_nb.parsers import (
     PARSER_FORMATS,
     DeltaToolCall,
     ExtractedToolCallInformation,
+    ParserFormat,
     get_parser,
     parse_tool_calls,
 )
@@ -39,8 +42,19 @@ def test_content_rule(text: str, called: bool, expected: str | None) -> None:
     assert final_content(text, called) == expected
 
 
+#: vLLM's ``--tool-call-parser`` names the issue asks for, beyond the first six formats
+VLLM_NAMES = ["qwen3_coder", "deepseek_v3", "deepseek_v31", "kimi_k2", "glm45", "granite",
+              "granite4", "granite-20b-fc", "xlam", "phi4_mini_json", "internlm", "hunyuan_a13b",
+              "minimax", "seed_oss", "step3", "step3p5", "llama4_pythonic", "olmo3", "jamba",
+              "longcat", "ernie45", "gigachat3", "lfm2"]
+
+
 def test_all_formats_registered() -> None:
-    assert PARSER_FORMATS == ("hermes", "pythonic", "mistral", "llama3_json", "openai", "json")
+    assert PARSER_FORMATS[:6] == ("hermes", "pythonic", "mistral", "llama3_json", "openai",
+                                  "json")
+    assert set(VLLM_NAMES) <= set(PARSER_FORMATS)
+    assert set(get_args(ParserFormat)) == set(PARSER_FORMATS)
+    assert all(get_parser(name).format == name for name in PARSER_FORMATS)
 
 
 @pytest.mark.parametrize("bad", ["llama", "Qwen2.5-7B", ""], ids=["prefix", "model-name", "empty"])

@@ -8,6 +8,19 @@ turns that text into OpenAI-shaped calls::
     >>> info.tool_calls[0].function.arguments
     '{"city": "Tokyo"}'
 
+The formats are vLLM's ``--tool-call-parser`` names (``PARSER_FORMATS``; see docs/parsers.md).
+The package reads as its architecture:
+
+* the contract: :mod:`.protocol` (data model and the streaming base parser), :mod:`.reconstruct`;
+* shared machines: :mod:`._scan` (incremental marker and bracket scanners), :mod:`._tagged`
+  (the tagged-region machine most formats are a table for), and the body readers
+  :mod:`._calls` (JSON), :mod:`._pycalls` (Python calls), :mod:`._xmlargs` (XML-ish arguments);
+* one module per format family: :mod:`.hermes`, :mod:`.mistral`, :mod:`.llama3_json`,
+  :mod:`.generic_json`, :mod:`.openai` (harmony), and the table entries of :mod:`.jsontags`,
+  :mod:`.xmltags`, :mod:`.tokencalls`, :mod:`.pythonic`;
+* the registry (:mod:`.registry`), raw-text prompts (:mod:`.prompting`, :mod:`.rendering`) and
+  the conformance kit (:mod:`.corpus`, :mod:`.conformance`).
+
 Streaming: ``get_parser(format)`` gives a fresh parser; ``feed(delta)`` returns a
 :class:`DeltaMessage` (or None) and ``finish()`` flushes the rest; a
 :class:`StreamingToolReconstructor` rebuilds the calls and checks the protocol. The conformance

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["CallResult", "NOT_A_CALL", "load_json", "decode_prefix", "load_literal",
-           "dump_arguments", "call_from_object", "read_calls", "jsonable"]
+           "dump_arguments", "call_from_object", "read_calls", "jsonable", "read_json_values",
+           "name_problem"]
 
 _DECODER = json.JSONDecoder(strict=False)
 
@@ -184,3 +185,48 @@ def read_calls(
             return [], f"{where} names a call but {r.problem}"
         calls.append(r)
     return calls, None
+
+
+_SEPARATORS = " \t\r\n;,"
+
+
+def read_json_values(text: str, *, many: bool = True
+                     ) -> tuple[list[Any], str | None]:
+    """Decode the JSON values of a region body: one value, or (``many``) several separated by
+    whitespace, ``;`` or ``,`` (MiniMax writes one call object per line).
+
+    Returns ``(values, None)`` or ``([], reason)``; braces inside strings and nested objects are
+    the JSON decoder's business, never a regex's.
+    """
+    end, n = 0, len(text)
+    values: list[Any] = []
+    while True:
+        while end < n and text[end] in _SEPARATORS:
+            end += 1
+        if end >= n:
+            break
+        if values and not many:
+            return [], f"text follows the JSON value ({text[end:end + 30]!r})"
+        value, after, problem = decode_prefix(text, end)
+        if problem:
+            return [], problem
+        values.append(value)
+        end = after
+    if not values:
+        return [], "it is empty"
+    return values, None
+
+
+_NOT_IN_NAMES = frozenset("<>{}[]()\"'`,;=")
+MAX_NAME = 256
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a function name written between tokens, or None."""
+    if not name:
+        return "the function name is empty"
+    if len(name) > MAX_NAME:
+        return f"the function name is longer than {MAX_NAME} characters"
+    if any(c.isspace() or c in _NOT_IN_NAMES for c in name):
+        return f"{name[:40]!r} is not a function name"
+    return None

@@ -68,7 +68,10 @@ class MarkerFinder:
             end = len(data)
         match = self._regex.search(data, pos, end)
         if match is not None:
-            return match.start(), match.group()
+            start = match.start()
+            if not final and end - start < self._longest and data[start:end] in self._prefixes:
+                return start, None  # "[" may be the start of "[TOOL_CALLS]": wait
+            return start, match.group()
         if final:
             return end, None
         firsts, prefixes = self._firsts, self._prefixes

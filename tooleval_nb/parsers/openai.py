@@ -6,9 +6,16 @@ A message is ``[<|start|>ROLE] [<|channel|>CHANNEL [to=RECIPIENT]] [<|constrain|
     <|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary
     to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>
 
-* A message with a recipient (``to=functions.NAME``, in the channel or the role part of the
-  header) is a tool call; ``functions.`` is dropped from the name, other recipients
-  (``browser.search``) are kept whole. Its body is the JSON arguments (empty means ``{}``).
+* A completion as served starts inside an assistant header: vLLM ends the prompt with
+  ``<|start|>assistant``, so the reply begins with ``<|channel|>...``, ``<|message|>...`` or a
+  recipient (`` to=functions.get_weather<|channel|>commentary json<|message|>{...}<|call|>``).
+  Each of these is read as the first message's header; plain text is still plain text.
+* A message with a recipient (``to=functions.NAME``, ``to=NAME`` or a dotted ``to=math.sum``,
+  in the channel or the role part of the header) is a tool call, on any channel (commentary or
+  analysis), with or without the `` json`` / ``<|constrain|>json`` content type; ``functions.``
+  is dropped from the name, other recipients (``browser.search``) are kept whole. Its body is
+  the JSON arguments (empty means ``{}``). Several calls follow one another, each in its own
+  message.
 * ``analysis`` bodies are reasoning; ``final`` and ``commentary`` (preambles) bodies are content.
   Content and reasoning stream as they arrive; a call is emitted when its body ends.
 * Text outside messages is content, except whitespace between messages and stray end tokens,
@@ -34,6 +41,9 @@ _ENDS = (END, CALL, RETURN)
 _RECIPIENT = re.compile(r"\bto=([^\s<]+)")
 _CHANNEL = re.compile(r"<\|channel\|>\s*([^\s<]+)")
 _MAX_HEADER = 1024
+_MAX_LEAD = 64
+_TO = "to="
+_WS_RUN = re.compile(r"\s*")
 
 
 class HarmonyParser(ToolParser):
@@ -43,7 +53,7 @@ class HarmonyParser(ToolParser):
 
     def __init__(self, tools: Any = None) -> None:
         super().__init__(tools)
-        self._state = "text"  # text | header | body
+        self._state = "lead"  # lead | text | header | body
         self._in_text = MarkerFinder(START, CHANNEL, MESSAGE, *_ENDS)
         self._in_header = MarkerFinder(MESSAGE, START, *_ENDS)
         self._in_body = MarkerFinder(*_ENDS, START, CHANNEL)
@@ -60,7 +70,18 @@ class HarmonyParser(ToolParser):
         pos, n = 0, len(data)
         while True:
             state = self._state
-            if state == "text":
+            if state == "lead":  # the reply may start inside the header: " to=functions.f<|..."
+                start = _WS_RUN.match(data, pos, min(n, pos + _MAX_LEAD)).end()  # type: ignore[union-attr]
+                rest = data[start:start + len(_TO)]
+                if rest == _TO:
+                    self._header, self._header_len = [data[pos:start]], start - pos
+                    self._state = "header"
+                    pos = start
+                elif not final and start - pos < _MAX_LEAD and _TO.startswith(rest):
+                    return pos  # only whitespace, "t" or "to" so far: wait
+                else:
+                    self._state = "text"
+            elif state == "text":
                 idx, marker = self._in_text.find(data, pos, final)
                 self._segment(data[pos:idx])
                 if marker is None:

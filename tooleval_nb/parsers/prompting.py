@@ -1,9 +1,15 @@
-"""Describe tools in a system prompt for raw-text mode, and write calls in each format.
+"""Describe tools in a system prompt for raw-text mode, in every format.
 
 In raw-text mode the server applies no tool template and no grammar: the tools are described in
 the system prompt, one example exchange shows the format, and the reply is parsed by the
-format's parser. ``render_tool_calls`` writes calls the way each format's parser reads them
-(``parse_tool_calls(render_tool_calls(calls, f), f)`` gives the calls back).
+format's parser. ``render_tool_calls`` (:mod:`.rendering`) writes calls the way each format's
+parser reads them.
+
+Prompt conventions: hermes, pythonic (Llama 3.2), llama3_json, mistral and harmony follow their
+model cards; the Qwen3-Coder family (``qwen3_coder``, ``step3p5``, ``seed_oss``) lists the tools
+as XML as its chat template does; every other format lists the tools as JSON and shows one call
+written in the format (its chat template's own wording varies by model and is not needed for
+the model to see the shape).
 
     >>> messages = with_tools_prompt([{"role": "user", "content": "Weather in Oslo?"}], tools,
     ...                              "hermes")                              # doctest: +SKIP
@@ -16,8 +22,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import ParserError
-from ..toolcall import ToolCall, to_tool_calls
+from ..toolcall import ToolCall
 from .registry import parser_class
+from .rendering import render_tool_calls
 
 __all__ = ["render_tools_prompt", "render_tool_calls", "example_exchange", "with_tools_prompt",
            "EXAMPLE_TOOL"]
@@ -135,7 +142,25 @@ def render_tools_prompt(tools: Iterable[Any] | None, format: str) -> str:
             "To call a function, reply with only a JSON object "
             '{"name": "function name", "arguments": {...}}, or a JSON list of them.'
         )
-    # openai (harmony): a developer message with a TypeScript-like namespace
+    if fmt == "openai":
+        return _harmony_prompt(fns)
+    example = render_tool_calls([ToolCall.create(fns[0]["name"] if fns else "function_name",
+                                                 _sample_args(fns[0]) if fns else {})], fmt)
+    if fmt in _QWEN_STYLE:
+        return _qwen_prompt(fns, example)
+    return (
+        "You can call the following functions, listed in JSON:\n"
+        f"{listing}\n"
+        "To call one or more functions, write the calls exactly in this form (with your own "
+        f"values), one entry per call:\n{example}"
+    )
+
+
+_QWEN_STYLE = frozenset({"qwen3_coder", "step3p5", "seed_oss"})
+
+
+def _harmony_prompt(fns: list[dict[str, Any]]) -> str:
+    """Harmony's developer message: a TypeScript-like ``namespace functions``."""
     blocks = []
     for f in fns:
         params = f["parameters"]
@@ -152,33 +177,30 @@ def render_tools_prompt(tools: Iterable[Any] | None, format: str) -> str:
     )
 
 
-def render_tool_calls(calls: Any, format: str) -> str:
-    """Write calls as the model would in ``format`` (what the format's parser reads back)."""
-    fmt = parser_class(format).format
-    items: list[ToolCall] = to_tool_calls(calls)
-    pairs = [(c.function.name, c.parsed_arguments() or {}) for c in items]
-    if fmt == "hermes":
-        return "\n".join(
-            "<tool_call>\n"
-            + json.dumps({"name": n, "arguments": a}, ensure_ascii=False)
-            + "\n</tool_call>" for n, a in pairs)
-    if fmt == "pythonic":
-        inner = ", ".join(f"{n}({', '.join(f'{k}={v!r}' for k, v in a.items())})"
-                          for n, a in pairs)
-        return f"[{inner}]"
-    if fmt == "llama3_json":
-        return "; ".join(json.dumps({"name": n, "parameters": a}, ensure_ascii=False)
-                         for n, a in pairs)
-    if fmt == "mistral":
-        return "[TOOL_CALLS]" + json.dumps([{"name": n, "arguments": a} for n, a in pairs],
-                                           ensure_ascii=False)
-    if fmt == "json":
-        objects = [{"name": n, "arguments": a} for n, a in pairs]
-        return json.dumps(objects[0] if len(objects) == 1 else objects, ensure_ascii=False)
-    return "".join(
-        f"{'' if k == 0 else '<|start|>assistant'}<|channel|>commentary to=functions.{n} "
-        f"<|constrain|>json<|message|>{json.dumps(a, ensure_ascii=False)}<|call|>"
-        for k, (n, a) in enumerate(pairs))
+def _qwen_prompt(fns: list[dict[str, Any]], example: str) -> str:
+    """The Qwen3-Coder convention: tools as XML, calls as ``<function=...>`` elements."""
+    parts = ["# Tools\n\nYou have access to the following functions:\n\n<tools>"]
+    for f in fns:
+        parts.append(f"<function>\n<name>{f['name']}</name>")
+        if f["description"]:
+            parts.append(f"<description>{f['description']}</description>")
+        parts.append("<parameters>")
+        props = f["parameters"].get("properties") or {}
+        for name, sub in props.items():
+            sub = sub if isinstance(sub, dict) else {}
+            kind = sub.get("type", "string")
+            parts.append(f"<parameter>\n<name>{name}</name>\n<type>{kind}</type>")
+            if sub.get("description"):
+                parts.append(f"<description>{sub['description']}</description>")
+            parts.append("</parameter>")
+        parts.append("</parameters>\n</function>")
+    parts.append("</tools>\n\nIf you choose to call a function, reply ONLY in the following "
+                 f"format, with nothing after it:\n\n{example}\n\n<IMPORTANT>\nReminder:\n"
+                 "- Function calls MUST follow the specified format\n"
+                 "- Required parameters MUST be specified\n"
+                 "- You may explain your call in natural language BEFORE it, not after\n"
+                 "- If no function fits, answer normally\n</IMPORTANT>")
+    return "\n".join(parts)
 
 
 def _sample(schema: Any, name: str) -> Any:
@@ -204,6 +226,12 @@ def _sample(schema: Any, name: str) -> Any:
     return f"example {name.replace('_', ' ')}"
 
 
+def _sample_args(fn: dict[str, Any]) -> dict[str, Any]:
+    props = fn["parameters"].get("properties") or {}
+    required = fn["parameters"].get("required") or list(props)
+    return {k: _sample(props[k], k) for k in required if k in props}
+
+
 def example_exchange(format: str, tools: Sequence[Any] | None = None) -> list[dict[str, Any]]:
     """One user / assistant exchange that shows a call written in ``format``.
 
@@ -215,9 +243,7 @@ def example_exchange(format: str, tools: Sequence[Any] | None = None) -> list[di
     if fn["name"] == EXAMPLE_TOOL["function"]["name"] and not tools:
         user, args = "What time is it in Paris?", {"timezone": "Europe/Paris"}
     else:
-        props = fn["parameters"].get("properties") or {}
-        required = fn["parameters"].get("required") or list(props)
-        args = {k: _sample(props[k], k) for k in required if k in props}
+        args = _sample_args(fn)
         user = f"Example request that needs {fn['name']}."
     call = ToolCall.create(fn["name"], args)
     return [

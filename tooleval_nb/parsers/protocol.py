@@ -44,8 +44,13 @@ __all__ = [
     "IdStyle",
     "final_content",
     "tool_index",
+    "tool_schemas",
+    "ToolSchemas",
     "mistral_call_id",
 ]
+
+#: tool name -> its parameters' schemas (``properties``), in schema order
+ToolSchemas = dict[str, dict[str, Any]]
 
 #: How a format's tool-call ids look: OpenAI-like (``call_`` + 24 characters) or Mistral's
 #: nine alphanumeric characters.
@@ -148,9 +153,16 @@ def final_content(text: str, tools_called: bool) -> str | None:
 
 def tool_index(tools: Iterable[Any] | None) -> dict[str, list[str]] | None:
     """Map each tool name to its parameter names in schema order (Tool objects or OpenAI dicts)."""
+    schemas = tool_schemas(tools)
+    return None if schemas is None else {name: list(props) for name, props in schemas.items()}
+
+
+def tool_schemas(tools: Iterable[Any] | None) -> ToolSchemas | None:
+    """Map each tool name to its parameters' schemas, in schema order (Tool objects or OpenAI
+    dicts); the XML-ish formats type their raw-text values with them."""
     if tools is None:
         return None
-    index: dict[str, list[str]] = {}
+    index: ToolSchemas = {}
     for tool in tools:
         fn: Any = getattr(tool, "function", None)
         if fn is None and isinstance(tool, dict):
@@ -161,7 +173,8 @@ def tool_index(tools: Iterable[Any] | None) -> dict[str, list[str]] | None:
             name, params = getattr(fn, "name", None), getattr(fn, "parameters", None) or {}
         if isinstance(name, str) and name:
             props = params.get("properties") if isinstance(params, dict) else None
-            index[name] = list(props) if isinstance(props, dict) else []
+            index[name] = {k: v for k, v in props.items() if isinstance(k, str)} \
+                if isinstance(props, dict) else {}
     return index
 
 
@@ -172,6 +185,12 @@ class ToolParser:
     :meth:`_text`, :meth:`_think`, :meth:`_call` and :meth:`_problem`.
 
     A parser instance handles one output: create a fresh one (``get_parser(format)``) per output.
+
+    Attributes:
+        tools: tool name -> parameter names in schema order (None without tools).
+        schemas: tool name -> parameter schemas (None without tools); the XML-ish formats type
+            their raw-text values with them.
+        problems: one sentence per malformed or suspicious part found so far.
     """
 
     #: the format name used by ``get_parser`` / ``parse_tool_calls``
@@ -180,7 +199,9 @@ class ToolParser:
     id_style: ClassVar[IdStyle] = "openai"
 
     def __init__(self, tools: Iterable[Any] | None = None) -> None:
-        self.tools = tool_index(tools)
+        self.schemas = tool_schemas(tools)
+        self.tools = None if self.schemas is None else {n: list(p) for n, p in
+                                                        self.schemas.items()}
         self.problems: list[str] = []
         self._hold = ""
         #: raw text of the region being scanned (a call not yet complete); kept as content if

@@ -1,52 +1,105 @@
 """Parser formats by explicit name: ``get_parser`` and ``parse_tool_calls``.
 
-A format is always chosen by its name, never guessed from a model name.
+A format is always chosen by its name, never guessed from a model name. The names are vLLM's
+``--tool-call-parser`` names, so a serving stack's setting names our parser of the same format.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from ..errors import ParserError
 from .generic_json import GenericJsonParser
 from .hermes import HermesParser
+from .jsontags import (
+    Ernie45Parser,
+    GigaChat3Parser,
+    Granite4Parser,
+    Granite20bFCParser,
+    GraniteParser,
+    HunyuanA13BParser,
+    InternLMParser,
+    JambaParser,
+    LongcatParser,
+    MinimaxParser,
+    Phi4MiniJsonParser,
+    XLAMParser,
+)
 from .llama3_json import Llama3JsonParser
 from .mistral import MistralParser
 from .openai import HarmonyParser
 from .protocol import ExtractedToolCallInformation, ToolParser
-from .pythonic import PythonicParser
+from .pythonic import Lfm2Parser, Llama4PythonicParser, Olmo3Parser, PythonicParser
+from .tokencalls import DeepSeekV3Parser, DeepSeekV31Parser, KimiK2Parser, Step3Parser
+from .xmltags import Glm45Parser, MinimaxM2Parser, Qwen3CoderParser, SeedOssParser, Step3p5Parser
 
-__all__ = ["ParserFormat", "PARSER_FORMATS", "PARSERS", "get_parser", "parser_class",
+__all__ = ["ParserFormat", "PARSER_FORMATS", "PARSERS", "ALIASES", "get_parser", "parser_class",
            "parse_tool_calls"]
 
-#: The raw-text formats.
-ParserFormat = Literal["hermes", "pythonic", "mistral", "llama3_json", "openai", "json"]
+#: The raw-text formats (vLLM's ``--tool-call-parser`` names).
+ParserFormat = Literal[
+    "hermes", "pythonic", "mistral", "llama3_json", "openai", "json",
+    "qwen3_coder", "deepseek_v3", "deepseek_v31", "kimi_k2", "glm45", "granite", "granite4",
+    "granite-20b-fc", "xlam", "phi4_mini_json", "internlm", "hunyuan_a13b", "minimax",
+    "minimax_m2", "seed_oss", "step3", "step3p5", "llama4_pythonic", "olmo3", "jamba",
+    "longcat", "ernie45", "gigachat3", "lfm2",
+]
 
 #: format name -> parser class
 PARSERS: dict[str, type[ToolParser]] = {
     cls.format: cls
-    for cls in (HermesParser, PythonicParser, MistralParser, Llama3JsonParser, HarmonyParser,
-                GenericJsonParser)
+    for cls in (
+        HermesParser, PythonicParser, MistralParser, Llama3JsonParser, HarmonyParser,
+        GenericJsonParser,
+        # XML-ish arguments
+        Qwen3CoderParser, Glm45Parser, SeedOssParser, Step3p5Parser, MinimaxM2Parser,
+        # special-token sections
+        DeepSeekV3Parser, DeepSeekV31Parser, KimiK2Parser, Step3Parser,
+        # JSON in tags or after a marker
+        GraniteParser, Granite4Parser, Granite20bFCParser, XLAMParser, Phi4MiniJsonParser,
+        InternLMParser, HunyuanA13BParser, MinimaxParser, JambaParser, LongcatParser,
+        Ernie45Parser, GigaChat3Parser,
+        # Python syntax
+        Llama4PythonicParser, Olmo3Parser, Lfm2Parser,
+    )
 }
 
 #: The format names accepted by ``get_parser`` and ``parse_tool_calls``.
 PARSER_FORMATS: tuple[str, ...] = tuple(PARSERS)
 
-_ALIASES = {"harmony": "openai", "gpt-oss": "openai", "generic_json": "json"}
+#: other names of the same formats (vLLM's alternative names included)
+ALIASES = {"harmony": "openai", "gpt-oss": "openai", "generic_json": "json",
+           "qwen3_xml": "qwen3_coder", "glm47": "glm45", "granite_20b_fc": "granite-20b-fc",
+           "internlm2": "internlm", "minimax-m2": "minimax_m2", "phi4mini": "phi4_mini_json"}
+
+
+def _nearest(name: str) -> list[str]:
+    """Every known name, the nearest to ``name`` first."""
+    known = list(PARSER_FORMATS) + list(ALIASES)
+    close = difflib.get_close_matches(name, known, n=len(known), cutoff=0.0)
+    ranked = [ALIASES.get(c, c) for c in close]
+    return list(dict.fromkeys(ranked + list(PARSER_FORMATS)))
 
 
 def parser_class(format: str) -> type[ToolParser]:
-    """The parser class of a format name (``harmony`` is accepted for ``openai``)."""
+    """The parser class of a format name (``harmony`` is accepted for ``openai``).
+
+    Raises:
+        ParserError: an unknown name; the message lists the known ones, the nearest first.
+    """
     if not isinstance(format, str):
         raise ParserError(f"a parser format is a name, got {type(format).__name__}; "
                           f"use one of {', '.join(PARSER_FORMATS)}")
-    key = _ALIASES.get(format.strip().lower(), format.strip().lower())
+    key = format.strip().lower()
+    key = ALIASES.get(key, key)
     cls = PARSERS.get(key)
     if cls is None:
-        raise ParserError(f"unknown parser format {format!r}; use one of "
-                          f"{', '.join(PARSER_FORMATS)} (formats are never guessed from a "
-                          "model name)")
+        nearest = _nearest(key)
+        raise ParserError(f"unknown parser format {format!r}; did you mean {nearest[0]!r}? "
+                          f"Known formats, nearest first: {', '.join(nearest)} (formats are "
+                          "never guessed from a model name)")
     return cls
 
 
@@ -54,10 +107,11 @@ def get_parser(format: str, tools: Iterable[Any] | None = None) -> ToolParser:
     """A fresh streaming parser: ``feed(delta)`` per piece of output, then ``finish()``.
 
     Args:
-        format: one of :data:`PARSER_FORMATS`.
-        tools: the tools offered (``Tool`` objects or OpenAI dicts); used to map positional
-            pythonic arguments, to accept name-only JSON calls of known tools, and to note calls
-            of unknown tools in ``problems``.
+        format: one of :data:`PARSER_FORMATS` (vLLM's ``--tool-call-parser`` names).
+        tools: the tools offered (``Tool`` objects or OpenAI dicts); used to type the raw-text
+            values of the XML-ish formats, to map positional pythonic arguments, to accept
+            name-only JSON calls of known tools, and to note calls of unknown tools in
+            ``problems``.
     """
     return parser_class(format)(tools)
 
