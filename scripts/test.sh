@@ -13,5 +13,8 @@ export TOOLEVAL_STORE="$scratch/store.db" TOOLEVAL_CACHE_DIR="$scratch/cache"
 marker="not slow"
 [ "${TOOLEVAL_SLOW:-0}" = "1" ] && marker=""
 .venv/bin/python -m pytest tests ${marker:+-m "$marker"} "$@"
+# the report notebook, run by nbval on its own, evaluates one case per suite (its defaults are the
+# real ones: `tooleval-nb report` and the main job evaluate every case)
+TOOLEVAL_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}' \
 .venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg -p no:randomly notebooks \
   -o addopts="" -W ignore::DeprecationWarning

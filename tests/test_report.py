@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -98,7 +99,7 @@ def test_suites_are_filtered_by_tags_then_sliced(tmp_path):
 def test_targets_cover_every_mode_and_endpoint():
     params = report.validate_params(models=["openai/x", "local/smollm2-135m"],
                                     mode=["native", "hermes"], api_base="http://127.0.0.1:9")
-    targets = report._targets(params)
+    targets = report.targets(params)
     assert {"model": "openai/x", "api_base": "http://127.0.0.1:9", "mode": "hermes"} in targets
     assert {"model": "local/smollm2-135m", "mode": "native"} in targets and len(targets) == 4
 
@@ -230,3 +231,114 @@ def test_report_experiment_summary_lists_each_models_baseline(tmp_path, fake_ser
     summary = report.experiment_summary(report.open_experiment(
         report.validate_params(store=store, experiment="two-models")))
     assert "Baseline of openai/small" in summary and "Baseline of openai/large" in summary
+
+
+# -- issue 16: reports from stored runs, the report folder's index, defaults in one place ------
+def _template_namespace() -> dict:
+    nb = nbformat.read(str(report.TEMPLATE), as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    namespace: dict = {}
+    exec(cell.source, namespace)  # the parameters cell: plain assignments
+    return namespace
+
+
+def test_template_and_cli_defaults_equal_the_parameter_defaults():
+    from tooleval_nb.cli import build_parser
+    from tooleval_nb.cli.commands import params_of
+
+    defaults = report.ReportParams()
+    assert report.params_from(_template_namespace(), environ={}) == defaults
+    assert defaults.max_cases is None and defaults.max_rounds is None  # no leaked test values
+    args = build_parser().parse_args(["report", "--output", "out"])
+    assert report.validate_params(**params_of(args)) == defaults
+    args = build_parser().parse_args(["run"])
+    assert report.validate_params(**params_of(args)) == defaults
+
+
+def test_environment_overrides_the_template_parameters():
+    env = {report.ENV_PARAMS: '{"max_cases": 1, "max_rounds": 3}'}
+    params = report.params_from(_template_namespace(), environ=env)
+    assert (params.max_cases, params.max_rounds) == (1, 3)
+    with pytest.raises(ToolEvalError, match="TOOLEVAL_REPORT_PARAMS is not JSON"):
+        report.params_from({}, environ={report.ENV_PARAMS: "max_cases=1"})
+    with pytest.raises(ToolEvalError, match="must be a JSON object"):
+        report.params_from({}, environ={report.ENV_PARAMS: "[1]"})
+
+
+def _runs_in_store(tmp_path, url) -> tuple[list[str], str]:
+    suites = [write_suite(tmp_path / "one.json", "one"), write_suite(tmp_path / "two.json", "two")]
+    store = str(tmp_path / "runs.sqlite")
+    params = report.validate_params(suites=[str(s) for s in suites], models=["openai/fake"],
+                                    api_base=url, store=store, cache=False)
+    made = report.run_suites(params)
+    return made.run_ids, store
+
+
+def test_report_from_stored_runs_sends_no_request(tmp_path, fake_server, monkeypatch):
+    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
+    made = fake_server.requests
+    assert made == 6
+    # rendering: the parameters still point at the server; no request may reach it
+    monkeypatch.setenv(report.ENV_PARAMS, '{"runs": []}')  # kept away from the kernel
+    files = report.build_report(tmp_path / "site", runs=run_ids, store=store,
+                                models=["openai/fake"], api_base=fake_server.url, cache=False,
+                                timeout=300)
+    assert fake_server.requests == made
+    page = files.html.read_text(encoding="utf-8")
+    assert all(r in page for r in run_ids)
+    assert page.count('class="tooleval-chart"') >= 8
+    assert not re.search(r"<script[^>]*src=\"https?://", page)  # nothing from the network
+    assert "one/c1" in page[page.index("Worst cases"):]
+    assert files.runs == tuple(run_ids)
+    assert files.headline is not None and files.headline.n_results == 6
+    (model,) = files.headline.models
+    assert (model.model, model.n_passed, model.overall) == ("openai/fake", 2,
+                                                            pytest.approx((2 + 4 * 0.6) / 6))
+
+
+def test_latest_reports_the_newest_run_of_each_suite(tmp_path, fake_server):
+    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
+    newer = report.run_suites(report.validate_params(
+        suites=[str(tmp_path / "two.json")], models=["openai/fake"], api_base=fake_server.url,
+        store=store, cache=False, name="again", resume=False)).run_ids
+    made = fake_server.requests
+    files = report.build_report(tmp_path / "site", latest=True, store=store, timeout=300,
+                                suites=[str(tmp_path / "one.json"), str(tmp_path / "two.json")])
+    assert files.runs == (run_ids[0], newer[0]) and fake_server.requests == made
+    with pytest.raises(report.UnknownRunError, match=r"no run of suite\(s\) 'three'"):
+        write_suite(tmp_path / "three.json", "three")
+        report.build_report(tmp_path / "site", latest=True, store=store,
+                            suites=[str(tmp_path / "three.json")])
+
+
+def test_unknown_run_id_fails_before_any_kernel(tmp_path, fake_server):
+    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
+    with pytest.raises(report.UnknownRunError) as info:
+        report.build_report(tmp_path / "site", runs=[run_ids[0] + "x"], store=store)
+    message = str(info.value)
+    assert f"nearest: {run_ids[0]}" in message and str(Path(store).resolve()) in message
+    assert not (tmp_path / "site" / "report.ipynb").exists()
+
+
+def test_report_folder_index_lists_every_report_newest_first(tmp_path, fake_server):
+    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
+    site = tmp_path / "site"
+    first = report.build_report(site, runs=run_ids[:1], store=store, title="First <one>",
+                                timeout=300)
+    second = report.build_report(site, runs=run_ids, store=store, title="Second", timeout=300)
+    manifest = report.read_manifest(site)
+    assert [e.title for e in manifest.reports] == ["Second", "First <one>"]
+    assert [e.headline.runs for e in manifest.reports] == [run_ids, run_ids[:1]]
+    for entry in manifest.reports:
+        assert (site / entry.html).is_file() and (site / entry.notebook).is_file()
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert index.index("Second") < index.index("First &lt;one&gt;")
+    assert "<script src" not in index and "http" not in index.replace("http-equiv", "")
+    assert first.index == second.index == site / "index.html"
+    assert "0.733" in index  # the headline: mean overall of the 6 results
+
+
+def test_sample_seeds_expand_or_must_match_repeats():
+    assert report.validate_params(repeats=3, sample_seeds=[5]).sample_seeds == [5, 6, 7]
+    with pytest.raises(ToolEvalError, match="sample_seeds: 2 seeds for 3 repeat"):
+        report.validate_params(repeats=3, sample_seeds=[1, 2])

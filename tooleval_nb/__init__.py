@@ -11,10 +11,162 @@ The public API is re-exported here and loaded lazily (PEP 562 ``__getattr__``), 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import *  # noqa: F403  (the exception tree is tiny and always needed)
-from .errors import __all__ as _error_names
+from .errors import (  # the exception tree is tiny and always needed
+    EmbeddedModelError,
+    ExperimentError,
+    JobCancelled,
+    JobError,
+    MCPImportError,
+    ModelAuthError,
+    ModelBadRequestError,
+    ModelConfigError,
+    ModelConnectionError,
+    ModelError,
+    ModelNotFoundError,
+    ModelRateLimitError,
+    ModelResponseError,
+    ModelServerError,
+    ModelTimeoutError,
+    ParserError,
+    RegexTimeoutError,
+    ScoringError,
+    StoreError,
+    SuiteError,
+    ToolEvalError,
+)
+
+if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
+    from .experiments import (
+        DEFAULT_SPACE,
+        DEFAULT_SYSTEM_PROMPT,
+        TOOL_RULES,
+        BestRecord,
+        Budget,
+        Config,
+        Experiment,
+        FewShot,
+        JudgeReport,
+        PromptTune,
+        Space,
+        Split,
+        Sweep,
+        estimate_async,
+        judge_report,
+        judge_report_async,
+        space,
+        sweep_async,
+        tune_prompt,
+        tune_prompt_async,
+        uniform,
+    )
+
+    # names that are also a submodule's name: from their defining module (else mypy sees the module)
+    from .experiments.compare import compare
+    from .experiments.estimate import estimate
+    from .experiments.experiment import experiment
+    from .experiments.split import split
+    from .experiments.sweep.run import sweep
+    from .formats import example_suite, load_bfcl, load_suite, load_suites, save_suite
+    from .mcp import (
+        LiveToolResult,
+        MCPImportWarning,
+        MCPTarget,
+        MCPToolRunner,
+        ToolExecutor,
+        accept_drafts,
+        discard_drafts,
+        draft_cases,
+        draft_cases_async,
+        import_mcp,
+        import_mcp_async,
+        list_tools_async,
+    )
+    from .models import (
+        DEFAULT_MODEL,
+        EmbeddedServer,
+        ModelReply,
+        ModelSpec,
+        ResponseCache,
+        RetryPolicy,
+        build_messages,
+        call_model,
+        call_model_async,
+        embed,
+        embed_async,
+        embedded_server,
+        system_prompt_for,
+    )
+    from .parsers import (
+        PARSER_FORMATS,
+        DeltaFunctionCall,
+        DeltaMessage,
+        DeltaToolCall,
+        ExtractedToolCallInformation,
+        ParserCase,
+        ParserCorpus,
+        ParserFormat,
+        StreamingToolReconstructor,
+        ToolParser,
+        check_parser,
+        example_exchange,
+        get_parser,
+        load_corpus,
+        parse_tool_calls,
+        render_tool_calls,
+        render_tools_prompt,
+        repair_tool_call,
+        repair_tool_calls,
+        with_tools_prompt,
+    )
+    from .report import ReportFiles, ReportParams, build_report
+    from .runner import (
+        Job,
+        Run,
+        Store,
+        delete_run,
+        load_run,
+        resume,
+        run_eval,
+        run_eval_async,
+        subscribe,
+    )
+    from .runner.history import history
+    from .scoring import (
+        FAILURE_MODES,
+        SCORE_COLUMNS,
+        BfclVerdict,
+        CaseScore,
+        GradeResult,
+        Trace,
+        check_expectations,
+        compute_overall,
+        match_value,
+        score_case,
+        score_case_async,
+        score_cases,
+        score_cases_async,
+        score_params,
+        score_tool_selection,
+        scores_df,
+        trajectory_match,
+    )
+    from .scoring.bfcl_check import bfcl_check
+    from .suite import (
+        EvalCase,
+        Expectations,
+        ExpectedCall,
+        FunctionDef,
+        GraderSpec,
+        ReferenceTool,
+        ScoringConfig,
+        Suite,
+        Tool,
+        case_problems,
+    )
+    from .toolcall import FunctionCall, ToolCall, to_tool_calls
+    from .widgets import ResultsExplorer, RunPanel, SuiteEditor, SweepForm, sweep_form
 
 __version__ = "0.1.0"
 
@@ -47,22 +199,179 @@ _export("tooleval_nb.models", "DEFAULT_MODEL", "call_model", "call_model_async",
 _export("tooleval_nb.runner", "run_eval", "run_eval_async", "resume", "history", "load_run",
         "delete_run", "Job", "Run", "Store")
 _export("tooleval_nb.runner", "subscribe")
-_export("tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer")
+_export("tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm",
+        "sweep_form")
 _export("tooleval_nb.report", "build_report", "ReportParams", "ReportFiles")
 _export("tooleval_nb.experiments", "Config", "FewShot", "split", "Split", "Budget", "space",
         "uniform", "Space", "DEFAULT_SPACE", "compare", "estimate", "estimate_async",
         "experiment", "Experiment", "BestRecord", "sweep", "sweep_async", "Sweep", "tune_prompt",
         "tune_prompt_async", "PromptTune", "judge_report", "judge_report_async", "JudgeReport",
-        "TOOL_RULES", "DEFAULT_SYSTEM_PROMPT", "sweep_form", "SweepForm")
+        "TOOL_RULES", "DEFAULT_SYSTEM_PROMPT")
 _export("tooleval_nb.mcp", "import_mcp", "import_mcp_async", "draft_cases", "draft_cases_async",
         "accept_drafts", "discard_drafts", "MCPToolRunner", "LiveToolResult", "ToolExecutor",
         "MCPTarget", "MCPImportWarning", "list_tools_async")
 
-__all__ = [*_error_names, *_LAZY, "__version__"]
+#: the public names, sorted (tests/test_public_api.py checks them against the lazy table)
+__all__ = [
+    "BestRecord",
+    "BfclVerdict",
+    "Budget",
+    "CaseScore",
+    "Config",
+    "DEFAULT_MODEL",
+    "DEFAULT_SPACE",
+    "DEFAULT_SYSTEM_PROMPT",
+    "DeltaFunctionCall",
+    "DeltaMessage",
+    "DeltaToolCall",
+    "EmbeddedModelError",
+    "EmbeddedServer",
+    "EvalCase",
+    "Expectations",
+    "ExpectedCall",
+    "Experiment",
+    "ExperimentError",
+    "ExtractedToolCallInformation",
+    "FAILURE_MODES",
+    "FewShot",
+    "FunctionCall",
+    "FunctionDef",
+    "GradeResult",
+    "GraderSpec",
+    "Job",
+    "JobCancelled",
+    "JobError",
+    "JudgeReport",
+    "LiveToolResult",
+    "MCPImportError",
+    "MCPImportWarning",
+    "MCPTarget",
+    "MCPToolRunner",
+    "ModelAuthError",
+    "ModelBadRequestError",
+    "ModelConfigError",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelNotFoundError",
+    "ModelRateLimitError",
+    "ModelReply",
+    "ModelResponseError",
+    "ModelServerError",
+    "ModelSpec",
+    "ModelTimeoutError",
+    "PARSER_FORMATS",
+    "ParserCase",
+    "ParserCorpus",
+    "ParserError",
+    "ParserFormat",
+    "PromptTune",
+    "ReferenceTool",
+    "RegexTimeoutError",
+    "ReportFiles",
+    "ReportParams",
+    "ResponseCache",
+    "ResultsExplorer",
+    "RetryPolicy",
+    "Run",
+    "RunPanel",
+    "SCORE_COLUMNS",
+    "ScoringConfig",
+    "ScoringError",
+    "Space",
+    "Split",
+    "Store",
+    "StoreError",
+    "StreamingToolReconstructor",
+    "Suite",
+    "SuiteEditor",
+    "SuiteError",
+    "Sweep",
+    "SweepForm",
+    "TOOL_RULES",
+    "Tool",
+    "ToolCall",
+    "ToolEvalError",
+    "ToolExecutor",
+    "ToolParser",
+    "Trace",
+    "__version__",
+    "accept_drafts",
+    "bfcl_check",
+    "build_messages",
+    "build_report",
+    "call_model",
+    "call_model_async",
+    "case_problems",
+    "check_expectations",
+    "check_parser",
+    "compare",
+    "compute_overall",
+    "delete_run",
+    "discard_drafts",
+    "draft_cases",
+    "draft_cases_async",
+    "embed",
+    "embed_async",
+    "embedded_server",
+    "estimate",
+    "estimate_async",
+    "example_exchange",
+    "example_suite",
+    "experiment",
+    "get_parser",
+    "history",
+    "import_mcp",
+    "import_mcp_async",
+    "judge_report",
+    "judge_report_async",
+    "list_tools_async",
+    "load_bfcl",
+    "load_corpus",
+    "load_run",
+    "load_suite",
+    "load_suites",
+    "match_value",
+    "parse_tool_calls",
+    "render_tool_calls",
+    "render_tools_prompt",
+    "repair_tool_call",
+    "repair_tool_calls",
+    "resume",
+    "run_eval",
+    "run_eval_async",
+    "save_suite",
+    "score_case",
+    "score_case_async",
+    "score_cases",
+    "score_cases_async",
+    "score_params",
+    "score_tool_selection",
+    "scores_df",
+    "space",
+    "split",
+    "subscribe",
+    "sweep",
+    "sweep_async",
+    "sweep_form",
+    "system_prompt_for",
+    "to_tool_calls",
+    "trajectory_match",
+    "tune_prompt",
+    "tune_prompt_async",
+    "uniform",
+    "with_tools_prompt",
+]
 
 
 _SUBPACKAGES = {"charts", "formats", "widgets", "report", "scoring", "parsers", "models",
                 "runner", "experiments", "mcp", "testing", "suite"}
+
+
+def _wire_runner() -> None:
+    """The facade is the top floor, so it joins what the floors below may not: the runner's
+    ``progress="widget"`` display lives in ``widgets`` (the runner imports no widget code), and
+    importing that module registers it (ipywidgets itself loads only when a widget is made)."""
+    importlib.import_module("tooleval_nb.widgets.progress")
 
 
 def __getattr__(name: str) -> Any:
@@ -72,6 +381,8 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'tooleval_nb' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
+    if module == "tooleval_nb.runner":
+        _wire_runner()
     globals()[name] = value
     return value
 

@@ -90,13 +90,14 @@ def run_sync(work: Coroutine[Any, Any, T] | Callable[[], Coroutine[Any, Any, T]]
     thread.join()
     if "error" in box:
         raise box["error"]
-    return box["value"]
+    value: T = box["value"]
+    return value
 
 
 def in_notebook() -> bool:
     """Whether we run inside an IPython kernel (Jupyter), where widgets can display."""
     try:
-        from IPython import get_ipython  # type: ignore[attr-defined]
+        from IPython import get_ipython
     except ImportError:
         return False
     shell = get_ipython()

@@ -16,6 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["FunctionCall", "ToolCall", "make_call_id", "to_tool_calls"]
 
+#: How a model is asked for tool calls: its API's native tool calling, or a raw-text format
+#: (the model writes the calls in its text; :mod:`tooleval_nb.parsers` reads them back). The one
+#: definition: configs, model specs, run settings and report parameters import it.
+
 _ALNUM = string.ascii_letters + string.digits
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import altair as alt
 import numpy as np
@@ -11,6 +10,7 @@ import pandas as pd
 import pytest
 
 from tooleval_nb import ToolEvalError, charts
+from tooleval_nb.scoring import interval_method, mean_ci
 
 
 def datasets(spec: dict) -> list[list[dict]]:
@@ -41,40 +41,34 @@ def expected_means(df: pd.DataFrame) -> dict[str, float]:
     return df.groupby("label")["s"].mean().to_dict()
 
 
-# -- bootstrap ----------------------------------------------------------------------------------
-def test_bootstrap_constant_values_give_a_point_interval():
-    assert charts.bootstrap_ci([0.7] * 20, seed=3) == pytest.approx((0.7, 0.7))
+# -- the interval (tooleval_nb.scoring.mean_ci; bootstrap_ci is deprecated) -----------------------
+def test_bootstrap_ci_is_deprecated_for_mean_ci():
+    values = [0.2, 0.4, 0.9, 0.5]
+    with pytest.warns(DeprecationWarning, match="tooleval_nb.scoring.mean_ci"):
+        low, high = charts.bootstrap_ci(values, seed=3)
+    assert (low, high) == pytest.approx(mean_ci(values)[1:])
 
 
-def test_bootstrap_is_seeded_and_brackets_the_mean():
-    rng = np.random.default_rng(1)
-    values = rng.random(40)
-    a = charts.bootstrap_ci(values, n_boot=500, seed=7)
-    b = charts.bootstrap_ci(values, n_boot=500, seed=7)
-    assert a == b
-    assert a[0] < values.mean() < a[1]
+@pytest.mark.parametrize(("metric", "method"), [
+    pytest.param("overall", "t", id="score-t"),
+    pytest.param("passed", "wilson", id="pass-rate-wilson"),
+])
+def test_leaderboard_interval_is_the_package_interval(results_df, metric, method):
+    table = charts.leaderboard_table(results_df, metric=metric)
+    df = charts.prepare(results_df)
+    df["value"] = df["score"] if metric == "overall" else df["passed"].astype(float)
+    for row in table.itertuples():
+        per_case = df[df["label"] == row.label].groupby("case_id")["value"].mean()
+        _, low, high = mean_ci(per_case.to_numpy())
+        assert (row.ci_low, row.ci_high) == pytest.approx((low, high), nan_ok=True)
+        assert row.ci_method == interval_method(per_case.to_numpy())
+    assert method in set(table["ci_method"])
 
 
-def test_bootstrap_interval_narrows_with_more_cases():
-    rng = np.random.default_rng(2)
-    small = charts.bootstrap_ci(rng.integers(0, 2, 20), seed=0)
-    large = charts.bootstrap_ci(rng.integers(0, 2, 2000), seed=0)
-    assert (large[1] - large[0]) < (small[1] - small[0])
-
-
-@pytest.mark.parametrize("values, expected", [([], "nan"), ([0.25], (0.25, 0.25))],
-                         ids=["empty", "single"])
-def test_bootstrap_edge_cases(values, expected):
-    low, high = charts.bootstrap_ci(values)
-    if expected == "nan":
-        assert math.isnan(low) and math.isnan(high)
-    else:
-        assert (low, high) == expected
-
-
-def test_bootstrap_rejects_bad_coverage():
-    with pytest.raises(ValueError, match="ci must be between 0 and 1"):
-        charts.bootstrap_ci([1, 0], ci=95)
+def test_leaderboard_chart_title_names_the_method(results_df):
+    spec = charts.leaderboard_chart(results_df).to_dict()
+    methods = " / ".join(sorted(set(charts.leaderboard_table(results_df)["ci_method"])))
+    assert f"CI over cases ({methods})" in spec["title"]
 
 
 # -- leaderboard ---------------------------------------------------------------------------------
@@ -84,7 +78,9 @@ def test_leaderboard_table_means_order_and_labels(results_df):
     assert dict(zip(table["label"], table["mean"], strict=False)) == pytest.approx(want)
     assert list(table["mean"]) == sorted(table["mean"], reverse=True)
     assert "local/smollm2-135m [hermes]" in set(table["label"])
-    assert (table["ci_low"] <= table["mean"]).all() and (table["mean"] <= table["ci_high"]).all()
+    bounded = table.dropna(subset=["ci_low"])
+    assert (bounded["ci_low"] <= bounded["mean"]).all()
+    assert (bounded["mean"] <= bounded["ci_high"]).all()
     errors = table.set_index("label")["n_errors"]
     assert errors["local/smollm2-135m [native]"] == 1 and errors["openai/gpt-4o-mini"] == 0
 

@@ -4,8 +4,8 @@ Opens the notebook that shows the run panel (the quickstart once it displays a `
 ``02_compare_models.ipynb``), runs all cells, clicks the panel's Run button, waits for the results
 table to fill and the run to complete, and saves a screenshot to ``artifacts/``.
 
-Uses Debian's ``chromium`` and ``chromium-driver`` (installed with apt-get when missing; no
-browser download). Skipped, with the reason, only when they cannot be installed.
+Chromium comes from the ``browser`` fixture of ``conftest.py`` (Debian's package; skipped, with
+the reason, only when it cannot be installed).
 """
 
 from __future__ import annotations
@@ -28,30 +28,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.model]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 CANDIDATES = ["01_quickstart.ipynb", "02_compare_models.ipynb"]
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1400,1800"]
-
-
-def _ensure_chromium() -> None:
-    if CHROMIUM.exists() and CHROMEDRIVER.exists():
-        return
-    if shutil.which("apt-get") is None:
-        pytest.skip("chromium is not installed and apt-get is not available to install it")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    steps = [["apt-get", "update", "-q"],
-             ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium",
-              "chromium-driver"]]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True, env=env, timeout=900)
-        if done.returncode != 0:
-            pytest.skip(f"chromium could not be installed ({' '.join(step)} exited "
-                        f"{done.returncode}: {done.stderr.strip()[-300:]})")
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("apt-get ran but /usr/bin/chromium or /usr/bin/chromedriver is missing")
 
 
 def _notebook() -> str:
@@ -150,24 +127,6 @@ def _kill_marked(marker: str) -> None:
                 os.kill(int(entry.name), signal.SIGTERM)
             except ProcessLookupError:
                 pass
-
-
-@pytest.fixture
-def browser(tmp_path):
-    _ensure_chromium()
-    pytest.importorskip("selenium", reason="pip install selenium (the test extra)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 KERNEL_IDLE = """

@@ -54,7 +54,7 @@ def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
         server.stop()
 
 
-#: the start of every judge system prompt (:mod:`tooleval_nb.experiments.judge_llm`)
+#: the start of every judge system prompt (:mod:`tooleval_nb.experiments.judge.llm`)
 JUDGE_MARK = "You review the tool calls"
 
 

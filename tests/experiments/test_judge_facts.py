@@ -7,7 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from tooleval_nb.experiments.judge_facts import actual_calls_of, compute_facts, expected_calls_of
+from tooleval_nb.experiments.calls import actual_calls_of, expected_calls_of
+from tooleval_nb.experiments.judge.facts import compute_facts
 from tooleval_nb.suite import Suite, Tool
 
 

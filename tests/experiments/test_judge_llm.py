@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from tooleval_nb.experiments.judge_facts import compute_facts
-from tooleval_nb.experiments.judge_llm import (
+from tooleval_nb.experiments.judge.facts import compute_facts
+from tooleval_nb.experiments.judge.llm import (
     Finding,
     Synthesis,
     extract_json,

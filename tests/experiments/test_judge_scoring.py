@@ -11,7 +11,8 @@ import pytest
 
 import tooleval_nb.experiments as tx
 from tooleval_nb.experiments.evaluate import evaluate
-from tooleval_nb.experiments.judge_rating import logprob_content, rating_expectation
+from tooleval_nb.experiments.judge.rating import rating_expectation
+from tooleval_nb.experiments.llm_call import logprob_content
 
 from .conftest import is_judge
 

@@ -77,9 +77,9 @@ def test_judge_report_on_embedded_model(small, mstore):
 
 def test_embedded_judge_rating_from_logprobs():
     """One grammar-constrained verdict from the embedded model, with its logprob rating."""
-    from tooleval_nb.experiments.evaluate import run_sync
-    from tooleval_nb.experiments.judge_llm import VERDICT_SCHEMA, parse_verdict
-    from tooleval_nb.experiments.judge_rating import rating_expectation
+    from tooleval_nb.aio import run_sync
+    from tooleval_nb.experiments.judge.llm import VERDICT_SCHEMA, parse_verdict
+    from tooleval_nb.experiments.judge.rating import rating_expectation
     from tooleval_nb.experiments.llm_call import JsonCaller
 
     caller = JsonCaller(None, 1, 120.0, "auto", None, top_logprobs=5)

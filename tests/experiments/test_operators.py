@@ -8,8 +8,8 @@ import random
 import pandas as pd
 import pytest
 
-from tooleval_nb.experiments import operators as ops
-from tooleval_nb.experiments.meta import failure_feedback, meta_messages, parse_meta
+from tooleval_nb.experiments.tune import operators as ops
+from tooleval_nb.experiments.tune.meta import failure_feedback, meta_messages, parse_meta
 
 
 def test_add_and_drop_rule_are_seeded():

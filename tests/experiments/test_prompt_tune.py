@@ -182,7 +182,7 @@ class Boom(Exception):
 
 def test_tune_interrupted_mid_proposal_proposes_the_generation_again(
         suite, store, fake_server, tmp_path, monkeypatch):
-    from tooleval_nb.experiments import tuner
+    from tooleval_nb.experiments.tune import tuner
 
     server = fake_server(handler=digest_target)
     cfg = tx.Config(model="openai/fake", api_base=server.url)
@@ -234,7 +234,7 @@ def cand_rows(store: str) -> list[dict]:
 
 def test_tune_killed_after_a_generation_without_candidates_does_not_propose_it_again(
         suite, store, fake_server, monkeypatch):
-    from tooleval_nb.experiments import tuner
+    from tooleval_nb.experiments.tune import tuner
 
     meta_calls = [0]
 

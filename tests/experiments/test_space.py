@@ -6,7 +6,7 @@ import pytest
 
 from tooleval_nb.errors import ExperimentError
 from tooleval_nb.experiments.config import Config
-from tooleval_nb.experiments.space import DEFAULT_SPACE, Condition, space, uniform
+from tooleval_nb.experiments.sweep.space import DEFAULT_SPACE, Condition, space, uniform
 
 
 def test_greedy_top_p_collapses_to_one_trial():

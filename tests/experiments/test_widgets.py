@@ -1,4 +1,5 @@
-"""Charts (through to_dict) and widgets (trait values, button clicks), no browser."""
+"""The experiment layer seen through its charts (``to_dict``) and views (trait values, button
+clicks), no browser; and the deprecated ``.widget()`` methods and moved names."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import ipywidgets as widgets
 import pytest
 
 import tooleval_nb.experiments as tx
+from tooleval_nb import charts
 from tooleval_nb.errors import ExperimentError
-from tooleval_nb.experiments import charts
-from tooleval_nb.experiments.widgets import parse_values, space_from_fields
+from tooleval_nb.widgets import SweepForm, experiment_view, prompt_tune_view, sweep_form, sweep_view
+from tooleval_nb.widgets.sweep_panel import parse_values, space_from_fields
 
 WRONG = {"role": "assistant", "content": "no"}
 
@@ -59,7 +61,7 @@ def test_charts_render(finished):
 
 def test_experiment_widget_buttons(finished, capsys):
     exp, _, _ = finished
-    box = exp.widget()
+    box = experiment_view(exp)
     assert isinstance(box, widgets.VBox)
     row = box.children[2].children
     buttons = [w for w in row if isinstance(w, widgets.Button)]
@@ -92,24 +94,24 @@ def sw_trials(exp):
 
 def test_sweep_and_tune_widgets(finished, suite, store):
     exp, sw, base = finished
-    w = sw.widget()
+    w = sweep_view(sw)
     promote = w.children[2].children[1]
     assert not promote.disabled  # linked to an experiment
     pt = tx.tune_prompt(suite, base, split=exp.split, meta_model=None, operators="rules",
                         population=2, generations=1, store=store, budget=tx.Budget(calls=200))
-    pw = pt.widget()
+    pw = prompt_tune_view(pt)
     button = [c for c in pw.children if isinstance(c, widgets.Button)][0]
     assert button.disabled and "nothing to promote" in button.tooltip
-    for chart in (charts.leaderboard_chart(pt.candidates_df()),
+    for chart in (charts.candidates_chart(pt.candidates_df()),
                   charts.best_so_far_chart(pt.generations_df()),
-                  charts.case_heatmap(pt.case_matrix_df())):
+                  charts.candidate_heatmap(pt.case_matrix_df())):
         chart.to_dict()
 
 
 def test_sweep_form_runs_and_shows_results(suite, store, fake_server):
     server = fake_server(handler=required_only)
     base = tx.Config(model="openai/fake", api_base=server.url)
-    form = tx.sweep_form(suite, base, store=store, calls=200)
+    form = sweep_form(suite, base, store=store, calls=200)
     form.fields["temperature"].value = "0"
     form.fields["tool_choice"].value = "auto, required"
     form.strategy.value = "grid"
@@ -157,7 +159,7 @@ def test_prompt_tune_widget_promotes_into_its_experiment(suite, store, fake_serv
     exp.run(cfg)
     pt = exp.tune_prompt(auto_promote=False, **args)
     assert pt.winner is not None and pt.experiment is exp
-    box = pt.widget()  # no browser: built on a dummy comm, checked through its traits
+    box = prompt_tune_view(pt)  # no browser: built on a dummy comm, checked through its traits
     button = promote_button(box)
     assert not button.disabled and button.tooltip == "promote the winner"
     button.click()  # no running loop here: the promotion runs to completion
@@ -168,13 +170,36 @@ def test_prompt_tune_widget_promotes_into_its_experiment(suite, store, fake_serv
     # a tune auto-promoted by exp.tune_prompt says so; an unlinked one says how to link it
     exp2 = tx.experiment("pw2", suite=suite, split=sp, store=store)
     exp2.run(cfg)
-    linked = promote_button(exp2.tune_prompt(**args).widget())
+    linked = promote_button(prompt_tune_view(exp2.tune_prompt(**args)))
     assert linked.disabled and "already promoted into experiment 'pw2'" in linked.tooltip
     alone = tx.tune_prompt(suite, cfg, split=sp, store=str(tmp_path / "alone.db"), **args)
-    unlinked = promote_button(alone.widget())
+    unlinked = promote_button(prompt_tune_view(alone))
     assert alone.winner is not None and unlinked.disabled
     assert "pass experiment=" in unlinked.tooltip
     # an explicit experiment argument still wins over the tune's own link
-    from tooleval_nb.experiments.widgets import prompt_tune_widget
+    assert not promote_button(prompt_tune_view(alone, exp2)).disabled
 
-    assert not promote_button(prompt_tune_widget(alone, exp2)).disabled
+
+@pytest.mark.parametrize(("obj", "view"), [
+    pytest.param(0, "experiment_view", id="experiment"),
+    pytest.param(1, "sweep_view", id="sweep"),
+])
+def test_widget_method_is_deprecated_for_its_view(finished, obj, view):
+    with pytest.warns(DeprecationWarning, match=f"tooleval_nb.widgets.{view}"):
+        box = finished[obj].widget()
+    assert isinstance(box, widgets.VBox)
+
+
+@pytest.mark.parametrize(("name", "new"), [
+    pytest.param("SweepForm", SweepForm, id="SweepForm"),
+    pytest.param("sweep_form", sweep_form, id="sweep_form"),
+    pytest.param("charts", charts, id="charts"),
+])
+def test_moved_names_still_resolve_with_a_warning(name, new):
+    with pytest.warns(DeprecationWarning, match="is deprecated; use tooleval_nb"):
+        assert getattr(tx, name) is new
+
+
+def test_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        tx.nope  # noqa: B018

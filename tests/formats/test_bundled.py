@@ -8,7 +8,7 @@ from typing import get_args
 
 import pytest
 
-from tooleval_nb.formats import load_suite, load_suites
+from tooleval_nb.formats import bundled_suites_dir, load_suite, load_suites
 from tooleval_nb.scoring import GradeResult, Trace
 from tooleval_nb.suite import ParamScoring, Suite
 
@@ -121,3 +121,7 @@ def test_code_graders(bundled: dict[str, Suite], data_dir: Path, function: str, 
     result = getattr(load_graders(data_dir), function)(Trace(output=output, tool_calls=calls), case)
     assert isinstance(result, GradeResult)
     assert result.passed is passed and result.grader == function and result.reason
+
+
+def test_bundled_suites_dir_is_the_checkout_data_folder(data_dir: Path) -> None:
+    assert bundled_suites_dir().resolve() == data_dir.resolve()

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tooleval_nb.runner.bridge import in_notebook, run_sync, running_loop, spawn
+from tooleval_nb.aio import in_notebook, run_sync, running_loop, spawn
 
 
 async def where() -> int:
@@ -50,13 +50,18 @@ def test_not_a_notebook():
 
 
 def test_one_bridge_for_the_package():
-    from tooleval_nb import aio
-    from tooleval_nb.mcp import _sync as mcp_sync
-    from tooleval_nb.models import _sync as models_sync
-    from tooleval_nb.runner import bridge
+    """Every sync twin in the package reaches the bridge in tooleval_nb.aio directly: no alias
+    module is left (the runner, the models layer and MCP each had one)."""
+    import importlib
+    import importlib.util
 
-    assert bridge.run_sync is models_sync.run_sync is mcp_sync.run_sync is aio.run_sync
-    assert bridge.spawn is aio.spawn and bridge.in_notebook is aio.in_notebook
+    for alias in ("tooleval_nb.runner.bridge", "tooleval_nb.models._sync", "tooleval_nb.mcp._sync"):
+        assert importlib.util.find_spec(alias) is None, alias
+    from tooleval_nb import aio, runner
+
+    call = importlib.import_module("tooleval_nb.models.call")
+    embed = importlib.import_module("tooleval_nb.models.embed")
+    assert runner.run_sync is call.run_sync is embed.run_sync is aio.run_sync
 
 
 @pytest.mark.parametrize("in_loop", [False, True], ids=["plain", "in-a-loop"])

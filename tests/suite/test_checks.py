@@ -6,6 +6,7 @@ import pytest
 
 from tooleval_nb.errors import SuiteError
 from tooleval_nb.suite import EvalCase, Suite, Tool, case_problems
+from tooleval_nb.suite.checks import case_warnings
 
 WEATHER = Tool.create("get_weather", "Weather", {
     "city": {"type": "string"}, "units": {"type": "string", "enum": ["celsius", "fahrenheit"]}})
@@ -90,3 +91,49 @@ def test_known_bfcl_problems_are_accepted_and_only_those() -> None:
                                      "metadata": {"bfcl_problems": [text]}})
     with pytest.raises(SuiteError, match="'R' is not one of the allowed values"):
         Suite(name="s", tools=TOOLS, cases=[other])
+
+
+# -- acceptable alternatives that are not offered (seed 001's ["search", "web_search"]) ---------
+ONLY_SEARCH = [SEARCH2]
+
+
+def test_an_alternative_not_offered_is_a_warning_not_a_problem() -> None:
+    case = EvalCase.model_validate({"prompt": "x", "expected_tool": ["SEARCH", "web_search"],
+                                    "expected_params": {"query": "cats"}})
+    assert case_problems(case, ONLY_SEARCH) == []
+    assert case_warnings(case, ONLY_SEARCH) == [
+        "field expected_tool[1]: acceptable tool 'web_search' is not offered, so the model "
+        "cannot call it (offered: search); add the tool or drop the name"]
+
+
+def test_no_alternative_offered_is_still_a_problem() -> None:
+    case = EvalCase.model_validate({"prompt": "x", "expected_tool": ["bing", "web_search"]})
+    assert case_problems(case, ONLY_SEARCH) == [
+        "field expected_tool: none of the acceptable tools ['bing', 'web_search'] is among the "
+        "tools offered (search); add one of the tools or fix the names"]
+    assert case_warnings(case, ONLY_SEARCH) == []
+
+
+def test_a_seed_file_with_an_alternative_not_offered_loads_with_a_warning(tmp_path) -> None:
+    import json
+
+    from tooleval_nb.formats import load_suite
+    from tooleval_nb.suite.checks import SuiteWarning, suite_warnings, warn_suite
+
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps({"name": "seed", "tools": [SEARCH2.to_openai()], "test_cases": [
+        {"name": "find", "prompt": "find cats", "expected_tool": ["search", "web_search"]}]}))
+    with pytest.warns(SuiteWarning, match="web_search") as loading:  # it loads, with a warning
+        suite = load_suite(path)
+    expected = (f"{path}: case 0 ('find'): field expected_tool[1]: acceptable tool 'web_search' "
+                "is not offered")
+    (found,) = suite_warnings(suite)
+    assert found.startswith(expected)
+    assert [str(w.message) for w in loading] == [found]  # names the file, the case and the tool
+    with pytest.warns(SuiteWarning, match="web_search") as caught:
+        warn_suite(suite)
+    assert str(caught[0].message) == found
+    path.write_text(json.dumps({"name": "seed", "tools": [SEARCH2.to_openai()], "test_cases": [
+        {"name": "find", "prompt": "find cats", "expected_tool": ["bing", "web_search"]}]}))
+    with pytest.raises(SuiteError, match=r"case 0 \('find'\): field expected_tool: none of"):
+        load_suite(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from ..scoring import FAILURE_MODES  # scoring's list, in its order (how they are stacked)
 from .frame import empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,10 +17,6 @@ __all__ = ["breakdown_table", "breakdown_chart", "mode_breakdown", "tag_breakdow
 #: What a breakdown groups cases by.
 By = Literal["mode", "tag", "category", "suite"]
 
-#: The failure modes scoring reports (order = how they are stacked and listed).
-FAILURE_MODES = ["no_call", "spurious_call", "wrong_tool", "missing_call", "extra_call",
-                 "missing_required_arg", "hallucinated_arg", "wrong_type", "wrong_value",
-                 "parse_error", "api_error"]
 
 BREAKDOWN_COLUMNS = ["group", "label", "model", "mode", "n", "mean", "pass_rate"]
 

@@ -1,14 +1,17 @@
-"""The model leaderboard: mean score per model with bootstrap confidence intervals over cases.
+"""The model leaderboard: mean score per model with its confidence interval over cases.
 
-The unit of resampling is the *case*: with several samples per case, a case's samples are first
-averaged, then cases are drawn with replacement ``n_boot`` times (seeded, so a report is
-reproducible) and the percentile interval of the resampled means is reported.
+A case's samples are first averaged, then the interval of the mean over cases is
+:func:`tooleval_nb.scoring.mean_ci`, the package's one interval (Wilson for a pass rate, t for a
+score), so the leaderboard and an experiment show the same interval for the same run; the
+``ci_method`` column and the chart title name it.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Literal
 
+from ..scoring.interval import interval_method, mean_ci
 from .frame import SCORE_SCALE, empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,38 +25,20 @@ __all__ = ["bootstrap_ci", "leaderboard_table", "leaderboard_chart", "Metric"]
 Metric = Literal["overall", "tool_score", "param_score", "passed"]
 
 LEADERBOARD_COLUMNS = ["label", "model", "mode", "n_cases", "mean", "ci_low", "ci_high",
-                       "pass_rate", "n_errors"]
+                       "ci_method", "pass_rate", "n_errors"]
 
 
 def bootstrap_ci(values: np.ndarray | list[float], n_boot: int = 1000, ci: float = 0.95,
                  seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``values``.
+    """Deprecated: the leaderboard's interval is :func:`tooleval_nb.scoring.mean_ci` now.
 
-    Args:
-        values: One value per case.
-        n_boot: Number of resamples.
-        ci: Coverage of the interval, in (0, 1).
-        seed: Seed of the generator (same seed, same interval).
-
-    Returns:
-        ``(low, high)``; ``(nan, nan)`` for no values; the value itself twice for one value.
+    Returns ``mean_ci(values, ci)``'s bounds (``n_boot`` and ``seed`` are ignored).
     """
-    import numpy as np
-
-    if not 0 < ci < 1:
-        raise ValueError(f"ci must be between 0 and 1 (exclusive), got {ci}")
-    arr = np.asarray(values, dtype="float64")
-    arr = arr[~np.isnan(arr)]
-    if arr.size == 0:
-        return (float("nan"), float("nan"))
-    if arr.size == 1 or n_boot < 1:
-        return (float(arr.mean()), float(arr.mean()))
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, arr.size, size=(n_boot, arr.size))
-    means = arr[idx].mean(axis=1)
-    alpha = (1 - ci) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    return (float(low), float(high))
+    warnings.warn("tooleval_nb.charts.bootstrap_ci is deprecated; use "
+                  "tooleval_nb.scoring.mean_ci (the one interval of the package)",
+                  DeprecationWarning, stacklevel=2)
+    _, low, high = mean_ci(values, ci)
+    return (low, high)
 
 
 def _metric_column(df: pd.DataFrame, metric: Metric) -> pd.Series:
@@ -68,10 +53,12 @@ def _metric_column(df: pd.DataFrame, metric: Metric) -> pd.Series:
 
 def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall", n_boot: int = 1000,
                       ci: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """One row per model (label), best first, with the bootstrap interval of ``metric``.
+    """One row per model (label), best first, with the interval of ``metric`` over cases.
 
-    Columns: ``label, model, mode, n_cases, mean, ci_low, ci_high, pass_rate, n_errors``.
+    Columns: ``label, model, mode, n_cases, mean, ci_low, ci_high, ci_method, pass_rate,
+    n_errors``; the interval is :func:`tooleval_nb.scoring.mean_ci` and ``ci_method`` names it.
     ``param_score`` ignores cases whose parameters were not scored; ``overall`` counts errors as 0.
+    ``n_boot`` and ``seed`` are ignored (kept so that older calls still work).
     """
     import pandas as pd
 
@@ -86,9 +73,11 @@ def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall", n_boot:
     for (label, model, mode), grp in df.groupby(["label", "model", "mode"], sort=False):
         per_case = grp.groupby("case_id", sort=False).agg(value=("value", "mean"),
                                                           passed=("passed", "mean"))
-        low, high = bootstrap_ci(per_case["value"].to_numpy(), n_boot=n_boot, ci=ci, seed=seed)
+        values = per_case["value"].dropna().to_numpy()
+        _, low, high = mean_ci(values, ci)
         rows.append({"label": label, "model": model, "mode": mode, "n_cases": len(per_case),
                      "mean": float(per_case["value"].mean()), "ci_low": low, "ci_high": high,
+                     "ci_method": interval_method(values),
                      "pass_rate": float(per_case["passed"].mean()),
                      "n_errors": int(grp["errored"].sum())})
     table = pd.DataFrame(rows, columns=LEADERBOARD_COLUMNS)
@@ -98,20 +87,21 @@ def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall", n_boot:
 
 def leaderboard_chart(results: pd.DataFrame, metric: Metric = "overall", n_boot: int = 1000,
                       ci: float = 0.95, seed: int = 0, title: str | None = None) -> alt.TopLevelMixin:
-    """Horizontal bars of the mean ``metric`` per model with its bootstrap interval as error bars.
+    """Horizontal bars of the mean ``metric`` per model with its interval as error bars.
 
     Args:
         results: ``Run.results_df()``.
         metric: Which score to rank by.
-        n_boot: Bootstrap resamples.
+        n_boot: Ignored (the interval is no longer a bootstrap).
         ci: Interval coverage.
-        seed: Bootstrap seed.
+        seed: Ignored.
         title: Chart title (default names the metric and the coverage).
     """
     import altair as alt
 
     table = leaderboard_table(results, metric=metric, n_boot=n_boot, ci=ci, seed=seed)
-    title = title or f"Leaderboard: mean {metric} with {ci:.0%} bootstrap CI over cases"
+    methods = " / ".join(sorted(set(table["ci_method"]))) or "t"
+    title = title or f"Leaderboard: mean {metric} with {ci:.0%} CI over cases ({methods})"
     if table.empty:
         return empty_chart("no results to rank", title)
     order = table["label"].tolist()
@@ -120,7 +110,7 @@ def leaderboard_chart(results: pd.DataFrame, metric: Metric = "overall", n_boot:
         tooltip=[alt.Tooltip("label:N", title="model"), alt.Tooltip("mode:N"),
                  alt.Tooltip("n_cases:Q", title="cases"),
                  alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
-                 alt.Tooltip("ci_high:Q", format=".3f"),
+                 alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("ci_method:N", title="CI"),
                  alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
                  alt.Tooltip("n_errors:Q", title="errors")])
     bars = base.mark_bar().encode(

@@ -3,26 +3,39 @@
 Principles (``shared/design/experiments.md``): every trial is an ordinary run through the runner;
 every comparison is paired and carries a CI; winners are chosen on dev and promoted only after a
 holdout confirmation; configs compose; everything works offline under a budget.
+
+The flat core holds what every tuner shares: :mod:`.config` (what a trial varies),
+:mod:`.split` (dev / holdout), :mod:`.stats` (paired tests and intervals), :mod:`.compare`,
+:mod:`.budget`, :mod:`.evaluate` (one config through the runner), :mod:`.race` (arms raced
+over cases), :mod:`.estimate`, :mod:`.store`, and :mod:`.experiment` (a named line of work,
+with its best config, :mod:`.tracking` and :mod:`.timeline`). Above it, one package per tuner:
+:mod:`.sweep`, :mod:`.tune` (prompt tuning) and :mod:`.judge` (judge reports). Their charts live
+in :mod:`tooleval_nb.charts`, their widgets in :mod:`tooleval_nb.widgets`.
 """
 
 from __future__ import annotations
+
+import warnings
+from typing import Any
 
 from .budget import Budget, BudgetTracker
 from .compare import compare
 from .config import SAMPLING_KEYS, Config, FewShot
 from .estimate import Estimate, estimate, estimate_async
 from .experiment import BestRecord, Experiment, experiment
-from .judge import judge_report, judge_report_async
-from .judge_report import JudgeReport
-from .operators import DEFAULT_SYSTEM_PROMPT, OPERATORS, TOOL_RULES
-from .prompt_tune import tune_prompt, tune_prompt_async
-from .prompt_tune_result import Candidate, PromptTune
-from .space import DEFAULT_SPACE, Space, Uniform, space, uniform
+from .judge import JudgeReport, judge_report, judge_report_async
 from .split import Split, split
 from .stats import PairedResult, paired
-from .sweep import sweep, sweep_async
-from .sweep_result import Sweep
-from .widgets import SweepForm, sweep_form
+from .sweep import DEFAULT_SPACE, Space, Sweep, Uniform, space, sweep, sweep_async, uniform
+from .tune import (
+    DEFAULT_SYSTEM_PROMPT,
+    OPERATORS,
+    TOOL_RULES,
+    Candidate,
+    PromptTune,
+    tune_prompt,
+    tune_prompt_async,
+)
 
 __all__ = [
     "BestRecord",
@@ -32,19 +45,18 @@ __all__ = [
     "Config",
     "DEFAULT_SPACE",
     "DEFAULT_SYSTEM_PROMPT",
-    "OPERATORS",
     "Estimate",
     "Experiment",
-    "JudgeReport",
     "FewShot",
+    "JudgeReport",
+    "OPERATORS",
     "PairedResult",
     "PromptTune",
     "SAMPLING_KEYS",
-    "TOOL_RULES",
     "Space",
     "Split",
     "Sweep",
-    "SweepForm",
+    "TOOL_RULES",
     "Uniform",
     "compare",
     "estimate",
@@ -57,8 +69,29 @@ __all__ = [
     "split",
     "sweep",
     "sweep_async",
-    "sweep_form",
     "tune_prompt",
     "tune_prompt_async",
     "uniform",
 ]
+
+#: names that moved out of this package: old name -> (package, name) of the replacement
+_MOVED: dict[str, tuple[str, str | None]] = {
+    "SweepForm": ("widgets", "SweepForm"),
+    "sweep_form": ("widgets", "sweep_form"),
+    "charts": ("charts", None),
+    "widgets": ("widgets", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The moved names, with a warning naming the replacement (see :data:`_MOVED`)."""
+    if name not in _MOVED:
+        raise AttributeError(f"module 'tooleval_nb.experiments' has no attribute {name!r}")
+    package, attr = _MOVED[name]
+    new = f"tooleval_nb.{package}" + (f".{attr}" if attr else "")
+    warnings.warn(f"tooleval_nb.experiments.{name} is deprecated; use {new} instead",
+                  DeprecationWarning, stacklevel=2)
+    from .. import charts, widgets  # legacy arrows, see LEGACY_ARROWS in tests/test_architecture
+
+    target = {"charts": charts, "widgets": widgets}[package]
+    return getattr(target, attr) if attr else target

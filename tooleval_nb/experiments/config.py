@@ -26,9 +26,11 @@ import copy
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..models.spec import Mode
 
 __all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FrozenMap", "FIELD_KEYS", "DEFAULT_MODEL_NAME",
            "freeze", "thaw"]
@@ -39,8 +41,6 @@ DEFAULT_MODEL_NAME = "local/smollm2-135m"
 
 #: keys that matter only when sampling (temperature > 0)
 SAMPLING_KEYS: frozenset[str] = frozenset({"top_p", "top_k", "min_p", "typical_p", "seed"})
-
-Mode = Literal["native", "hermes", "pythonic"]
 
 
 class FrozenMap(dict):  # type: ignore[type-arg]

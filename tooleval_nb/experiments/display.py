@@ -1,13 +1,15 @@
-"""Small HTML helpers shared by the experiment layer's ``_repr_mimebundle_`` methods."""
+"""Display helpers of the experiment layer: the HTML table of the ``_repr_mimebundle_`` methods,
+and the deprecated ``.widget()`` methods' path to :mod:`tooleval_nb.widgets`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import warnings
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["html_table"]
+__all__ = ["html_table", "legacy_widget"]
 
 
 def html_table(df: pd.DataFrame, *, max_chars: int = 60, max_rows: int = 30) -> str:
@@ -24,3 +26,17 @@ def html_table(df: pd.DataFrame, *, max_chars: int = 60, max_rows: int = 30) -> 
             view[col] = [v if not isinstance(v, str) or len(v) <= max_chars
                          else v[:max_chars - 1] + "…" for v in view[col]]
     return view.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="")
+
+
+def legacy_widget(obj: Any, view: str) -> Any:
+    """What the deprecated ``Experiment.widget()``, ``Sweep.widget()`` and ``PromptTune.widget()``
+    return: ``tooleval_nb.widgets.<view>(obj)``, with a warning naming that replacement.
+
+    Widgets sit above experiments; this is the one import against that arrow, allowed (until the
+    shims go in 0.3) by ``LEGACY_ARROWS`` in ``tests/test_architecture.py``.
+    """
+    warnings.warn(f"{type(obj).__name__}.widget() is deprecated; use "
+                  f"tooleval_nb.widgets.{view}(...) instead", DeprecationWarning, stacklevel=3)
+    from .. import widgets  # legacy arrow: experiments -> widgets (see the docstring)
+
+    return getattr(widgets, view)(obj)

@@ -10,7 +10,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..aio import run_sync
 from .config import Config
+from .evaluate import evaluate_async
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..suite import Suite
@@ -48,8 +50,6 @@ def format_duration(seconds: float) -> str:
 async def estimate_async(suite: Suite, config: Config | None = None, n_calls: int = 100, *,
                          probe: int = 3, store: Any = None, verbose: bool = True) -> Estimate:
     """Probe ``config`` on ``probe`` cases (cache off, sequential) and print the ETA."""
-    from .evaluate import evaluate_async
-
     cfg = config or Config()
     ids = [c.id for c in suite.cases if not c.draft][:max(1, probe)]
     start = time.perf_counter()
@@ -67,6 +67,4 @@ async def estimate_async(suite: Suite, config: Config | None = None, n_calls: in
 def estimate(suite: Suite, config: Config | None = None, n_calls: int = 100,
              **kwargs: Any) -> Estimate:
     """Sync twin of :func:`estimate_async`."""
-    from .evaluate import run_sync
-
     return run_sync(estimate_async(suite, config, n_calls, **kwargs))

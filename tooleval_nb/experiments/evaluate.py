@@ -20,6 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..aio import run_sync
 from ..errors import ExperimentError
+from ..models import DEFAULT_MODEL, ModelSpec
+from ..runner import run_eval_async
+from ..runner.plan import RunSettings
+from ..runner.run import Run
+from ..runner.store import resolve_store
 from .compare import case_scores
 from .config import Config, thaw
 
@@ -33,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: concurrent cases sent to the embedded model
 EMBEDDED_CONCURRENCY = 2
 
-__all__ = ["Evaluation", "run_sync", "config_from_run", "evaluate", "evaluate_async", "load_evaluation", "render_few_shot",
+__all__ = ["Evaluation", "config_from_run", "evaluate", "evaluate_async", "load_evaluation", "render_few_shot",
            "run_kwargs", "system_prompt_for", "seeds_for", "calls_made", "combine"]
 
 
@@ -81,8 +86,6 @@ def seeds_for(config: Config, repeats: int, base_seed: int = 0) -> tuple[int, li
 
 def run_kwargs(config: Config) -> dict[str, Any]:
     """Keyword arguments of ``run_eval`` for ``config`` (models, settings, params)."""
-    from ..models import ModelSpec
-
     params = thaw(config.params)
     if config.max_tokens is not None:
         params["max_tokens"] = config.max_tokens
@@ -118,9 +121,6 @@ async def evaluate_async(suite: Suite, config: Config, case_ids: list[str] | Non
                          name: str | None = None, max_concurrency: int = 8,
                          cache: bool = True, progress: bool = False) -> Evaluation:
     """Run ``config`` on ``case_ids`` of ``suite`` through the runner; the run is stored."""
-    from ..models import DEFAULT_MODEL
-    from ..runner import run_eval_async
-
     kwargs = run_kwargs(config)
     models = kwargs.pop("models")
     if config.model == DEFAULT_MODEL:
@@ -165,9 +165,6 @@ class _Everything:
 
 def load_evaluation(store: Any, run_id: str) -> Evaluation:
     """A stored run as an :class:`Evaluation` (no new calls)."""
-    from ..runner.run import Run
-    from ..runner.store import resolve_store
-
     run = Run.load(resolve_store(store), run_id)
     return Evaluation(run_id=run.id, results=run.results_df(), calls=0)
 
@@ -180,8 +177,6 @@ def config_from_run(run: Any) -> Config:
     what the runner sent, never to :class:`Config`'s defaults; a run without ``max_tokens``
     gives ``max_tokens=None`` (no limit was sent).
     """
-    from ..runner.plan import RunSettings
-
     defaults = RunSettings()
     settings = getattr(run, "settings", {}) or {}
     targets = getattr(run, "targets", []) or [{}]

@@ -19,15 +19,22 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..aio import run_sync
 from ..errors import ExperimentError
+from ..runner.run import Run
+from ..suite import Suite as SuiteModel
 from .compare import case_scores, run_label
 from .config import Config
-from .display import html_table
+from .display import html_table, legacy_widget
 from .evaluate import combine, config_from_run, evaluate_async, load_evaluation
+from .judge.run import judge_report
 from .split import Split, SplitName, split
 from .stats import mean_ci
 from .store import ExperimentStore, experiment_store, new_id
+from .sweep.run import sweep
+from .timeline import best_history_frame, timeline_frame
 from .tracking import BestRecord, Tracking
+from .tune.run import tune_prompt
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -88,8 +95,6 @@ class Experiment(Tracking):
 
         Returns the entry id. ``consider=False`` links without applying the best rule.
         """
-        from ..runner.run import Run
-
         run_id = run if isinstance(run, str) else run_label(run)
         if run_id is None:
             raise ExperimentError("link needs a Run (or its run id)")
@@ -170,8 +175,6 @@ class Experiment(Tracking):
                         note: str | None = None, kind: EntryKind = "eval",
                         promoted_from: str | None = None) -> Any:
         """Evaluate ``config`` (default: the best config) on a split and link the run."""
-        from ..runner.run import Run
-
         if config is not None:
             cfg = config
         elif self._row().get("best_config_json"):
@@ -188,8 +191,6 @@ class Experiment(Tracking):
 
     def run(self, config: Config | None = None, **kwargs: Any) -> Any:
         """Sync twin of :meth:`run_async`; returns the Run."""
-        from .evaluate import run_sync
-
         return run_sync(self.run_async(config, **kwargs))
 
     async def run_best_async(self, split: SplitName = "holdout", repeats: int = 2,
@@ -214,8 +215,6 @@ class Experiment(Tracking):
 
     def run_best(self, split: SplitName = "holdout", repeats: int = 2, seed: int = 1000) -> Any:
         """Sync twin of :meth:`run_best_async`."""
-        from .evaluate import run_sync
-
         return run_sync(self.run_best_async(split, repeats, seed))
 
     def _tuner_estimate(self, source: str) -> float | None:
@@ -229,22 +228,16 @@ class Experiment(Tracking):
     # -- tuners --------------------------------------------------------------------------------
     def sweep(self, space: Any = None, **kwargs: Any) -> Any:
         """A parameter sweep from the best config, linked to this experiment."""
-        from .sweep import sweep
-
         return sweep(self.suite, base=self.best.config, space=space, split=self.split,
                      store=self.store.runs, experiment=self, **kwargs)
 
     def tune_prompt(self, **kwargs: Any) -> Any:
         """A prompt tune from the best config, linked to this experiment."""
-        from .prompt_tune import tune_prompt
-
         return tune_prompt(self.suite, base=self.best.config, split=self.split,
                            store=self.store.runs, experiment=self, **kwargs)
 
     def judge(self, run: Any, **kwargs: Any) -> Any:
         """A judge report on ``run``, linked to this experiment."""
-        from .judge import judge_report
-
         report = judge_report(run, store=self.store.runs, suite=self.suite, **kwargs)
         self.link_judge(report)
         return report
@@ -252,16 +245,12 @@ class Experiment(Tracking):
     # -- views -----------------------------------------------------------------------------------
     def timeline(self) -> pd.DataFrame:
         """One row per entry (columns :data:`~.timeline.TIMELINE_COLUMNS`), oldest first."""
-        from .timeline import timeline_frame
-
         return timeline_frame(self)
 
     def open_entry(self, entry_id: int) -> Any:
         """What a timeline entry stands for: its Run (``eval``, ``confirm``), or as a DataFrame
         the trials of a sweep, the candidates of a prompt tune, the verdicts of a judge report."""
         import pandas as pd
-
-        from ..runner.run import Run
 
         e = self.store.one("experiment_entries", {"id": int(entry_id), "experiment_id": self.id})
         if e is None:
@@ -276,15 +265,11 @@ class Experiment(Tracking):
 
     def best_history(self) -> pd.DataFrame:
         """Every change of ``best``, with its reason."""
-        from .timeline import best_history_frame
-
         return best_history_frame(self)
 
     def widget(self) -> Any:
-        """The timeline chart above its table, with Pin baseline / Run best / Open entry."""
-        from .widgets import experiment_widget
-
-        return experiment_widget(self)
+        """Deprecated: ``tooleval_nb.widgets.experiment_view(exp)``."""
+        return legacy_widget(self, "experiment_view")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         text = repr(self)
@@ -316,8 +301,6 @@ def experiment(name: str, suite: Suite | None = None, *, split: Split | None = N
         holdout: holdout share for the default split.
         seed: seed of the default split.
     """
-    from ..suite import Suite as SuiteModel
-
     es = experiment_store(store)
     row = es.one("experiments", {"name": name})
     if row is None:

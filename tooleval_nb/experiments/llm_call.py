@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..models import DEFAULT_MODEL, call_model_async
 from .config import Config, thaw
 
-__all__ = ["Answer", "JsonCaller", "model_of"]
+__all__ = ["Answer", "JsonCaller", "extract_json", "logprob_content", "model_of"]
 
 
 @dataclass(frozen=True)
@@ -26,8 +28,6 @@ def model_of(judge_model: Any) -> dict[str, Any]:
         return {"model": judge_model.model, "api_base": judge_model.api_base,
                 "params": {"temperature": judge_model.temperature, **thaw(judge_model.params)}}
     if judge_model is None:
-        from ..models import DEFAULT_MODEL
-
         judge_model = DEFAULT_MODEL
     return {"model": judge_model, "api_base": None, "params": {}}
 
@@ -48,8 +48,6 @@ class JsonCaller:
     def __init__(self, judge_model: Any, budget: int, timeout: float, response_format: str,
                  params: dict[str, Any] | None, concurrency: int = 4,
                  top_logprobs: int | None = None) -> None:
-        from ..models import DEFAULT_MODEL
-
         spec = model_of(judge_model)
         self.model = spec["model"]
         self.api_base = spec["api_base"]
@@ -89,9 +87,6 @@ class JsonCaller:
 
     async def _ask(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str, *,
                    logprobs: bool, probing: bool = False) -> Answer:
-        from ..models import call_model_async
-        from .judge_rating import logprob_content
-
         want = logprobs and self.top_logprobs is not None and self.logprobs_note is None
         while True:
             if self.left <= 0:
@@ -115,3 +110,46 @@ class JsonCaller:
                 return Answer(None, reply.error)
             text = reply.raw_text if reply.raw_text is not None else reply.content
             return Answer(text, None, logprob_content(reply.raw) if want else None)
+
+
+def extract_json(text: str | None) -> Any:
+    """The first JSON object in ``text`` (code fences and prose around it allowed), or None."""
+    if not text:
+        return None
+    text = text.strip()
+    try:
+        return json.loads(text, strict=False)  # strict=False: raw newlines inside strings
+    except ValueError:
+        pass
+    start = text.find("{")
+    while start != -1:
+        depth, in_str, esc = 0, False, False
+        for i in range(start, len(text)):
+            ch = text[i]
+            if in_str:
+                esc = (ch == "\\") and not esc
+                if ch == '"' and not esc:
+                    in_str = False
+                continue
+            if ch == '"':
+                in_str = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        return json.loads(text[start:i + 1], strict=False)
+                    except ValueError:
+                        break
+        start = text.find("{", start + 1)
+    return None
+
+
+def logprob_content(raw: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The per-token logprobs of an OpenAI chat completion (``choices[0].logprobs.content``)."""
+    try:
+        content = (raw or {})["choices"][0]["logprobs"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return content if isinstance(content, list) and content else None

@@ -33,6 +33,8 @@ from typing import Literal
 
 import numpy as np
 
+from ..scoring.interval import betainc, is_binary, mean_ci, solve, t_cdf, t_ppf, wilson
+
 __all__ = [
     "Method",
     "PairedResult",
@@ -56,45 +58,7 @@ _EPS = 1e-12
 _NORM = NormalDist()
 
 
-# -- special functions -------------------------------------------------------------------------
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 400):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def betainc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function ``I_x(a, b)``."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-           + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(lbt) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
-
-
+# -- special functions (the interval itself: tooleval_nb.scoring.interval) -------------------
 def binom_cdf(k: int, n: int, p: float) -> float:
     """``P(X <= k)`` for ``X ~ Binomial(n, p)``."""
     if k < 0:
@@ -104,40 +68,15 @@ def binom_cdf(k: int, n: int, p: float) -> float:
     return 1.0 - betainc(k + 1, n - k, p)
 
 
-def _bisect(f, lo: float, hi: float, target: float, increasing: bool = True) -> float:
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        val = f(mid)
-        if (val < target) == increasing:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-13:
-            break
-    return (lo + hi) / 2
-
-
 def clopper_pearson(k: int, n: int, ci: float = 0.95) -> tuple[float, float]:
     """Exact (Clopper-Pearson) interval for a binomial proportion ``k / n``."""
     if n <= 0:
         return (0.0, 1.0)
     alpha = 1.0 - ci
-    lo = 0.0 if k == 0 else _bisect(lambda p: 1.0 - binom_cdf(k - 1, n, p), 0.0, 1.0, alpha / 2)
-    hi = 1.0 if k == n else _bisect(lambda p: binom_cdf(k, n, p), 0.0, 1.0, alpha / 2,
+    lo = 0.0 if k == 0 else solve(lambda p: 1.0 - binom_cdf(k - 1, n, p), 0.0, 1.0, alpha / 2)
+    hi = 1.0 if k == n else solve(lambda p: binom_cdf(k, n, p), 0.0, 1.0, alpha / 2,
                                     increasing=False)
     return (lo, hi)
-
-
-def wilson(k: int, n: int, ci: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a proportion (used for a single run's pass rate)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    z = _NORM.inv_cdf(0.5 + ci / 2)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def mcnemar_exact(wins: int, losses: int) -> float:
@@ -148,22 +87,6 @@ def mcnemar_exact(wins: int, losses: int) -> float:
     k = min(wins, losses)
     tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
     return min(1.0, 2.0 * tail)
-
-
-def t_cdf(t: float, df: float) -> float:
-    """Student-t cumulative distribution function."""
-    if df <= 0:
-        return float("nan")
-    x = df / (df + t * t)
-    tail = 0.5 * betainc(df / 2.0, 0.5, x)
-    return 1.0 - tail if t > 0 else tail
-
-
-def t_ppf(q: float, df: float) -> float:
-    """Student-t quantile (bisection on :func:`t_cdf`)."""
-    if q == 0.5:
-        return 0.0
-    return _bisect(lambda t: t_cdf(t, df), -1e6, 1e6, q)
 
 
 def mde(n: int, sd: float, ci: float = 0.95, power: float = 0.8) -> float:
@@ -194,28 +117,6 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[i]))
         out[i] = running
     return out
-
-
-def is_binary(values: Sequence[float] | np.ndarray) -> bool:
-    """True when every value is 0 or 1."""
-    arr = np.asarray(values, dtype=float)
-    return bool(arr.size) and bool(np.all((np.abs(arr) < _EPS) | (np.abs(arr - 1) < _EPS)))
-
-
-def mean_ci(values: Sequence[float] | np.ndarray, ci: float = 0.95) -> tuple[float, float, float]:
-    """Mean of one sample with its CI: Wilson for binary values, else a t interval in [0, 1]."""
-    arr = np.asarray(values, dtype=float)
-    n = arr.size
-    if n == 0:
-        return (float("nan"), float("nan"), float("nan"))
-    mean = float(arr.mean())
-    if is_binary(arr):
-        lo, hi = wilson(int(round(arr.sum())), n, ci)
-        return (mean, lo, hi)
-    if n == 1:
-        return (mean, float("nan"), float("nan"))
-    half = t_ppf(0.5 + ci / 2, n - 1) * float(arr.std(ddof=1)) / math.sqrt(n)
-    return (mean, max(0.0, mean - half), min(1.0, mean + half))
 
 
 # -- the paired comparison -------------------------------------------------------------------

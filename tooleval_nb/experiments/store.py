@@ -16,6 +16,8 @@ import time
 import uuid
 from typing import Any
 
+from ..runner.store import resolve_store
+
 __all__ = ["ExperimentStore", "experiment_store", "new_id"]
 
 _MIGRATIONS: list[str] = [
@@ -215,8 +217,6 @@ _CACHE: dict[Any, ExperimentStore] = {}
 
 def experiment_store(store: Any = None) -> ExperimentStore:
     """The :class:`ExperimentStore` on the run store ``store`` (a path, a Store, or None)."""
-    from ..runner.store import resolve_store
-
     runs = resolve_store(store)
     key = (id(runs), str(runs.path))
     found = _CACHE.get(key)

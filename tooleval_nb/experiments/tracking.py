@@ -15,23 +15,28 @@ the best is then marked unconfirmed and its entry ``selection_biased``.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import ExperimentError
+from ..runner.run import Run
 from .compare import case_scores, compare_scores, run_label
 from .config import Config
+from .evaluate import config_from_run
 from .stats import mean_ci
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["BestRecord", "Tracking", "COPY_NOTE"]
+__all__ = ["PromoteMode", "BestRecord", "Tracking", "COPY_NOTE"]
 
 #: the note on an entry promoted with ``promote="copy"``
 COPY_NOTE = ("promote='copy': the tuner's dev results were reused, not confirmed on a holdout "
              "(exploration only; selection-biased)")
+
+#: how a tuner's winner reaches an experiment: confirmed on the holdout, or copied from dev
+PromoteMode = Literal["confirm", "copy"]
 
 
 class BestRecord(BaseModel):
@@ -114,9 +119,6 @@ class Tracking:
         """Pin ``run`` (a Run or run id of this suite) as the baseline of its model; the best
         starts at it when there is none. Raises when the run is of another suite version, or of
         another model than the one the experiment is bound to."""
-        from ..runner.run import Run
-        from .evaluate import config_from_run
-
         run_id = run if isinstance(run, str) else run_label(run)
         if run_id is None:
             raise ExperimentError("pin_baseline needs a Run (or its run id)")

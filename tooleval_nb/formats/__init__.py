@@ -16,10 +16,12 @@ from typing import Literal
 
 from ..errors import SuiteError
 from ..suite import Suite
+from ..suite.checks import warn_suite
 from . import bfcl, seed_json, seed_yaml
+from .bundled import bundled_suites_dir
 from .seed_json import example_suite
 
-__all__ = ["SuiteFormat", "SUITE_SUFFIXES", "load_suite", "load_suites", "load_bfcl",
+__all__ = ["bundled_suites_dir", "SuiteFormat", "SUITE_SUFFIXES", "load_suite", "load_suites", "load_bfcl",
            "save_suite", "example_suite", "bfcl", "seed_json", "seed_yaml"]
 
 #: the file formats, by name
@@ -52,13 +54,21 @@ def load_suite(path: str | os.PathLike[str],
                             and bfcl.is_bfcl_file(p)):
         return bfcl.load(p)
     if format == "seed_yaml" or (format is None and p.suffix in (".yaml", ".yml")):
-        return seed_yaml.load(p)
+        return _warned(seed_yaml.load(p))
     if format == "seed_json" or (format is None and p.suffix == ".json"):
-        return seed_json.load(p)
+        return _warned(seed_json.load(p))
     if not p.exists():
         return seed_json.load(p)  # raises "file not found"
     raise SuiteError(f"{p}: unknown suite file type {p.suffix!r}; use .json (seed-001 or BFCL), "
                      ".yaml/.yml (seed-002), or pass format=...", path=str(p))
+
+
+def _warned(suite: Suite) -> Suite:
+    """A loaded suite, after a :class:`~tooleval_nb.suite.checks.SuiteWarning` for each thing it
+    holds that the seed's app accepts but a run may not use (e.g. an ``expected_tool``
+    alternative the suite does not offer), naming the file, the case and the tool."""
+    warn_suite(suite, stacklevel=3)
+    return suite
 
 
 def load_suites(path: str | os.PathLike[str], format: SuiteFormat | None = None) -> list[Suite]:

@@ -15,6 +15,7 @@ whose message names the target, the step and what to try next.
 
 from __future__ import annotations
 
+import importlib.metadata
 import math
 import shlex
 import tempfile
@@ -179,7 +180,7 @@ async def open_client(target: MCPTarget, *, connect_timeout: float = DEFAULT_CON
     """
     from mcp import Client, Implementation
 
-    from .. import __version__
+    version = importlib.metadata.version("tooleval_nb")  # not the facade: an upward arrow
 
     errlog: IO[str] | None = None
     if target.transport == "stdio":
@@ -190,7 +191,7 @@ async def open_client(target: MCPTarget, *, connect_timeout: float = DEFAULT_CON
     try:
         with _cancel_scope(connect_timeout) as scope:
             async with Client(transport, client_info=Implementation(
-                    name="tooleval_nb", version=__version__)) as client:
+                    name="tooleval_nb", version=version)) as client:
                 connected = True
                 scope.deadline = math.inf
                 yield client

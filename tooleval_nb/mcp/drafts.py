@@ -14,9 +14,10 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from .. import models
+from ..aio import run_sync
 from ..errors import SuiteError
 from ..suite import EvalCase, FunctionDef, Suite, Tool
-from ._sync import run_sync
 from .extract import (
     clean_arguments,
     enum_values,
@@ -108,10 +109,8 @@ async def draft_case_async(tool: Tool, model: Any = None, *, index: int = 0,
     Returns the case (``draft=True``), or None when the model's answer is unusable and
     ``fallback`` is off; with ``fallback`` a template case stands in (and says so).
     """
-    from ..models import DEFAULT_MODEL, call_model_async
-
-    model = DEFAULT_MODEL if model is None else model
-    reply = await call_model_async(model, _messages(tool), timeout=timeout,
+    model = models.DEFAULT_MODEL if model is None else model
+    reply = await models.call_model_async(model, _messages(tool), timeout=timeout,
                                    temperature=temperature, **params)
     raw = reply.raw_text if reply.raw_text is not None else reply.content
     problems: list[str] = []
@@ -226,9 +225,7 @@ def draft_cases(suite: Suite, model: Any = None, *, tools: Iterable[str] | None 
                 suite, model, tools=tools, per_tool=per_tool, timeout=timeout,
                 temperature=temperature, concurrency=concurrency, fallback=fallback, **params)
         finally:  # the HTTP session of the models package belongs to this short-lived loop
-            from ..models import aclose
-
-            await aclose()
+            await models.aclose()
 
     return run_sync(drafts_then_close)
 

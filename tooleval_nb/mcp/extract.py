@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..suite import Tool
+from ..suite.tool import _jsonschema
 
 __all__ = ["extract_json_object", "salvage_fields", "clean_arguments", "fill_required",
            "param_schema", "enum_values"]
@@ -159,8 +160,6 @@ def _root_validator(parameters: dict[str, Any]) -> Any:
     Its registry is empty: a remote ``$ref`` is never fetched, it fails to resolve instead.
     """
     from referencing import Registry
-
-    from ..suite.tool import _jsonschema
 
     jsonschema = _jsonschema()  # the light import the suite's tool checks use
     try:  # the draft the tool was validated with (its $schema, else Draft 7)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..aio import run_sync
 from ..suite import Suite
-from ._sync import run_sync
 from .client import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_LIST_TIMEOUT,

@@ -31,6 +31,7 @@ from .client import (
     resolve_target,
 )
 from .failures import describe_failure
+from .failures import leaves as flatten
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp import Client
@@ -275,8 +276,6 @@ def _failed(name: str, args: dict[str, Any] | str, kind: LiveErrorType, text: st
 def _classify(exc: BaseException, timeout: float) -> tuple[LiveErrorType, str]:
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-
-    from .failures import leaves as flatten
 
     leaves = flatten(exc)
     err = next((e for e in leaves if isinstance(e, MCPError)), None)

@@ -26,12 +26,14 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..aio import run_sync
 from ..errors import EmbeddedModelError, ModelConfigError, ModelError
+from ..parsers import repair_tool_call
 from ..suite import Tool
 from ..toolcall import ToolCall
 from . import cache as cache_mod
-from . import fallback
-from ._sync import run_sync
+from . import direct, fallback, rawtext
+from .embedded import ChatFormat, EmbeddedServer, embedded_server
 from .messages import for_chatml_tools, merge_system
 from .reply import ModelReply, scrub_secrets
 from .retry import RetryPolicy, retry_async
@@ -147,15 +149,14 @@ def _read_native_calls(
 ) -> tuple[list[ToolCall], list[str]]:
     calls: list[ToolCall] = []
     problems: list[str] = []
-    repair = _repairer()
     for i, raw_call in enumerate(message.get("tool_calls") or []):
         try:
             call = ToolCall.of(raw_call)
         except (ValueError, TypeError) as exc:
             problems.append(f"tool call {i} could not be read: {exc}")
             continue
-        if repair is not None:
-            call = repair(call, problems)  # JSON stuffed in the name; the repair is recorded
+        # JSON stuffed in the name; the repair is recorded
+        call = repair_tool_call(call, problems)
         original = names.get(call.function.name)
         if original and original != call.function.name:
             call = call.model_copy(
@@ -168,21 +169,6 @@ def _read_native_calls(
             )
         calls.append(call)
     return calls, problems
-
-
-_REPAIR: Any = False
-
-
-def _repairer() -> Any:
-    global _REPAIR
-    if _REPAIR is False:
-        try:
-            from ..parsers import repair_tool_call
-        except ImportError:
-            _REPAIR = None
-        else:
-            _REPAIR = repair_tool_call
-    return _REPAIR
 
 
 def _use_cache(
@@ -247,8 +233,6 @@ async def call_model_async(
     base = spec.api_base
     send_model = spec.model
     if spec.embedded:
-        from .embedded import EmbeddedServer
-
         send_model = f"openai/{EmbeddedServer.model_name}"
         sampling.setdefault("max_tokens", EMBEDDED_MAX_TOKENS)
     fell_back = False
@@ -267,10 +251,8 @@ async def call_model_async(
                 fallback.remember_unsupported(spec.model, base)
                 choice, fell_back = "auto", True
     else:
-        from .rawtext import prepare_messages
-
         raw_choice = (tool_choice or "none") if tool_list else "none"
-        msgs = prepare_messages(messages, tool_list, spec.mode, raw_choice)
+        msgs = rawtext.prepare_messages(messages, tool_list, spec.mode, raw_choice)
         payload_tools, choice = None, None
     default_timeout = EMBEDDED_TIMEOUT if spec.embedded else DEFAULT_TIMEOUT
     request = ChatRequest(
@@ -306,8 +288,6 @@ async def call_model_async(
             return ModelReply.model_validate(hit)
     server = None
     if spec.embedded:
-        from .embedded import ChatFormat, embedded_server
-
         chat_format: ChatFormat = "chatml-function-calling" if spec.mode == "native" else "chatml"
         try:
             server = await embedded_server(chat_format, start=False).start_async()
@@ -322,7 +302,7 @@ async def call_model_async(
         request.api_base = server.api_base
 
     if spec.uses_direct():
-        from .direct import complete as send
+        send = direct.complete
     else:
         from .litellm_transport import complete as send
     tries = 0
@@ -388,9 +368,7 @@ def _make_reply(
         calls, problems = _read_native_calls(message, names)
         text = raw_text
     else:
-        from .rawtext import parse_reply
-
-        calls, text, problems = parse_reply(raw_text, spec.mode, tools)
+        calls, text, problems = rawtext.parse_reply(raw_text, spec.mode, tools)
     cost = result.cost
     if cost is None and not spec.embedded and "litellm" in sys.modules:  # never load it for this
         from .litellm_transport import known_cost

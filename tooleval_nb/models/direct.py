@@ -18,6 +18,7 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ..aio import at_loop_end
 from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
 from .spec import OPENAI_COMPATIBLE, provider_of
 from .transport import ChatRequest, ChatResult, error_for_status, result_from_json
@@ -67,6 +68,11 @@ async def aclose() -> None:
     entry = _SESSIONS.pop(loop, None)
     if entry is not None:
         await entry[1].aclose()  # runs the keeper's finally: closes the session
+
+
+# a loop that aio.run_sync created closes its HTTP session (and litellm's logging worker) before
+# it ends
+at_loop_end(aclose)
 
 
 _SECRET_WORDS = (

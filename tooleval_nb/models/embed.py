@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._sync import run_sync
+from ..aio import run_sync
 from .retry import RetryPolicy, retry_async
 
 __all__ = ["embed", "embed_async"]

@@ -31,7 +31,7 @@ from ..errors import (
     ModelServerError,
     ModelTimeoutError,
 )
-from .transport import ChatRequest, ChatResult, parse_retry_after
+from .transport import ChatRequest, ChatResult, error_for_status, parse_retry_after
 
 __all__ = [
     "EXCEPTION_MAP",
@@ -180,8 +180,6 @@ def map_exception(exc: BaseException, model: str = "") -> ModelError:
             break
     status = _status_of(exc)
     if target in (None, ModelServerError, ModelError) and status is not None:
-        from .transport import error_for_status
-
         target = type(error_for_status(status, ""))
     if target is None:
         if isinstance(exc, TimeoutError):

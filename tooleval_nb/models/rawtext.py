@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelConfigError
+from ..parsers import parse_tool_calls, prompting
+from ..parsers.registry import PARSER_FORMATS
 from ..toolcall import ToolCall
 from .messages import merge_system, text_of, tool_names_by_id
 
@@ -24,22 +26,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["RAW_FORMATS", "parse_reply", "prepare_messages"]
 
-RAW_FORMATS = ("hermes", "pythonic")
-
-
-def _prompting() -> Any:
-    try:
-        from ..parsers import prompting
-    except ImportError as exc:
-        raise ModelConfigError(
-            "raw-text mode needs tooleval_nb.parsers.prompting (render_tools_prompt, "
-            "example_exchange, render_tool_calls), which could not be imported: " + str(exc)
-        ) from exc
-    return prompting
+#: every parser format can be a raw-text mode (see models.spec.MODES)
+RAW_FORMATS = PARSER_FORMATS
 
 
 def _render_calls(calls: Sequence[dict[str, Any]], fmt: str) -> str:
-    return str(_prompting().render_tool_calls(list(calls), fmt))
+    return str(prompting.render_tool_calls(list(calls), fmt))
 
 
 def _render_result(name: str, content: str, fmt: str) -> str:
@@ -76,7 +68,6 @@ def prepare_messages(
         system = text_of(merged.pop(0).get("content"))
     head: list[dict[str, Any]] = []
     if tools and tool_choice != "none":
-        prompting = _prompting()
         described = prompting.render_tools_prompt(list(tools), fmt) + _tool_choice_note(tool_choice)
         system = f"{system}\n\n{described}" if system else described
         head = [dict(m) for m in prompting.example_exchange(fmt, list(tools))]
@@ -110,9 +101,5 @@ def parse_reply(
     """(tool calls, remaining content, problems) parsed from a raw-text reply."""
     if not text:
         return [], text, []
-    try:
-        from ..parsers import parse_tool_calls
-    except ImportError as exc:
-        raise ModelConfigError(f"raw-text mode needs tooleval_nb.parsers: {exc}") from exc
     info = parse_tool_calls(text, fmt, tools=list(tools) if tools else None)
     return list(info.tool_calls), info.content, list(info.problems)

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ModelConfigError
+from ..parsers.registry import PARSER_FORMATS, ParserFormat
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -37,8 +38,11 @@ DEFAULT_MODEL = "local/smollm2-135m"
 #: Model strings served by the embedded llama.cpp server.
 EMBEDDED_MODELS = frozenset({DEFAULT_MODEL})
 
-Mode = Literal["native", "hermes", "pythonic"]
-MODES: tuple[str, ...] = ("native", "hermes", "pythonic")
+#: How a model is offered tools: ``native`` tool calls, or raw text in one of the parsers'
+#: formats (vLLM's ``--tool-call-parser`` names: the prompt describes the tools in that format and
+#: the reply is parsed by it). The one definition; everything else imports it.
+Mode = Literal["native"] | ParserFormat
+MODES: tuple[str, ...] = ("native", *PARSER_FORMATS)
 
 #: How requests travel: ``direct`` = our own aiohttp client for OpenAI-compatible ``api_base``
 #: endpoints (much less CPU per call); ``litellm`` = ``litellm.acompletion``; ``auto`` = direct when

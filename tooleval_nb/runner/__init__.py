@@ -15,7 +15,7 @@ eval: scheduling, finishing), :mod:`.chains` (multi-turn chains, agent loops and
 
 from __future__ import annotations
 
-from .bridge import run_sync
+from ..aio import run_sync
 from .events import BUS, EVENT_TYPES, Event, EventBus
 from .history import delete_run, history, load_run, resume
 from .jobs import Job

@@ -20,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from ..scoring import Trace
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall
 from .live import answer_call
@@ -131,8 +132,6 @@ async def run_agent_callable(agent: Any, case: EvalCase) -> CaseOutcome:
 
 def _make_trace(case: EvalCase, output: str | None, calls: list[ToolCall],
                 results: list[Any], n_hops: int, status: str) -> Any:
-    from ..scoring import Trace
-
     return Trace(input=case.prompt_text, output=output or "", tool_calls=calls,
                  tool_results=results, n_steps=n_hops,
                  status="success" if status == "success" else "error",
@@ -146,8 +145,6 @@ def coerce_trace(trace: Any, case: EvalCase) -> Any:
     Accepted: a Trace; a dict (or pydantic model) with Trace's fields, whose ``tool_calls``
     entries may also be ``{"name", "args", "result"}``; a plain string (the final output).
     """
-    from ..scoring import Trace
-
     if isinstance(trace, Trace):
         return trace
     data = trace.model_dump() if hasattr(trace, "model_dump") else trace

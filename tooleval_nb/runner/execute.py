@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelConfigError
+from ..models import RetryPolicy, build_messages, call_model_async
+from ..scoring import score_case, score_case_async
+from ..scoring.case import case_kind
 from ..suite import EvalCase, Tool
 from .chains import add_hop, run_agent_callable, run_loop
 from .events import Event
@@ -61,8 +64,6 @@ _Finished = tuple[Target, int, EvalCase, int, "int | None", list[Tool], CaseOutc
 def is_agent_case(case: EvalCase) -> bool:
     """A seed-002 agent case: no call is expected; the final output, the trajectory or graders
     judge it (as :func:`tooleval_nb.scoring.case.case_kind` decides)."""
-    from ..scoring.case import case_kind
-
     return case_kind(case) == "agent"
 
 
@@ -82,8 +83,6 @@ class Executor:
         self._base_dir = str(Path(source).parent) if source else None
         self._retry: Any = None
         if self.settings.retry is not None:
-            from ..models import RetryPolicy
-
             self._retry = RetryPolicy(**self.settings.retry)
         self.writer = ResultWriter(self.store, job.id, job.publish)
         #: cases whose replies arrived, waiting to be scored (see the module docstring)
@@ -202,8 +201,6 @@ class Executor:
         self.writer.commit()
 
     def _score_now(self, item: _Finished) -> tuple[Any, str | None]:
-        from ..scoring import score_case
-
         _, _, case, _, _, tools, outcome, _, _ = item
         try:
             score = score_case(case, outcome.tool_calls, outcome.content, tools=tools,
@@ -214,8 +211,6 @@ class Executor:
         return score, "api_error"
 
     async def _finish_graded(self, item: _Finished) -> None:
-        from ..scoring import score_case_async
-
         _, _, case, _, _, tools, outcome, _, _ = item
         failure_mode: str | None = "api_error"
         score: Any
@@ -350,15 +345,11 @@ class Executor:
         return facts
 
     def _messages(self, target: Target, case: EvalCase) -> list[dict[str, Any]]:
-        from ..models import build_messages
-
         return build_messages(case, suite_system_prompt=self.plan.suite.system_prompt,
                               system_prompt=self.settings.system_prompt, model=target.spec)
 
     async def _call(self, target: Target, messages: list[dict[str, Any]], tools: list[Tool],
                     tool_choice: Any, seed: int | None, limiter: RateLimiter) -> Any:
-        from ..models import call_model_async
-
         params: dict[str, Any] = {"temperature": self.settings.temperature,
                                   **self.settings.params, **target.spec.params}
         if seed is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import StoreError
 from .events import Callback, as_callbacks
 from .jobs import Job
+from .launch import attach_progress
 from .plan import Plan
 from .run import Run
 from .store import Store, owner_alive, owner_id, resolve_store
@@ -85,8 +86,6 @@ def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
 
     Returns the :class:`Job`, started as ``run_eval`` starts one (in the background in a notebook).
     """
-    from .launch import attach_progress
-
     the_store = resolve_store(store)
     row = the_store.job(job_id)
     if row["status"] in ("running", "queued") and owner_alive(row["owner"], row["updated_at"]):

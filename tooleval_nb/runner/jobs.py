@@ -17,9 +17,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..aio import run_sync, running_loop, spawn
 from ..errors import JobCancelled, JobError, StoreError
-from .bridge import running_loop, spawn
 from .events import BUS, Callback, Event, EventBus
+from .execute import Executor
 from .plan import Plan
 from .progress import ProgressState, render_html, render_text
 from .run import Run
@@ -102,8 +103,6 @@ class Job:
             self._task = spawn(self._main(), name=f"tooleval-{self.id}")
             self._task.add_done_callback(_retrieve)
             return self
-        from .bridge import run_sync
-
         run_sync(self._main)  # the loop is ours; its HTTP session is closed before it ends
         return self
 
@@ -137,8 +136,6 @@ class Job:
                 "total_cases": len(self.plan.cases), "repeats": self.plan.settings.repeats,
                 "total": self.plan.n_total, "done": sum(t["done"] for t in targets),
                 "drafts_skipped": self.plan.n_drafts_skipped})
-            from .execute import Executor
-
             executor = Executor(self.plan, self)
             await executor.run()
             self.emit("tool_eval_complete", {"run_id": self.run_id, "eval_id": self.run_id,

@@ -7,12 +7,14 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from ..aio import in_notebook, running_loop
 from ..errors import SuiteError
 from ..suite import Suite
-from .bridge import in_notebook, running_loop
 from .events import Callback, as_callbacks
 from .jobs import Job, new_id
+from .live import describe_live, is_target
 from .plan import Mode, Plan, RunSettings, callable_path, make_targets
+from .progress import create_display, display_kinds
 from .run import Run
 from .store import Store, resolve_store
 
@@ -118,8 +120,6 @@ def prepare_job(suite: Any, models: Any, temperature: float, tool_choice: Any,
                 ids: Any = None, seeds: Any = None, params: Mapping[str, Any] | None = None,
                 live_tools: Any = None, **settings: Any) -> Job:
     """Build the plan, find (resume) or create the job, subscribe callbacks and progress."""
-    from .live import describe_live, is_target
-
     suite = load_suite_arg(suite)
     settings_model = RunSettings(
         temperature=temperature, tool_choice=tool_choice, system_prompt=system_prompt,
@@ -194,18 +194,11 @@ def attach_progress(job: Job, progress: ProgressMode) -> None:
         if running_loop() is None:
             progress = "text"
         elif in_notebook():
-            progress = "widget"
+            progress = "widget" if "widget" in display_kinds() else "text"
         else:
             return
-    if progress == "widget":
-        from .progress import WidgetProgress
-
-        display = WidgetProgress()
-        job.subscribe(display)
-        display.display()
-    elif progress == "text":
-        from .progress import TextProgress
-
-        job.subscribe(TextProgress())
-    else:
-        raise ValueError(f"progress={progress!r}; use 'auto', 'widget', 'text' or 'none'")
+    display = create_display(progress)  # ValueError names the registered kinds
+    job.subscribe(display)
+    show = getattr(display, "display", None)
+    if callable(show):
+        show()  # a notebook widget shows itself below the running cell

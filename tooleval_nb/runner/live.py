@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import MCPImportError, StoreError
+from ..mcp.live import DEFAULT_CALL_TIMEOUT, LiveToolResult, MCPToolRunner
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall
 
@@ -75,8 +76,6 @@ async def open_live(live: LiveArg | None, description: str | list[str] | None,
     given: Any = live if live is not None else description
     if not is_target(given):
         return given, False
-    from ..mcp.live import DEFAULT_CALL_TIMEOUT, MCPToolRunner
-
     runner = MCPToolRunner(given, call_timeout=timeout or DEFAULT_CALL_TIMEOUT)
     try:
         await runner.start()  # now, so an unreachable server fails the job, not every case
@@ -106,8 +105,6 @@ async def answer_call(case: EvalCase, tools: list[Tool], call: ToolCall, executo
         return ({"role": "tool", "tool_call_id": call.id, "name": call.name,
                  "content": json.dumps(result, ensure_ascii=False, default=str)}, result)
     if call.name not in {t.name for t in tools}:  # never sent: the answer the mock path gives
-        from ..mcp.live import LiveToolResult
-
         text = _unknown_tool(call.name, tools)
         res = LiveToolResult(name=call.name, arguments=call.function.arguments,
                              content=json.dumps({"error": text}, ensure_ascii=False),
@@ -118,8 +115,6 @@ async def answer_call(case: EvalCase, tools: list[Tool], call: ToolCall, executo
 
 
 async def _live_call(executor: Any, call: ToolCall, timeout: float | None) -> Any:
-    from ..mcp.live import LiveToolResult, MCPToolRunner
-
     arguments = call.function.arguments
     if isinstance(executor, MCPToolRunner):
         timeout = None  # it bounds its own calls (call_timeout) and connections

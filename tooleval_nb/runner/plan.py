@@ -17,12 +17,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..errors import StoreError
+from ..models import DEFAULT_MODEL, ModelSpec
+from ..models.spec import Mode
 from ..suite import EvalCase, Suite
 
 __all__ = ["Mode", "RunSettings", "Target", "Plan", "make_targets", "provider_group",
            "callable_path", "import_callable"]
 
-Mode = Literal["native", "hermes", "pythonic"]
 
 
 class RunSettings(BaseModel):
@@ -143,8 +145,6 @@ def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
     Dict keys that are not ModelSpec fields are taken as sampling parameters (``params``).
     ``mode`` overrides every model's own. Labels are made unique (``#2`` ...).
     """
-    from ..models import DEFAULT_MODEL, ModelSpec
-
     if models is None:
         models = [DEFAULT_MODEL]
     if isinstance(models, (str, Mapping, ModelSpec)):
@@ -258,8 +258,6 @@ class Plan:
         """Rebuild a stored plan; API keys come from ``models``/``api_keys`` or the environment."""
         suite = Suite.model_validate(config["suite"])
         settings = RunSettings.model_validate(config["settings"])
-        from ..models import ModelSpec
-
         targets = [Target(label=t["label"], spec=ModelSpec.model_validate(t["spec"]), index=i)
                    for i, t in enumerate(config["targets"])]
         keys: dict[str, str] = dict(api_keys or {})
@@ -275,8 +273,6 @@ class Plan:
         if agent is None and settings.agent:
             agent = import_callable(settings.agent)
         if live_tools is None and str(settings.live_tools or "").startswith("object:"):
-            from ..errors import StoreError
-
             raise StoreError(f"the run used live tools from an object "
                              f"({str(settings.live_tools)[7:]}) that is not stored; give it "
                              "again: te.resume(job_id, live_tools=my_executor)")
@@ -303,8 +299,6 @@ def import_callable(path: str) -> Any:
         for part in qualname.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as exc:
-        from ..errors import StoreError
-
         raise StoreError(f"the run's agent callable {path} cannot be imported again ({exc}); "
                          "pass it: te.resume(job_id, agent=my_agent)") from exc
     return obj

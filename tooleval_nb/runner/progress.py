@@ -1,9 +1,13 @@
-"""Live progress of a job: a pure state fed by events, and two thin displays over it.
+"""Live progress of a job: a pure state fed by events, the terminal display, and the registry of
+displays ``run_eval(progress=...)`` chooses from.
 
 :class:`ProgressState` counts, per model, cases done out of total, errors, passes and the running
-mean overall score, from the job's events. :class:`TextProgress` draws it as tqdm-like bars on a
-terminal; :class:`WidgetProgress` as ipywidgets in a notebook. Both redraw at most every
-``interval`` seconds, and always on a model's summary and at the end.
+mean overall score, from the job's events, and derives the rate and the time left.
+:class:`TextProgress` draws it on a terminal: bars redrawn in place on a TTY; on anything else (a
+CI log, a pipe) one plain line per model every ``log_interval`` seconds and at the end, so a log
+shows a long run moving. Notebook displays live outside the runner (the runner imports no widget
+library): :mod:`tooleval_nb.widgets.progress` registers ``"widget"`` with
+:func:`register_display`, and :func:`create_display` builds the display a run asks for.
 """
 
 from __future__ import annotations
@@ -11,15 +15,19 @@ from __future__ import annotations
 import html
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Protocol, TextIO
 
 from .events import Event
 
-__all__ = ["ModelProgress", "ProgressState", "render_text", "render_html", "TextProgress",
-           "WidgetProgress"]
+__all__ = ["ModelProgress", "ProgressState", "ProgressDisplay", "render_text", "render_html",
+           "render_line", "TextProgress", "register_display", "create_display",
+           "display_kinds", "FINAL_EVENTS"]
 
-_FINAL = ("job_completed", "job_failed", "job_cancelled")
+#: the events that end a job
+FINAL_EVENTS = ("job_completed", "job_failed", "job_cancelled")
+_FINAL = FINAL_EVENTS
 
 
 @dataclass(slots=True)
@@ -32,6 +40,8 @@ class ModelProgress:
     passed: int = 0
     errors: int = 0
     score_sum: float = 0.0
+    #: cases already done when this process started following the job (a resumed job)
+    done_at_start: int = 0
 
     @property
     def score(self) -> float | None:
@@ -40,23 +50,30 @@ class ModelProgress:
 
 
 class ProgressState:
-    """Per-model progress built from events (pure: no display, no I/O)."""
+    """Per-model progress built from events (pure: no display, no I/O).
 
-    def __init__(self) -> None:
+    ``clock`` gives the time in seconds (``time.monotonic`` by default; tests pass their own).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.models: dict[str, ModelProgress] = {}
         self.status = "queued"
         self.detail = ""
-        self.started = time.monotonic()
+        self.suite = ""
+        self.clock = clock
+        self.started = clock()
 
     def update(self, event: Event) -> bool:
         """Apply one event; True when what a display shows changed."""
         data = event.data
         if event.type == "tool_eval_init":
             self.status = "running"
-            self.started = time.monotonic()
+            self.started = self.clock()
+            self.suite = str(data.get("suite") or "")
             for t in data.get("targets", []):
-                mp = ModelProgress(t["model"], int(t["total"]), int(t.get("done") or 0),
-                                   int(t.get("passed") or 0), int(t.get("errors") or 0))
+                done = int(t.get("done") or 0)
+                mp = ModelProgress(t["model"], int(t["total"]), done, int(t.get("passed") or 0),
+                                   int(t.get("errors") or 0), done_at_start=done)
                 mp.score_sum = float(t.get("overall") or 0.0) * mp.done
                 self.models[mp.label] = mp
             return True
@@ -93,14 +110,54 @@ class ProgressState:
     def total(self) -> int:
         return sum(m.total for m in self.models.values())
 
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the job started running."""
+        return max(self.clock() - self.started, 0.0)
+
+    def rate(self, model: ModelProgress | None = None) -> float | None:
+        """Cases per second done in this process (one model's, or the job's); None before any."""
+        parts = [model] if model is not None else list(self.models.values())
+        new = sum(m.done - m.done_at_start for m in parts)
+        elapsed = self.elapsed
+        return new / elapsed if new and elapsed > 0 else None
+
+    def eta(self, model: ModelProgress | None = None) -> float | None:
+        """Seconds left at the current rate (0 when done; None while the rate is unknown).
+
+        Models of a job run side by side, so the job's time left is that of its slowest model.
+        """
+        if model is None:
+            left = [self.eta(m) for m in self.models.values()]
+            if any(v is None for v in left):
+                return None
+            return max((v for v in left if v is not None), default=0.0)
+        if model.done >= model.total:
+            return 0.0
+        rate = self.rate(model)
+        return (model.total - model.done) / rate if rate else None
+
 
 def _bar(done: int, total: int, width: int) -> str:
     filled = int(width * done / total) if total else width
     return "█" * filled + "░" * (width - filled)
 
 
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def _rate(value: float | None) -> str:
+    return f"{value:.2f} case/s" if value is not None else "- case/s"
+
+
 def render_text(state: ProgressState, width: int = 24) -> list[str]:
-    """One line per model: ``label |bar| done/total  errors  score``."""
+    """One line per model: ``label |bar| pct done/total err E pass P score S  rate  ETA``."""
     if not state.models:
         return [f"tooleval: {state.status} {state.detail}".rstrip()]
     name_width = min(max(len(m) for m in state.models), 40)
@@ -110,10 +167,26 @@ def render_text(state: ProgressState, width: int = 24) -> list[str]:
         pct = 100.0 * m.done / m.total if m.total else 100.0
         lines.append(f"{m.label[:name_width]:<{name_width}} |{_bar(m.done, m.total, width)}| "
                      f"{pct:5.1f}% {m.done}/{m.total} err {m.errors} pass {m.passed} "
-                     f"score {score}")
+                     f"score {score}  {_rate(state.rate(m))}  ETA {_duration(state.eta(m))}")
     if state.finished:
         lines[-1] += f"  [{state.status}]"
     return lines
+
+
+def render_line(state: ProgressState, model: ModelProgress) -> str:
+    """One plain line for a log: suite, model, done/total, rate, time left, errors, score."""
+    pct = 100.0 * model.done / model.total if model.total else 100.0
+    score = f"{model.score:.3f}" if model.score is not None else "-"
+    where = f"[{state.suite}] " if state.suite else ""
+    tail = (f"done in {_duration(state.elapsed)}" if model.done >= model.total
+            else f"ETA {_duration(state.eta(model))}")
+    line = (f"{where}{model.label}: {model.done}/{model.total} ({pct:.0f}%)  "
+            f"{_rate(state.rate(model))}  {tail}  errors {model.errors}  pass {model.passed}  "
+            f"score {score}")
+    if state.finished:
+        failed = state.status == "failed" and state.detail
+        line += f"  [{state.status}{': ' + state.detail if failed else ''}]"
+    return line
 
 
 def render_html(state: ProgressState) -> str:
@@ -132,31 +205,72 @@ def render_html(state: ProgressState) -> str:
             f"<table>{head}{''.join(rows)}</table></div>")
 
 
-class TextProgress:
-    """tqdm-like bars on a terminal stream (stderr by default); redrawn in place on a TTY."""
+class ProgressDisplay(Protocol):
+    """What ``run_eval(progress=...)`` subscribes to a job: a callable fed every event. A display
+    that shows itself somewhere (a widget) also has ``display()``, called once at the start."""
 
-    def __init__(self, stream: TextIO | None = None, interval: float = 0.1) -> None:
-        self.state = ProgressState()
+    def __call__(self, event: Event) -> None: ...
+
+
+class TextProgress:
+    """Progress on a terminal stream (stderr by default).
+
+    On a TTY: tqdm-like bars, one per model under a suite header, redrawn in place at most every
+    ``interval`` seconds. Elsewhere (CI logs, pipes; no escape codes): one line per model when
+    the suite starts, at most every ``log_interval`` seconds while it runs, when a model finishes
+    and at the end, each with cases done and total, rate, time left and errors so far.
+    """
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 0.1,
+                 log_interval: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.state = ProgressState(clock)
         self.stream = stream or sys.stderr
         self.interval = interval
-        self._last = 0.0
+        self.log_interval = log_interval
+        self.clock = clock
+        self._last = float("-inf")
         self._lines = 0
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
 
     def __call__(self, event: Event) -> None:
         if not self.state.update(event):
             return
-        now = time.monotonic()
-        final = event.type in _FINAL or event.type == "tool_eval_summary"
-        if not final and now - self._last < self.interval:
+        if self._tty:
+            self._on_tty(event)
+        else:
+            self._on_log(event)
+
+    def _on_tty(self, event: Event) -> None:
+        now = self.clock()
+        final = event.type in _FINAL or event.type in ("tool_eval_summary", "tool_eval_init")
+        if final or now - self._last >= self.interval:
+            self._last = now
+            self.draw()
+
+    def _on_log(self, event: Event) -> None:
+        now = self.clock()
+        if event.type == "tool_eval_summary":  # one of several models finished: its line
+            model = self.state.models.get(str(event.data.get("model")))
+            if model is not None and len(self.state.models) > 1:
+                self._write([render_line(self.state, model)])
             return
-        if not self._tty and event.type not in _FINAL:
-            return  # a log file gets the final lines only
-        self._last = now
-        self.draw()
+        if event.type in _FINAL or event.type == "tool_eval_init" or (
+                now - self._last >= self.log_interval
+                and self.state.done < self.state.total):  # all done: the end's lines follow
+            self._last = now
+            self._write([render_line(self.state, m) for m in self.state.models.values()]
+                        or render_text(self.state))
+
+    def _write(self, lines: list[str]) -> None:
+        self.stream.write("".join(f"{line}\n" for line in lines))
+        self.stream.flush()
 
     def draw(self) -> None:
+        """Redraw the bars (on a TTY, over the previous drawing)."""
         lines = render_text(self.state)
+        if self.state.suite:
+            lines.insert(0, f"suite {self.state.suite}: {self.state.done}/{self.state.total} "
+                            f"in {_duration(self.state.elapsed)}")
         out = ""
         if self._tty and self._lines:
             out += f"\x1b[{self._lines}F"
@@ -166,51 +280,34 @@ class TextProgress:
         self.stream.flush()
 
 
-class WidgetProgress:
-    """ipywidgets display: per model a progress bar and a line of counts and score."""
+# -- the displays run_eval(progress=...) can ask for ---------------------------------------------
+_DISPLAYS: dict[str, Callable[[], ProgressDisplay]] = {"text": TextProgress}
 
-    def __init__(self, interval: float = 0.2) -> None:
-        import ipywidgets as widgets
 
-        self.state = ProgressState()
-        self.interval = interval
-        self._w = widgets
-        self._last = 0.0
-        self.header = widgets.HTML(value="<b>tooleval</b>: queued")
-        self.rows: dict[str, tuple[Any, Any]] = {}
-        self.box = widgets.VBox([self.header])
+def register_display(kind: str, factory: Callable[[], ProgressDisplay]) -> None:
+    """Make ``run_eval(progress=kind)`` build its display with ``factory()``.
 
-    def __call__(self, event: Event) -> None:
-        if not self.state.update(event):
-            return
-        now = time.monotonic()
-        if (event.type in _FINAL or event.type in ("tool_eval_summary", "tool_eval_init")
-                or now - self._last >= self.interval):
-            self._last = now
-            self.draw()
+    The runner itself knows only ``"text"``; :mod:`tooleval_nb.widgets.progress` registers
+    ``"widget"`` (the package registers it when ``tooleval_nb`` is imported).
+    """
+    _DISPLAYS[kind] = factory
 
-    def draw(self) -> None:
-        w = self._w
-        self.header.value = (f"<b>tooleval</b>: {html.escape(self.state.status)} "
-                             f"{html.escape(self.state.detail)}")
-        for m in self.state.models.values():
-            if m.label not in self.rows:
-                bar = w.IntProgress(min=0, max=max(m.total, 1), description=m.label[:20],
-                                    layout=w.Layout(width="60%"))
-                info = w.HTML()
-                self.rows[m.label] = (bar, info)
-                self.box.children = (*self.box.children, w.HBox([bar, info]))
-            bar, info = self.rows[m.label]
-            bar.max = max(m.total, 1)
-            bar.value = m.done
-            score = f"{m.score:.3f}" if m.score is not None else "–"
-            info.value = (f"{m.done}/{m.total} &nbsp; errors {m.errors} &nbsp; "
-                          f"passed {m.passed} &nbsp; score {score}")
-            if self.state.finished:
-                bar.bar_style = {"completed": "success", "failed": "danger",
-                                 "cancelled": "warning"}.get(self.state.status, "")
 
-    def display(self) -> None:
-        from IPython.display import display
+def display_kinds() -> list[str]:
+    """The registered display names (``"text"`` and whatever was registered)."""
+    return sorted(_DISPLAYS)
 
-        display(self.box)
+
+def create_display(kind: str) -> ProgressDisplay:
+    """A new display of ``kind`` (see :func:`register_display`).
+
+    Raises:
+        ValueError: nothing is registered under ``kind`` (the message lists what is).
+    """
+    factory = _DISPLAYS.get(kind)
+    if factory is None:
+        hint = (" (import tooleval_nb.widgets.progress to register the notebook widget)"
+                if kind == "widget" else "")
+        raise ValueError(f"progress={kind!r} is not a registered progress display{hint}; use "
+                         f"'auto', 'none' or one of {', '.join(map(repr, display_kinds()))}")
+    return factory()

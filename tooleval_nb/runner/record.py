@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..scoring.frame import SUMMARY_COLUMNS as SCORE_SUMMARY_COLUMNS
 from ..suite import EvalCase
 from ..toolcall import ToolCall
 
@@ -53,10 +54,10 @@ RESULT_COLUMNS: tuple[str, ...] = (
 #: ``n_cases = n_passed + n_failed``); ``pass_rate = n_passed / n_cases``; score columns are means
 #: (``param_score`` over the rows that score parameters); latency percentiles over every row;
 #: tokens and cost are sums; ``fallback_count`` rows where tool_choice fell back to ``auto``.
+#: a run's per-model summary: who, then scoring's own summary columns, then the run's facts
 SUMMARY_COLUMNS: tuple[str, ...] = (
-    "run_id", "model", "mode", "n_cases", "n_passed", "n_failed", "n_errored", "pass_rate",
-    "tool_score", "param_score", "overall", "latency_p50_ms", "latency_p95_ms", "prompt_tokens",
-    "completion_tokens", "cost", "fallback_count",
+    "run_id", "model", "mode", *SCORE_SUMMARY_COLUMNS, "latency_p50_ms", "latency_p95_ms",
+    "prompt_tokens", "completion_tokens", "cost", "fallback_count",
 )
 
 #: stored beside the columns: order keys, time, and the full detail (scores, hops, raw replies)

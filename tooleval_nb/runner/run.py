@@ -2,7 +2,9 @@
 
 ``results_df()`` has one row per case × model × sample with the columns of
 :data:`tooleval_nb.runner.record.RESULT_COLUMNS`; ``summary_df()`` one row per model with
-:data:`tooleval_nb.runner.record.SUMMARY_COLUMNS` (both documented in :mod:`.record`).
+:data:`tooleval_nb.runner.record.SUMMARY_COLUMNS` (both documented in :mod:`.record`);
+``calls_df()`` one row per tool call made and ``arguments_df()`` one row per argument
+(documented in :mod:`.calls`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .calls import arguments_frame, call_rows, calls_frame
 from .record import RESULT_COLUMNS, SUMMARY_COLUMNS
 from .store import Store
 
@@ -53,6 +56,7 @@ class Run:
         #: draft cases the run skipped (``run_eval(include_drafts=True)`` runs them)
         self.drafts_skipped: int = row.get("drafts_skipped") or 0
         self._rows = results
+        self._calls: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None
 
     @classmethod
     def load(cls, store: Store, run_id: str) -> Run:
@@ -96,6 +100,35 @@ class Run:
         for name in ("prompt_tokens", "completion_tokens", "seed"):
             df[name] = df[name].astype("Int64")
         return df
+
+    def calls_df(self) -> pd.DataFrame:
+        """One row per tool call the models made: case, model, turn, position, tool name, the
+        arguments (a dict, and each as its own ``arg_<name>`` column) and whether it matched
+        the expected call it was paired with (columns: :data:`.calls.CALL_COLUMNS`).
+
+        Every call to ``get_weather`` that did not match::
+
+            calls = run.calls_df()
+            calls[(calls.tool_name == "get_weather") & ~calls.matched]
+        """
+        return calls_frame(self._call_rows()[0])
+
+    def arguments_df(self) -> pd.DataFrame:
+        """The tidy argument table: one row per argument of every call made, with the expected
+        values and whether it was right (columns: :data:`.calls.ARGUMENT_COLUMNS`).
+
+        Every call to ``get_weather`` with a wrong ``city``::
+
+            args = run.arguments_df()
+            args[(args.tool_name == "get_weather") & (args.argument == "city")
+                 & (args.correct == False)]
+        """
+        return arguments_frame(self._call_rows()[1])
+
+    def _call_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        if self._calls is None:  # the details are large: read once, only when asked
+            self._calls = call_rows(self.store.results(self.id, detail=True))
+        return self._calls
 
     def summary_df(self) -> pd.DataFrame:
         """One row per model (columns: ``record.SUMMARY_COLUMNS``; see :mod:`.record`)."""

@@ -29,7 +29,7 @@ from .calls import (
     score_tool_selection,
 )
 from .case import case_kind, score_case, score_case_async
-from .frame import score_cases, score_cases_async, scores_df, summarize_scores
+from .frame import SUMMARY_COLUMNS, score_cases, score_cases_async, scores_df, summarize_scores
 from .graders import (
     grade_code,
     grade_llm_async,
@@ -38,6 +38,7 @@ from .graders import (
     run_graders,
     run_graders_async,
 )
+from .interval import IntervalMethod, interval_method, mean_ci
 from .match import MODES, match_value
 from .multiturn import detour_penalty, efficiency, multi_turn_overall, redundancy_penalty
 from .result import (
@@ -56,7 +57,8 @@ from .trace import GradeResult, Trace
 __all__ = [
     "score_case", "score_case_async", "case_kind", "CaseScore", "CallScore", "ParamScore",
     "TurnScore", "ExpectationResult", "FailureMode", "FAILURE_MODES", "SCORE_COLUMNS",
-    "score_cases", "score_cases_async", "scores_df", "summarize_scores",
+    "score_cases", "score_cases_async", "scores_df", "summarize_scores", "SUMMARY_COLUMNS",
+    "mean_ci", "interval_method", "IntervalMethod",
     "score_tool_selection", "score_params", "compute_overall", "param_scores", "score_calls",
     "best_assignment", "match_value", "MODES", "embed", "similarity",
     "efficiency", "redundancy_penalty", "detour_penalty", "multi_turn_overall",

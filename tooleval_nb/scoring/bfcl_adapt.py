@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..toolcall import to_tool_calls
 from .bfcl_decode import DecodeError
 
 __all__ = ["tools_to_functions", "expected_to_ground_truth", "calls_to_decoded"]
@@ -26,8 +27,6 @@ _JSON_TO_GORILLA = {
 
 def calls_to_decoded(calls: Any) -> list[dict[str, Any]]:
     """Our tool calls as BFCL's decoded form; arguments that are not a JSON object fail decoding."""
-    from ..toolcall import to_tool_calls
-
     out = []
     for call in to_tool_calls(calls):
         args = call.parsed_arguments()

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..suite import ParamScoring, ScoringConfig, Tool
 from ..toolcall import ToolCall
-from .match import match_value
+from .match import match_exact, match_value
 from .result import CallScore, ParamProblem, ParamScore
 
 __all__ = [
@@ -79,8 +79,6 @@ def score_params(expected: dict[str, Any] | None, actual: dict[str, Any] | None,
     if not actual:
         return 0.0
     if config is None and mode == "exact":
-        from .match import match_exact
-
         correct = sum(1 for k, v in expected.items() if k in actual and match_exact(v, actual[k]))
     else:
         correct = sum(1 for k, v in expected.items()

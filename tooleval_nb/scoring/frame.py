@@ -26,7 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["scores_df", "score_cases", "score_cases_async", "summarize_scores", "SUMMARY_COLUMNS"]
 
-#: columns of :func:`summarize_scores` after the group keys
+#: columns of :func:`summarize_scores` after the group keys: the one definition of a summary's
+#: score columns (``Run.summary_df()`` adds run, model and mode before them, latency, tokens and
+#: cost after)
 SUMMARY_COLUMNS = ["n_cases", "n_passed", "n_failed", "n_errored", "pass_rate", "tool_score",
                    "param_score", "overall"]
 

@@ -24,8 +24,9 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from ..aio import run_sync
 from ..suite import EvalCase, GraderSpec
 from .trace import GradeResult, Trace
 
@@ -134,7 +135,7 @@ def _load_function(module: str, function: str, base_dir: str | Path | None) -> C
     fn = getattr(mod, function, None)
     if not callable(fn):
         raise AttributeError(f"module {module!r} has no function {function!r}")
-    return fn
+    return cast("Callable[..., Any]", fn)
 
 
 def grade_code(spec: GraderSpec, case: EvalCase, trace: Trace, *, name: str = "code",
@@ -191,6 +192,4 @@ def run_graders(case: EvalCase, trace: Trace, *, call: CallModel | None = None,
     if all(g.type == "code" for g in (case.graders if graders is None else graders)):
         return [grade_code(g, case, trace, name=_name(g, i), base_dir=base_dir)
                 for i, g in enumerate(case.graders if graders is None else graders)]
-    from ..models._sync import run_sync
-
     return run_sync(run_graders_async(case, trace, call=call, base_dir=base_dir, graders=graders))

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..errors import RegexTimeoutError, ScoringError
 from ..suite import ParamScoring, ScoringConfig
+from .semantic import similarity
 
 __all__ = [
     "MODES",
@@ -158,8 +159,6 @@ def _semantic(expected: Any, actual: Any, cfg: ScoringConfig | None) -> bool:
         return match_exact(expected, actual)
     if expected.strip().casefold() == actual.strip().casefold():
         return True
-    from .semantic import similarity
-
     model = cfg.embedding_model if cfg is not None else None
     return similarity(expected, actual, model=model) >= _threshold(cfg, DEFAULT_SEMANTIC_THRESHOLD)
 

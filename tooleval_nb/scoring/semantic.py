@@ -58,7 +58,7 @@ def _embed_uncached(texts: list[str], model: str | None) -> list[Any]:
     if model in _ALIASES:
         return list(np.asarray(load_wordllama().embed(texts, norm=True), dtype=np.float64))
     try:
-        from ..models import embed as provider_embed  # type: ignore[attr-defined]
+        from ..models import embed as provider_embed
     except ImportError:
         raise ScoringError(f"embedding model {model!r} needs tooleval_nb.models.embed, which is "
                            "not available; leave scoring_config.embedding_model unset to use "

@@ -304,6 +304,7 @@ class EvalCase(BaseModel):
 
 def _last_user(messages: list[dict[str, Any]] | None) -> str:
     for m in reversed(messages or []):
-        if m.get("role") == "user" and isinstance(m.get("content"), str):
-            return m["content"]
+        content = m.get("content")
+        if m.get("role") == "user" and isinstance(content, str):
+            return content
     return ""

@@ -1,21 +1,37 @@
-"""Cross-checks of a case against the tools it is offered (pure; no I/O)."""
+"""Cross-checks of a case against the tools it is offered (pure; no I/O).
+
+:func:`case_problems` lists what makes a case wrong (loading fails on any); :func:`case_warnings`
+what is suspicious but allowed: an ``expected_tool`` list of acceptable names that names tools the
+case is not offered (seed 001's own example lists ``["search", "web_search"]`` for a suite that
+offers one of them; its web app accepts such files). :func:`suite_warnings` words them with the
+file and the case, and :func:`warn_suite` issues them as :class:`SuiteWarning`.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .case import EvalCase
 from .tool import Tool
 
-__all__ = ["case_problems"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Suite
+
+__all__ = ["case_problems", "case_warnings", "suite_warnings", "warn_suite", "SuiteWarning"]
+
+
+class SuiteWarning(UserWarning):
+    """A suite loaded, but something in it looks unintended (the message says what and where)."""
 
 
 def case_problems(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
     """Cross-check one case against the tools it is offered.
 
     Every expected tool must be offered (names compare case-insensitively, as tool selection
-    does), every expected parameter must be in that tool's schema, and expected values of an
+    does; of an ``expected_tool`` list of acceptable names, at least one: the others are
+    :func:`case_warnings`), every expected parameter must be in that tool's schema, and expected values of an
     ``enum`` parameter must be allowed ones (``""``, "may be omitted", always is). When no tools
     are offered at all (seed-002 agent cases, whose tools live in the agent) nothing is checked.
     Each problem reads ``field <path>: <what is wrong>; <what to do>``.
@@ -25,7 +41,15 @@ def case_problems(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
     by_name = {t.name.lower(): t for t in tools}
     offered = sorted(t.name for t in tools)
     out: list[str] = []
+    alternatives = _alternatives(case)
+    if alternatives and not any(n.lower() in by_name for n in alternatives):
+        out.append(f"field expected_tool: none of the acceptable tools {alternatives!r} is among "
+                   f"the tools offered ({_short(offered)})"
+                   f"{_did_you_mean(alternatives[0], offered)}; add one of the tools or fix "
+                   "the names")
     for field, name in case.tool_mentions():
+        if alternatives and field.startswith("expected_tool["):
+            continue  # an acceptable alternative: a warning at most (see case_warnings)
         if name.lower() not in by_name:
             out.append(f"field {field}: tool {name!r} is not among the tools offered "
                        f"({_short(offered)}){_did_you_mean(name, offered)}; "
@@ -54,6 +78,42 @@ def case_problems(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
                 out.append(f"field {field}.{key}: {v!r} is not one of the allowed values "
                            f"{enum!r} of tool {having[0].name!r}; use one of them or fix the enum")
     return out
+
+
+def case_warnings(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
+    """What is allowed but suspicious in ``case``: each acceptable ``expected_tool`` name the
+    case is not offered, when another one is offered. Each reads ``field <path>: ...``."""
+    alternatives = _alternatives(case)
+    if not tools or not alternatives:
+        return []
+    offered = {t.name.lower() for t in tools}
+    if not any(n.lower() in offered for n in alternatives):
+        return []  # a problem, not a warning
+    return [f"field expected_tool[{i}]: acceptable tool {name!r} is not offered, so the model "
+            f"cannot call it (offered: {_short(sorted(t.name for t in tools))}); add the tool "
+            "or drop the name" for i, name in enumerate(alternatives)
+            if name.lower() not in offered]
+
+
+def suite_warnings(suite: Suite) -> list[str]:
+    """:func:`case_warnings` of every case of ``suite``, each naming the file and the case."""
+    prefix = f"{suite.source}: " if suite.source else f"suite {suite.name!r}: "
+    return [f"{prefix}case {i} ({case.label!r}): {w}"
+            for i, case in enumerate(suite.cases)
+            for w in case_warnings(case, suite.tools_for(case))]
+
+
+def warn_suite(suite: Suite, stacklevel: int = 2) -> list[str]:
+    """Issue :func:`suite_warnings` as :class:`SuiteWarning`; returns them."""
+    found = suite_warnings(suite)
+    for message in found:
+        warnings.warn(message, SuiteWarning, stacklevel=stacklevel + 1)
+    return found
+
+
+def _alternatives(case: EvalCase) -> list[str]:
+    """The acceptable names of an ``expected_tool`` list ([] for a single name or none)."""
+    return list(case.expected_tool) if isinstance(case.expected_tool, list) else []
 
 
 def _names(field: str, tool_name: str, case: EvalCase) -> list[str]:

@@ -18,7 +18,9 @@ from typing import Any, Literal, get_args
 from pydantic import ValidationError
 
 from ..errors import SuiteError
+from ..formats import load_suite, seed_json, seed_yaml
 from ..suite import EvalCase, ParamScoring, Suite, Tool, case_problems
+from .mcp_import import draft_label
 
 __all__ = ["CaseForm", "Problems", "parse_tools", "parse_json_object", "build_case",
            "case_to_form", "build_suite", "import_suite", "export_suite", "ExportFormat",
@@ -199,8 +201,6 @@ def build_suite(name: str, description: str, system_prompt: str, tools_text: str
 def case_rows(cases: Sequence[EvalCase]) -> list[dict[str, Any]]:
     """The cases table's rows: ``#, name, prompt, expected_tool, expected_params, scoring,
     tags, draft`` (``draft`` says "draft (model)", "accepted draft"... or is blank)."""
-    from .mcp_import import draft_label
-
     return [{"#": i, "name": c.name or c.id or "", "prompt": c.prompt,
              "expected_tool": c.expected_tool, "expected_params": c.expected_params,
              "scoring": c.param_scoring, "tags": ", ".join(c.tags), "draft": draft_label(c)}
@@ -210,8 +210,6 @@ def case_rows(cases: Sequence[EvalCase]) -> list[dict[str, Any]]:
 def import_suite(path: str | Path, format: ExportFormat = "auto") -> Suite:
     """Load one suite file (seed JSON, seed YAML or BFCL questions; ``auto`` chooses by name
     and content). Raises SuiteError."""
-    from ..formats import load_suite
-
     loaded = load_suite(path, None if format == "auto" else format)
     if isinstance(loaded, list):
         if len(loaded) != 1:
@@ -226,8 +224,6 @@ def export_suite(suite: Suite, path: str | Path, format: ExportFormat = "auto") 
 
     ``auto`` writes seed YAML for ``.yaml`` / ``.yml`` names and seed JSON otherwise.
     """
-    from ..formats import seed_json, seed_yaml
-
     target = Path(path)
     if format == "auto":
         format = "seed_yaml" if target.suffix in (".yaml", ".yml") else "seed_json"

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..charts.calls import format_value, parse_calls
+from ..charts.calls import format_call, format_value, parse_calls
 from ..charts.frame import prepare, split_tags
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,8 +136,6 @@ def _pair(expected: list[dict[str, Any]], actual: list[dict[str, Any]]
 def call_diff(expected: Any, actual: Any) -> list[CallDiff]:
     """Pair expected calls with actual ones (same name first, then in order) and compare
     their parameters. ``expected`` / ``actual`` are the ``expected`` / ``tool_calls`` cells."""
-    from ..charts.calls import format_call
-
     out: list[CallDiff] = []
     for exp, act in _pair(parse_calls(expected), parse_calls(actual)):
         e_args = exp["arguments"] if exp and isinstance(exp["arguments"], dict) else {}

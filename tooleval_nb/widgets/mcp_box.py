@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
+from ..aio import run_sync
 from ..errors import ToolEvalError
+from ..mcp import draft_cases_async
 from ..suite import Suite
 from .editing import parse_tools
 from .mcp_import import (
@@ -116,8 +118,6 @@ class MCPImportBox(W.VBox):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            from ..mcp._sync import run_sync
-
             run_sync(run)
             return None
         self.task = loop.create_task(run(), name="tooleval-mcp-editor")
@@ -190,8 +190,6 @@ class MCPImportBox(W.VBox):
         self._show(f"drafting {len(names)} case(s) with {name}...")
 
         async def drafts() -> Suite:
-            from ..mcp import draft_cases_async
-
             return await draft_cases_async(suite, model, tools=names,
                                            timeout=self.draft_timeout)
 

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import MCPImportError
+from ..mcp import resolve_target
+from ..mcp.client import list_tools_async
+from ..mcp.importer import suite_from_listing
 from ..suite import EvalCase, Suite, Tool
 
 __all__ = ["TRANSPORT_CHOICES", "ImportRequest", "ImportOutcome", "MergeResult",
@@ -66,8 +69,6 @@ def import_request(target: str, transport: str | None = None, timeout: float | N
         transport: a value of :data:`TRANSPORT_CHOICES` (None: guess from the target).
         timeout: seconds allowed for connecting and for listing; 0 or None: the defaults.
     """
-    from ..mcp import resolve_target
-
     text = target.strip()
     if not text:
         return None, ["give the server's URL (e.g. http://127.0.0.1:8000/mcp) or the command "
@@ -95,9 +96,6 @@ async def fetch_tools_async(request: ImportRequest) -> ImportOutcome:
     Raises:
         MCPImportError: the server could not be reached, timed out or listed no usable tool.
     """
-    from ..mcp.client import list_tools_async
-    from ..mcp.importer import suite_from_listing
-
     limits: dict[str, Any] = {}
     if request.timeout:
         limits = {"connect_timeout": request.timeout, "list_timeout": request.timeout}

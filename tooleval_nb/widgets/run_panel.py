@@ -11,7 +11,11 @@ from typing import Any
 import ipywidgets as W
 
 from ..errors import ToolEvalError
+from ..formats import load_suites
+from ..formats.bundled import bundled_suites_dir
+from ..runner import run_eval
 from ..suite import Suite
+from .explorer import ResultsExplorer
 from .running import MODES, TOOL_CHOICES, LiveResults, model_name, run_request
 
 __all__ = ["RunPanel", "DEFAULT_PANEL_MODEL"]
@@ -31,9 +35,6 @@ def _errors_html(messages: list[str] | None) -> str:
 def _as_suites(suites: Any) -> dict[str, Suite]:
     if suites is None:
         try:
-            from ..formats import load_suites
-            from ..report import bundled_suites_dir
-
             suites = load_suites(bundled_suites_dir())
         except ToolEvalError:
             return {}
@@ -47,8 +48,6 @@ def _as_suites(suites: Any) -> dict[str, Suite]:
             if isinstance(s, Suite):
                 items.append((s.name, s))
             else:
-                from ..formats import load_suites
-
                 items.extend((x.name, x) for x in load_suites(s))
     out: dict[str, Suite] = {}
     for name, suite in items:
@@ -171,7 +170,6 @@ class RunPanel(W.VBox):
             return None
         if request.max_cases:
             suite = suite.model_copy(update={"cases": suite.cases[: request.max_cases]})
-        from ..runner import run_eval
 
         self.run_button.disabled = True
         try:
@@ -258,8 +256,6 @@ class RunPanel(W.VBox):
 
     def explorer(self) -> Any:
         """A :class:`~tooleval_nb.widgets.ResultsExplorer` over this panel's run."""
-        from .explorer import ResultsExplorer
-
         if self.job is None:
             return ResultsExplorer()
         return ResultsExplorer().attach(self.job)

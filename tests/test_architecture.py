@@ -1,0 +1,303 @@
+"""The architecture, checked: every import of our own modules, module-level or inside a function,
+against one rule set (below, and drawn in ``docs/architecture.md``).
+
+The rules:
+
+1. **Floors.** Each room (a top-level module or package of ``tooleval_nb``) may import only the
+   rooms listed for it in :data:`MAY_IMPORT`: arrows point down, never up or sideways.
+2. **Private modules stay private.** A module whose name starts with ``_`` is imported only from
+   inside its own package (``scoring`` may not reach ``models._sync``).
+3. **No loops.** The graph of module imports (inside functions too; ``TYPE_CHECKING`` imports
+   and the listed legacy arrows left out) has no cycle. Importing ``a.b.c`` runs ``a`` and
+   ``a.b`` first, so a module also depends on the packages above what it imports.
+4. **Imports at the top.** An import of our own modules inside a function hides an arrow; each
+   one needs a reason in :data:`LAZY_IMPORTS` (keep ``import tooleval_nb`` light, keep a heavy
+   optional dependency out of a light module).
+
+:data:`LEGACY_ARROWS` lists the few deprecated paths that still point the wrong way, each with the
+release that removes it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
+
+_CORE = {"errors", "toolcall"}
+#: room -> the rooms it may import (itself always allowed). Bottom to top.
+MAY_IMPORT: dict[str, set[str]] = {
+    "errors": set(),
+    "aio": set(),
+    "toolcall": {"errors"},
+    "suite": _CORE,
+    "parsers": _CORE | {"suite"},
+    "scoring": _CORE | {"suite", "aio"},  # + models for the model callers, see below
+    "formats": _CORE | {"suite"},
+    "testing": _CORE | {"suite", "parsers", "aio"},
+    "models": _CORE | {"suite", "parsers", "aio"},
+    "mcp": _CORE | {"suite", "formats", "models", "aio"},
+    "runner": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "aio"},
+    "experiments": _CORE | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio"},
+    "charts": _CORE | {"suite", "scoring"},
+    "widgets": _CORE | {"suite", "parsers", "scoring", "formats", "models",
+                        "mcp", "runner", "experiments", "charts", "aio"},
+    "report": _CORE | {"suite", "parsers", "scoring", "formats", "models",
+                       "mcp", "runner", "experiments", "charts", "aio"},
+    "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp",
+                    "runner", "experiments", "charts", "report", "aio"},
+}
+
+#: the parts of scoring that may call a model (LLM graders, the semantic matcher's optional
+#: embedding model), through the models package and only inside the function that calls it
+SCORING_MODEL_CALLS: dict[tuple[str, str], str] = {
+    ("tooleval_nb.scoring.graders", "tooleval_nb.models"):
+        "scoring stays pure and light: models loads only when a case has an LLM grader",
+    ("tooleval_nb.scoring.semantic", "tooleval_nb.models.embed"):
+        "scoring stays pure and light: models loads only for a provider embedding model",
+}
+
+#: (importer, imported) -> why the import sits inside a function
+LAZY_IMPORTS: dict[tuple[str, str], str] = {
+    **SCORING_MODEL_CALLS,
+    ("tooleval_nb.models.call", "tooleval_nb.models.litellm_transport"):
+        "litellm only when used: a call through the direct OpenAI-compatible client loads "
+        "neither litellm nor our litellm module (test_the_direct_path_never_imports_litellm); "
+        "it loads for a litellm-routed call, its tool_choice check, or a price",
+    ("tooleval_nb.models.embed", "tooleval_nb.models.litellm_transport"):
+        "litellm only when used: import tooleval_nb.models loads embed, and our litellm module "
+        "loads only with the first embedding call",
+    ("tooleval_nb.runner.launch", "tooleval_nb.formats"):
+        "import tooleval_nb.runner stays free of formats and PyYAML (about 80 ms, 27 modules): "
+        "a suite file is read only when run_eval is given a path instead of a Suite",
+}
+
+#: arrows that point the wrong way, kept for deprecated names: (importer, imported) -> plan
+LEGACY_ARROWS: dict[tuple[str, str], str] = {
+    ("tooleval_nb.experiments.display", "tooleval_nb.widgets"):
+        "Experiment/Sweep/PromptTune.widget() (deprecated for tooleval_nb.widgets.*_view), "
+        "removed in 0.3",
+    ("tooleval_nb.experiments", "tooleval_nb.widgets"):
+        "tooleval_nb.experiments.SweepForm / sweep_form / widgets (deprecated), removed in 0.3",
+    ("tooleval_nb.experiments", "tooleval_nb.charts"):
+        "tooleval_nb.experiments.charts (deprecated for tooleval_nb.charts), removed in 0.3",
+    ("tooleval_nb.suite.model", "tooleval_nb.formats"):
+        "Suite.save (notebook 01): to deprecate for te.save_suite once the notebook moves",
+    ("tooleval_nb.suite.model", "tooleval_nb.formats.bfcl"):
+        "Suite.save_bfcl (notebook 01): to deprecate for formats.bfcl.save likewise",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str  # dotted module name
+    target: str  # dotted module name (a module or a package)
+    line: int
+    in_function: bool
+    type_only: bool
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    rel = Path(*name.split(".")[1:]) if "." in name else Path()
+    return (PACKAGE / rel).with_suffix(".py").is_file() or (PACKAGE / rel / "__init__.py").is_file()
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_of(path: Path) -> list[Import]:
+    """Every import of a ``tooleval_nb`` module in ``path``."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: list[Import] = []
+
+    def visit(node: ast.AST, in_function: bool, type_only: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for stmt in child.body:
+                    visit_stmt(stmt, in_function, True)
+                for stmt in child.orelse:
+                    visit_stmt(stmt, in_function, type_only)
+                continue
+            visit_stmt(child, in_function, type_only)
+
+    def visit_stmt(node: ast.AST, in_function: bool, type_only: bool) -> None:
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module.split(".")[0] != "tooleval_nb":
+                return
+            for alias in node.names:  # ``from pkg import submodule`` imports the submodule
+                sub = f"{module}.{alias.name}"
+                target = sub if _is_module(sub) else module
+                found.append(Import(name, target, node.lineno, in_function, type_only))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "tooleval_nb":
+                    found.append(Import(name, alias.name, node.lineno, in_function, type_only))
+        else:
+            inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef |
+                                              ast.Lambda)
+            visit(node, inner, type_only)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False, False)
+    return found
+
+
+ALL_IMPORTS: list[Import] = [imp for path in sorted(PACKAGE.rglob("*.py"))
+                             for imp in imports_of(path)]
+
+
+def room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def arrow_allowed(imp: Import) -> bool:
+    src, dst = room(imp.importer), room(imp.target)
+    if src == "__init__" or src == dst:  # the facade may import anything; a room itself
+        return True
+    if (imp.importer, imp.target) in LEGACY_ARROWS:
+        return True
+    if (imp.importer, imp.target) in SCORING_MODEL_CALLS:
+        return True
+    return dst in MAY_IMPORT.get(src, set())
+
+
+def _private_violation(imp: Import) -> bool:
+    parts = imp.target.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            owner = ".".join(parts[:i])  # the package holding the private module
+            return not (imp.importer == owner or imp.importer.startswith(owner + "."))
+    return False
+
+
+def _ancestors(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(2, len(parts))]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> modules it runs (imports inside functions included, type-only and legacy
+    arrows left out; a target's parent packages included unless they contain the importer)."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for imp in ALL_IMPORTS:
+        if imp.type_only or (imp.importer, imp.target) in LEGACY_ARROWS:
+            continue
+        for target in [*_ancestors(imp.target), imp.target]:
+            if target != imp.importer and not imp.importer.startswith(target + "."):
+                graph[imp.importer].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def _where(imp: Import) -> str:
+    return f"{imp.importer} (line {imp.line}) -> {imp.target}"
+
+
+def _report(imports: list[Import]) -> list[str]:
+    return list(dict.fromkeys(_where(i) for i in imports))  # one line per import statement
+
+
+def test_the_rule_set_names_every_room():
+    rooms = {module_name(p).split(".")[1] for p in PACKAGE.iterdir()
+             if p.suffix == ".py" and p.name != "__init__.py" or (p / "__init__.py").is_file()}
+    assert rooms == set(MAY_IMPORT), "add the new room to MAY_IMPORT (and docs/architecture.md)"
+
+
+def test_the_parser_sees_imports_inside_functions_and_type_checking_blocks():
+    imps = {(i.importer, i.target): i for i in ALL_IMPORTS}
+    legacy = imps[("tooleval_nb.experiments.display", "tooleval_nb.widgets")]
+    assert legacy.in_function and not legacy.type_only
+    assert any(i.type_only for i in ALL_IMPORTS)
+
+
+def test_arrows_point_down():
+    wrong = _report([i for i in ALL_IMPORTS if not arrow_allowed(i)])
+    assert not wrong, "imports against the floors (MAY_IMPORT):\n" + "\n".join(wrong)
+
+
+def test_private_modules_stay_in_their_package():
+    wrong = _report([i for i in ALL_IMPORTS if _private_violation(i)])
+    assert not wrong, "private modules imported from outside their package:\n" + "\n".join(wrong)
+
+
+def test_no_import_cycle():
+    loops = cycles(import_graph())
+    assert not loops, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in loops)
+
+
+def test_our_imports_sit_at_the_top_unless_listed():
+    hidden = _report([i for i in ALL_IMPORTS
+                      if i.in_function and not i.type_only
+                      and (i.importer, i.target) not in LAZY_IMPORTS
+                      and (i.importer, i.target) not in LEGACY_ARROWS])
+    assert not hidden, (f"{len(hidden)} imports of our modules inside functions (move them to "
+                        "the top, or give the reason in LAZY_IMPORTS):\n" + "\n".join(hidden))
+
+
+@pytest.mark.parametrize("pair", [*LAZY_IMPORTS, *LEGACY_ARROWS],
+                         ids=lambda pair: f"{pair[0]}->{pair[1]}")
+def test_every_listed_exception_is_still_needed(pair):
+    assert any((i.importer, i.target) == pair for i in ALL_IMPORTS), \
+        f"{pair} is no longer imported: remove it from the rule set"
+
+
+@pytest.mark.parametrize(("graph", "want"), [
+    pytest.param({"a": {"b"}, "b": {"a"}}, [["a", "b"]], id="two"),
+    pytest.param({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]], id="three"),
+    pytest.param({"a": {"b"}, "b": set()}, [], id="none"),
+])
+def test_cycles_finds_loops(graph, want):
+    assert cycles(graph) == want

@@ -1,0 +1,58 @@
+"""Reports: an executed notebook plus a standalone HTML page, from stored runs or fresh ones.
+
+:func:`build_report` validates everything first (parameters, suites or run ids, the output
+folder), gets the runs (read from the store by id, the newest of each suite, or made here by
+running the suites), executes the report notebook on them with papermill (the notebook shipped in
+``tooleval_nb/templates/report.ipynb``; ``notebooks/report.ipynb`` is the same file; it only reads
+the store), exports it with nbconvert, inputs hidden, to one HTML file whose charts draw without a
+kernel or a network, and adds it to the folder's ``index.html``. The console script
+``tooleval-nb report`` is a thin layer over it.
+
+Modules: :mod:`.params` (the parameters), :mod:`.suites` (loading and running suites),
+:mod:`.runs` (stored runs, headline figures), :mod:`.tables` (styled tables, configuration),
+:mod:`.experiment` (the experiment section), :mod:`.build` (notebook and HTML), :mod:`.site`
+(the folder's index).
+"""
+
+from __future__ import annotations
+
+from .build import TEMPLATE, ReportFiles, build_report, export_html, render_report
+from .experiment import TIMELINE_REPORT_COLUMNS, experiment_summary, open_experiment, timeline_table
+from .params import (
+    DEFAULT_MODEL,
+    DEFAULT_TITLE,
+    ENV_PARAMS,
+    Mode,
+    ReportParams,
+    params_from,
+    validate_params,
+)
+from .runs import (
+    Headline,
+    ModelHeadline,
+    SuiteRuns,
+    UnknownRunError,
+    find_runs,
+    headline,
+    latest_run_ids,
+    load_runs,
+)
+from .site import ReportEntry, SiteManifest, read_manifest
+from .suites import (
+    bundled_suites_dir,
+    load_report_suites,
+    run_options,
+    run_suites,
+    run_suites_async,
+    targets,
+)
+from .tables import VERSIONED, configuration, environment_info, styled
+
+__all__ = ["ReportParams", "ReportFiles", "SuiteRuns", "validate_params", "params_from",
+           "bundled_suites_dir", "load_report_suites", "run_suites", "run_suites_async",
+           "run_options", "targets", "load_runs", "find_runs", "latest_run_ids", "headline",
+           "Headline", "ModelHeadline", "UnknownRunError", "styled", "environment_info",
+           "configuration", "build_report", "render_report", "export_html", "open_experiment",
+           "experiment_summary", "timeline_table", "read_manifest", "ReportEntry",
+           "SiteManifest", "TEMPLATE", "DEFAULT_TITLE", "DEFAULT_MODEL", "ENV_PARAMS", "Mode",
+           "VERSIONED", "TIMELINE_REPORT_COLUMNS"]

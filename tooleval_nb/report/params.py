@@ -1,0 +1,188 @@
+"""A report's parameters: one pydantic model for the notebook's ``parameters`` cell, the CLI and
+:func:`~tooleval_nb.report.build_report`, validated all at once before anything runs.
+
+The defaults here are the defaults everywhere: the template's parameters cell and the CLI's
+options are tested to equal them.
+
+``TOOLEVAL_REPORT_PARAMS`` (JSON: an object of these fields) overrides the parameters of the
+template when it is executed on its own (nbval in CI, "Run All" by hand): ``build_report`` does not
+pass it on to the notebook it executes, so its own parameters always win there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..errors import SuiteError, ToolEvalError
+from ..models.spec import Mode
+
+__all__ = ["ReportParams", "validate_params", "params_from", "DEFAULT_TITLE", "DEFAULT_MODEL",
+           "ENV_PARAMS", "Mode", "ToolChoice"]
+
+DEFAULT_TITLE = "Tool-calling evaluation report"
+DEFAULT_MODEL = "local/smollm2-135m"
+#: the environment variable whose JSON object overrides the template's parameters
+ENV_PARAMS = "TOOLEVAL_REPORT_PARAMS"
+ToolChoice = Literal["required", "auto", "none"]
+
+
+class ReportParams(BaseModel):
+    """The parameters of a report (the ``parameters`` cell of the report notebook).
+
+    What to report on:
+        runs: Stored run ids to render, without one model call; empty: run ``suites`` first.
+        suites: Suite files or directories; empty = the bundled suites (``data/``).
+        models: litellm model names (``local/smollm2-135m`` is the embedded model).
+        store: The SQLite run store (default: the runner's).
+
+    How the suites run (``run_eval``'s options; unused when ``runs`` are given):
+        api_base: An OpenAI-compatible endpoint for every model but the embedded one.
+        temperature, tool_choice: Sent with every request.
+        mode: How tools are offered; several modes run every model once per mode.
+        max_cases: Keep at most this many cases per suite (after the tag filter).
+        tags / ids: Keep only cases having any of these tags / these ids.
+        system_prompt: A system prompt for every model (else each suite's own).
+        max_rounds: Bound the rounds of multi-turn chains and agent loops (None: each case's).
+        cache: Reuse model replies from the on-disk response cache (temperature 0).
+        max_concurrency: Concurrent cases per provider.
+        repeats: Samples per case; ``sample_seeds`` their sampling seeds (one per sample).
+        sampling_params: Extra sampling parameters for every model (top_p, max_tokens, ...):
+            ``run_eval``'s ``params``.
+        rpm / tpm: Requests / tokens per minute per provider.
+        request_timeout / case_timeout: Seconds per request / per case; ``retries`` re-runs of
+            an errored case.
+        name: The runs' label in the history; ``resume``: finish an interrupted identical run.
+        include_drafts: Run draft cases too.
+        live_tools / live_tool_timeout: Answer chains' tool calls with an MCP server's tools.
+        agent: ``module:callable`` of an agent that runs every case instead of the built-in loop.
+
+    How the report looks:
+        title: The report's title. seed: Seed of the bootstrap intervals. worst: How many
+        worst cases to list. experiment: The name of an experiment in ``store`` to add as a
+        section (its timeline, best config and baseline); None: no experiment section.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    runs: list[str] = Field(default_factory=list)
+    suites: list[str] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=lambda: [DEFAULT_MODEL], min_length=1)
+    store: str | None = None
+    api_base: str | None = None
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    tool_choice: ToolChoice = "required"
+    mode: list[Mode] = Field(default_factory=lambda: list[Mode](["native"]), min_length=1)
+    max_cases: int | None = Field(default=None, ge=1)
+    tags: list[str] | None = None
+    ids: list[str] | None = None
+    system_prompt: str | None = None
+    max_rounds: int | None = Field(default=None, ge=1)
+    cache: bool = True
+    max_concurrency: int = Field(default=8, ge=1)
+    repeats: int = Field(default=1, ge=1)
+    sample_seeds: list[int] | None = None
+    sampling_params: dict[str, Any] = Field(default_factory=dict)
+    rpm: float | None = Field(default=None, gt=0)
+    tpm: float | None = Field(default=None, gt=0)
+    request_timeout: float | None = Field(default=None, gt=0)
+    case_timeout: float | None = Field(default=None, gt=0)
+    retries: int = Field(default=0, ge=0)
+    name: str | None = None
+    resume: bool = True
+    include_drafts: bool = False
+    live_tools: str | None = None
+    live_tool_timeout: float | None = Field(default=None, gt=0)
+    agent: str | None = None
+    title: str = DEFAULT_TITLE
+    seed: int = 0
+    worst: int = Field(default=10, ge=0)
+    experiment: str | None = None
+
+    @field_validator("runs", "suites", "models", "tags", "ids", "mode", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        return list(value) if isinstance(value, tuple) else value
+
+    @field_validator("models")
+    @classmethod
+    def _models(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name.strip() or any(c.isspace() for c in name):
+                raise ValueError(f"{name!r} is not a model name (litellm names look like "
+                                 f"'openai/gpt-4o-mini'; the embedded model is {DEFAULT_MODEL!r})")
+        return list(dict.fromkeys(value))
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, value: str | None) -> str | None:
+        if value is not None and ":" not in value:
+            raise ValueError(f"{value!r} is not 'module:callable' (e.g. 'my_agents:run_case')")
+        return value
+
+    @model_validator(mode="after")
+    def _seeds(self) -> ReportParams:
+        seeds = self.sample_seeds
+        if seeds is not None and len(seeds) == 1 and self.repeats > 1:
+            self.sample_seeds = [seeds[0] + i for i in range(self.repeats)]
+        elif seeds is not None and len(seeds) != self.repeats:
+            raise ValueError(f"sample_seeds: {len(seeds)} seeds for {self.repeats} repeat(s); "
+                             "give one seed (the samples get consecutive ones) or one per repeat")
+        return self
+
+
+def validate_params(**values: Any) -> ReportParams:
+    """Check report parameters; every problem is reported at once.
+
+    A value of None means the default.
+
+    Raises:
+        ToolEvalError: a parameter has a wrong value (each named, with what is allowed).
+        SuiteError: a suite path does not exist.
+    """
+    values = {k: v for k, v in values.items() if v is not None}
+    try:
+        params = ReportParams(**values)
+    except ValidationError as exc:
+        problems = [f"{'.'.join(map(str, e['loc'])) or 'parameters'}: {e['msg']}"
+                    for e in exc.errors()]
+        raise ToolEvalError("invalid report parameters:\n  - " + "\n  - ".join(problems)
+                            + "\nfix them and run again (tooleval-nb report --help lists "
+                              "every option)") from None
+    missing = [s for s in params.suites if not Path(s).exists()]
+    if missing:
+        raise SuiteError(f"suite path(s) not found: {', '.join(missing)}; give suite files "
+                         "(.json, .yaml) or folders of them with --suite",
+                         problems=[f"{m}: no such file or folder" for m in missing],
+                         path=missing[0])
+    return params
+
+
+def params_from(namespace: Mapping[str, Any],
+                environ: Mapping[str, str] | None = None) -> ReportParams:
+    """The parameters named in ``namespace`` (the template's globals), overridden by the JSON
+    object in ``$TOOLEVAL_REPORT_PARAMS`` when it is set, then validated.
+
+    Raises:
+        ToolEvalError: the variable is not a JSON object, or a value is wrong.
+    """
+    values = {name: namespace[name] for name in ReportParams.model_fields if name in namespace}
+    text = (os.environ if environ is None else environ).get(ENV_PARAMS)
+    if text:
+        try:
+            overrides = json.loads(text)
+        except ValueError as exc:
+            raise ToolEvalError(f"${ENV_PARAMS} is not JSON ({exc}); set it to an object such "
+                                'as {"max_cases": 1} or unset it') from None
+        if not isinstance(overrides, dict):
+            raise ToolEvalError(f"${ENV_PARAMS} must be a JSON object of report parameters, "
+                                f"not {type(overrides).__name__}")
+        values.update(overrides)
+    return validate_params(**values)

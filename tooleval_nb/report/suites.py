@@ -1,0 +1,113 @@
+"""A report's suites and how they run: load them (tags, then ``max_cases``; the bundled suites by
+default), turn the parameters into ``run_eval`` options, and run every suite in this process (one
+stored run each)."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..aio import run_sync
+from ..errors import SuiteError, ToolEvalError
+from ..formats import bundled_suites_dir, load_suites
+from ..runner import run_eval_async
+from .params import ReportParams
+from .runs import SuiteRuns
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..suite import Suite
+
+__all__ = ["bundled_suites_dir", "load_report_suites", "targets", "run_options",
+           "run_suites", "run_suites_async"]
+
+
+def load_report_suites(params: ReportParams) -> list[Suite]:
+    """Load every suite of ``params``, keep the tagged cases, then the first ``max_cases``.
+
+    Suites left without cases are dropped; none left at all is an error.
+    """
+    paths = [Path(p) for p in params.suites] or [bundled_suites_dir()]
+    out: list[Suite] = []
+    for path in paths:
+        for suite in load_suites(path):
+            if params.tags:
+                suite = suite.filter(tags=params.tags)
+            if params.max_cases is not None:
+                suite = suite.model_copy(update={"cases": suite.cases[: params.max_cases]})
+            if suite.cases:
+                out.append(suite)
+    if not out:
+        where = ", ".join(map(str, paths))
+        raise SuiteError(f"no cases to run in {where}"
+                         + (f" with tags {params.tags}" if params.tags else "")
+                         + "; check --suite and --tags", path=where)
+    return out
+
+
+def targets(params: ReportParams) -> list[Any]:
+    """The runner's targets: every model in every mode, with the endpoint when one is given."""
+    out: list[Any] = []
+    for model in params.models:
+        base = {"model": model}
+        if params.api_base and not model.startswith("local/"):
+            base["api_base"] = params.api_base
+        if len(params.mode) > 1:
+            out.extend({**base, "mode": mode} for mode in params.mode)
+        else:
+            out.append(base if len(base) > 1 else model)
+    return out
+
+
+def _agent(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ToolEvalError(f"agent {path!r} cannot be imported ({exc}); give "
+                            "'module:callable' of a module on the Python path") from None
+
+
+def run_options(params: ReportParams) -> dict[str, Any]:
+    """``run_eval`` keyword arguments for ``params`` (everything but the suite and targets)."""
+    options: dict[str, Any] = {
+        "temperature": params.temperature, "tool_choice": params.tool_choice,
+        "system_prompt": params.system_prompt, "store": params.store, "cache": params.cache,
+        "max_rounds": params.max_rounds, "max_concurrency": params.max_concurrency,
+        "repeats": params.repeats, "seeds": params.sample_seeds, "params": params.sampling_params or None,
+        "rpm": params.rpm, "tpm": params.tpm, "timeout": params.request_timeout,
+        "case_timeout": params.case_timeout, "retries": params.retries, "name": params.name,
+        "resume": params.resume, "include_drafts": params.include_drafts,
+        "live_tools": params.live_tools, "live_tool_timeout": params.live_tool_timeout,
+        "ids": params.ids,
+    }
+    if params.agent:
+        options["agent"] = _agent(params.agent)
+    if len(params.mode) == 1:
+        options["mode"] = params.mode[0]
+    return options
+
+
+async def run_suites_async(params: ReportParams, suites: Sequence[Suite] | None = None,
+                           callbacks: Any = None, progress: Any = "none") -> SuiteRuns:
+    """Run every suite of ``params`` (one stored run each, in order) and combine their results.
+
+    ``progress`` is the runner's: ``"none"``, ``"text"`` (a bar on stderr; plain lines in a
+    log) or ``"widget"``.
+    """
+    suites = list(suites) if suites is not None else load_report_suites(params)
+    start = time.perf_counter()
+    runs = []
+    options = run_options(params)
+    for suite in suites:
+        runs.append(await run_eval_async(suite, targets(params), callbacks=callbacks,
+                                         progress=progress, **options))
+    return SuiteRuns(suites=suites, runs=runs, elapsed_s=time.perf_counter() - start)
+
+
+def run_suites(params: ReportParams, suites: Sequence[Suite] | None = None,
+               callbacks: Any = None, progress: Any = "none") -> SuiteRuns:
+    """Sync twin of :func:`run_suites_async` (for scripts and the CLI; in a notebook, await)."""
+    return run_sync(run_suites_async(params, suites, callbacks, progress))
