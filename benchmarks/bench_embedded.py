@@ -63,11 +63,18 @@ def llama_rates(server: EmbeddedServer, prompt_tokens: int = 900, gen_tokens: in
     return len(tokens) / statistics.median(prompt_times), gen_tokens / statistics.median(gen_times)
 
 
-async def run_suites(suites: list[te.Suite], store: str) -> tuple[float, list[te.Run]]:
+async def run_suites(suites: list[te.Suite], store: str, server: EmbeddedServer
+                     ) -> tuple[float, list[te.Run], list[tuple[str, float, dict[str, float]]]]:
+    """Run each suite in order; also (suite, seconds, the server's counters used) per suite."""
     start = time.perf_counter()
-    runs = [await te.run_eval_async(s, [te.DEFAULT_MODEL], store=store, cache=False)
-            for s in suites]
-    return time.perf_counter() - start, runs
+    runs, per_suite = [], []
+    for suite in suites:
+        t0, before = time.perf_counter(), server.stats()
+        runs.append(await te.run_eval_async(suite, [te.DEFAULT_MODEL], store=store, cache=False))
+        after = server.stats()
+        per_suite.append((suite.name, time.perf_counter() - t0,
+                          {k: after[k] - before[k] for k in after}))
+    return time.perf_counter() - start, runs, per_suite
 
 
 def main() -> int:
@@ -87,7 +94,8 @@ def main() -> int:
 
     before = server.stats()
     with tempfile.TemporaryDirectory() as tmp:
-        wall, runs = asyncio.run(run_suites(suites, str(Path(tmp) / "store.db")))
+        wall, runs, per_suite = asyncio.run(run_suites(suites, str(Path(tmp) / "store.db"),
+                                                       server))
     after = server.stats()
     used = {k: after[k] - before[k] for k in after}
 
@@ -96,6 +104,13 @@ def main() -> int:
     timeouts = sum(int((df["error_type"] == "timeout").sum()) for df in frames
                    if "error_type" in df.columns)
     model_alone = used["prompt_tokens"] / prompt_rate + used["generated_tokens"] / gen_rate
+    print(f"\n{'suite':<18} {'cases':>5} {'requests':>8} {'prompt tok':>10} {'gen tok':>8} "
+          f"{'wall s':>7} {'model-alone s':>13}")
+    for (name, seconds, u), suite in zip(per_suite, suites, strict=True):
+        alone = u["prompt_tokens"] / prompt_rate + u["generated_tokens"] / gen_rate
+        print(f"{name[:18]:<18} {len(suite.cases):>5} {u['requests']:>8.0f} "
+              f"{u['prompt_tokens']:>10,.0f} {u['generated_tokens']:>8,.0f} {seconds:>7.1f} "
+              f"{alone:>13.1f}")
     print(f"\nthe run: {len(suites)} suites, {n_cases} cases, {used['requests']} requests")
     print(f"  tokens evaluated  prompt {used['prompt_tokens']:,}  generated "
           f"{used['generated_tokens']:,}  (completions cut by the token bound: "
