@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from tooleval_nb.models import ResponseCache
 from tooleval_nb.models.cache import cache_dir, cache_key, default_cache
 
@@ -32,17 +34,27 @@ def test_env_var_moves_the_default(tmp_path, monkeypatch):
     assert default_cache().path == tmp_path / "elsewhere" / "responses.sqlite3"
 
 
-def test_threads_share_one_file(tmp_path):
+@pytest.mark.parametrize("n_threads", [4, 8])
+def test_threads_share_one_file(tmp_path, n_threads):
+    """Threads that open a new cache file at the same moment (each its own connection) all
+    write; none fails with "database is locked" while the file is switched to WAL."""
     cache = ResponseCache(tmp_path / "c.sqlite3")
+    start = threading.Barrier(n_threads)
+    failures: list[BaseException] = []
 
     def work(i: int) -> None:
-        for j in range(20):
-            cache.put(cache_key(i=i, j=j), "m", {"i": i, "j": j})
+        try:
+            start.wait()
+            for j in range(20):
+                cache.put(cache_key(i=i, j=j), "m", {"i": i, "j": j})
+        except BaseException as exc:  # reported below, not as a thread warning
+            failures.append(exc)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(n_threads)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(cache) == 80
+    assert not failures, failures
+    assert len(cache) == 20 * n_threads
     assert ResponseCache(tmp_path / "c.sqlite3").get(cache_key(i=3, j=19)) == {"i": 3, "j": 19}

@@ -46,6 +46,10 @@ def cache_key(**parts: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+#: one thread at a time opens a cache file (see ResponseCache._conn)
+_SETUP_LOCK = threading.Lock()
+
+
 class ResponseCache:
     """A small key → reply store in one SQLite file (WAL; safe across threads and processes)."""
 
@@ -62,9 +66,21 @@ class ResponseCache:
             conn = sqlite3.connect(
                 self.path, timeout=10, isolation_level=None, check_same_thread=False
             )
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(_SCHEMA)
+            # Switching a new file to WAL takes an exclusive lock that SQLite's busy timeout does
+            # not wait for: threads opening one cache at once got "database is locked". They
+            # take turns here; another process doing the same is waited for a bounded while.
+            with _SETUP_LOCK:
+                for attempt in range(50):
+                    try:
+                        conn.execute("PRAGMA journal_mode=WAL")
+                        conn.execute("PRAGMA synchronous=NORMAL")
+                        conn.execute(_SCHEMA)
+                        break
+                    except sqlite3.OperationalError as exc:
+                        if "locked" not in str(exc) or attempt == 49:
+                            conn.close()
+                            raise
+                        time.sleep(0.02 * (attempt + 1))  # another process is setting it up
             self._local.conn = conn
         return conn
 
