@@ -38,6 +38,8 @@ git clone -q . "$work/repo"
 if [ "$cold" = 1 ]; then
   export UV_CACHE_DIR="$work/uv-cache" PIP_CACHE_DIR="$work/pip-cache"
 fi
+# a new user has no replies cached and no runs stored: the main job must not answer from ours
+export TOOLEVAL_CACHE_DIR="$work/reply-cache" TOOLEVAL_STORE="$work/runs.db"
 echo "fresh_check: $(git rev-parse --short HEAD) cloned into $work/repo" \
      "($([ "$cold" = 1 ] && echo "empty package caches" || echo "package caches kept"))"
 

