@@ -63,7 +63,7 @@ class ReportParams(BaseModel):
         agent: ``module:callable`` of an agent that runs every case instead of the built-in loop.
 
     How the report looks:
-        title: The report's title. seed: Seed of the bootstrap intervals. worst: How many
+        title: The report's title. seed: unused (the intervals are Wilson / t). worst: How many
         worst cases to list. experiment: The name of an experiment in ``store`` to add as a
         section (its timeline, best config and baseline); None: no experiment section.
     """
