@@ -103,14 +103,16 @@ def main() -> int:
     errors = sum(int(df["error"].notna().sum()) for df in frames)
     timeouts = sum(int((df["error_type"] == "timeout").sum()) for df in frames
                    if "error_type" in df.columns)
-    model_alone = used["prompt_tokens"] / prompt_rate + used["generated_tokens"] / gen_rate
+    def alone_s(u: dict[str, float]) -> float:  # what llama.cpp alone needs for these tokens
+        return u["prompt_tokens"] / prompt_rate + u["generated_tokens"] / gen_rate
+
+    model_alone = alone_s(used)
     print(f"\n{'suite':<18} {'cases':>5} {'requests':>8} {'prompt tok':>10} {'gen tok':>8} "
           f"{'wall s':>7} {'model-alone s':>13}")
     for (name, seconds, u), suite in zip(per_suite, suites, strict=True):
-        alone = u["prompt_tokens"] / prompt_rate + u["generated_tokens"] / gen_rate
         print(f"{name[:18]:<18} {len(suite.cases):>5} {u['requests']:>8.0f} "
               f"{u['prompt_tokens']:>10,.0f} {u['generated_tokens']:>8,.0f} {seconds:>7.1f} "
-              f"{alone:>13.1f}")
+              f"{alone_s(u):>13.1f}")
     print(f"\nthe run: {len(suites)} suites, {n_cases} cases, {used['requests']} requests")
     print(f"  tokens evaluated  prompt {used['prompt_tokens']:,}  generated "
           f"{used['generated_tokens']:,}  (completions cut by the token bound: "

