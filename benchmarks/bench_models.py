@@ -7,13 +7,17 @@ Compares, on the workload of ``design/performance.md`` (3 tools, ``"get_weather 
 * ``bare litellm``      ``litellm.acompletion`` in a loop;
 * ``call_model litellm`` our ``call_model_async`` through litellm (``transport="litellm"``);
 * ``call_model direct`` our ``call_model_async`` through the direct client (the default for
-  OpenAI-compatible ``api_base`` endpoints).
+  OpenAI-compatible ``api_base`` endpoints);
+* ``layer alone``       the same calls with the HTTP exchange answered in this process (the
+  direct client's ``post_json`` serialises the payload and returns the fake server's answer):
+  the CPU of the model layer's own parts (route, wire, fallback, cache, reply), without aiohttp
+  nor the server; its latency column is meaningless.
 
 Prints cases/s, CPU seconds per 1,000 calls (this process only; the server runs apart) and, with
 latency, wall / ideal wall. Usage::
 
     .venv/bin/python benchmarks/bench_models.py [--n 1000] [--litellm-n 300] [--repeat 3]
-        [--only raw,bare_litellm,litellm,direct]
+        [--only raw,bare_litellm,litellm,direct,layer]
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from tooleval_nb.models import call_model_async  # noqa: E402
+from tooleval_nb.models import call_model_async, direct  # noqa: E402
 from tooleval_nb.models.direct import aclose  # noqa: E402
 from tooleval_nb.testing import FakeOpenAIServer  # noqa: E402
 
@@ -115,11 +119,46 @@ def ours(transport: str):
     return run
 
 
+def layer_alone():
+    """``ours("direct")`` with ``direct.post_json`` answered here: the layer's own CPU."""
+    run = ours("direct")
+
+    async def post_json(
+        url: str, payload: dict[str, Any], **kwargs: Any
+    ) -> tuple[Any, float, bool]:
+        json.dumps(payload)  # the serialisation the real client does
+        city = payload["messages"][-1]["content"].rsplit(" ", 1)[-1]
+        call = {"name": "get_weather", "arguments": json.dumps({"city": city})}
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": call}],
+        }
+        answer = {
+            "id": "layer",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+        }
+        return json.loads(json.dumps(answer)), 0.0, True
+
+    async def layer(url: str, i: int) -> bool:
+        real = direct.post_json
+        direct.post_json = post_json
+        try:
+            return await run(url, i)
+        finally:
+            direct.post_json = real
+
+    return layer
+
+
 ENGINES = {
     "raw": ("raw aiohttp", raw_aiohttp),
     "bare_litellm": ("bare litellm", bare_litellm),
     "litellm": ("call_model litellm", ours("litellm")),
     "direct": ("call_model direct", ours("direct")),
+    "layer": ("layer alone", layer_alone()),
 }
 
 

@@ -1,12 +1,14 @@
 """The edge to models: one call (:func:`call_model_async` / :func:`call_model`), the embedded
 offline model (:class:`EmbeddedServer`, :func:`embedded_server`), embeddings (:func:`embed_async`).
 
-Modules: ``spec`` (ModelSpec, modes, DEFAULT_MODEL), ``reply`` (ModelReply), ``call`` (the call's
-journey), ``transport`` (request/result shapes, HTTP status → error), ``direct`` (aiohttp client
-for OpenAI-compatible endpoints), ``litellm_transport`` (the only module importing litellm, with the
-exception map), ``retry``, ``fallback`` (required → auto), ``cache`` (SQLite response cache),
-``messages`` (assembly), ``rawtext`` (raw-text mode), ``embedded`` (llama.cpp server lifecycle),
-``embed`` (embeddings).
+Modules: ``spec`` (ModelSpec, modes, DEFAULT_MODEL), ``reply`` (ModelReply), ``call`` (a call
+composed of the parts below: its route per spec, then wire → fallback → cache → transport →
+wire), ``exchange`` (one call in flight), ``wire`` (native or raw-text: prepare the request, read
+the reply), ``rawtext`` (raw-text messages), ``transport`` (the Transport contract, request/result
+shapes, HTTP status → error), ``direct`` (the aiohttp client: DirectTransport, EmbeddedTransport),
+``litellm_transport`` (the only module importing litellm: LitellmTransport, the exception map),
+``retry``, ``fallback`` (required → auto), ``cache`` (SQLite response cache and its wrapper),
+``messages`` (assembly), ``embedded`` (llama.cpp server lifecycle), ``embed`` (embeddings).
 """
 
 from __future__ import annotations

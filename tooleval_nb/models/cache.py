@@ -5,6 +5,10 @@ every sampling parameter, so a changed prompt or parameter never hits a stale en
 cache is used for deterministic calls only (temperature 0); ``cache=False`` bypasses it for one
 call or one run. Location: ``$TOOLEVAL_CACHE_DIR`` or
 ``platformdirs.user_cache_dir("tooleval_nb")``, file ``responses.sqlite3``. Errors are never cached.
+
+:func:`cached` wraps a call (an :class:`~.exchange.Exchange` in, a :class:`~.reply.ModelReply`
+out): a hit answers without calling (so the embedded server is not even started), flagged
+``cached`` with ``tries=0``; :func:`store_for` says which store, if any, a call uses.
 """
 
 from __future__ import annotations
@@ -15,10 +19,27 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["ResponseCache", "cache_dir", "cache_key", "default_cache"]
+from .exchange import Exchange
+from .reply import ModelReply
+
+__all__ = [
+    "CacheOption",
+    "Call",
+    "ResponseCache",
+    "cache_dir",
+    "cache_key",
+    "cached",
+    "default_cache",
+    "exchange_key",
+    "store_for",
+]
+
+#: one model call: the exchange in, the reply out (errors included, never raised)
+Call = Callable[[Exchange], Awaitable[ModelReply]]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -133,3 +154,59 @@ def default_cache() -> ResponseCache:
         if cache is None:
             cache = _DEFAULTS[path] = ResponseCache(path)
     return cache
+
+
+#: ``None``/``True``: the default cache, for temperature 0 only; ``False``: bypass;
+#: ``"always"``: also at temperature > 0; ``"refresh"``: do not read, do write;
+#: a :class:`ResponseCache`: that store (temperature 0 only).
+CacheOption = bool | None | Literal["always", "refresh"] | ResponseCache
+
+
+def store_for(option: CacheOption, params: dict[str, Any]) -> tuple[ResponseCache | None, bool]:
+    """(store, read it?) for a call with these sampling ``params``."""
+    if option is False:
+        return None, False
+    deterministic = float(params.get("temperature") or 0.0) == 0.0 and (
+        params.get("n") in (None, 1)
+    )
+    if isinstance(option, ResponseCache):
+        return (option, True) if deterministic else (None, False)
+    if option == "always":
+        return default_cache(), True
+    if option == "refresh":
+        return default_cache(), False
+    return (default_cache(), True) if deterministic else (None, False)
+
+
+def exchange_key(exchange: Exchange) -> str:
+    """The cache key of an exchange: the spec's model, endpoint and mode, and what is sent."""
+    spec, request = exchange.spec, exchange.request
+    return cache_key(
+        model=spec.model,
+        api_base=spec.api_base,
+        mode=spec.mode,
+        messages=request.messages,
+        tools=request.tools,
+        tool_choice=request.tool_choice,
+        params=request.params,
+    )
+
+
+def cached(call: Call, store: ResponseCache, *, read: bool = True) -> Call:
+    """``call`` answered from ``store`` when it holds the exchange's key (unless ``read`` is
+    False), its successful replies stored."""
+
+    async def calling(exchange: Exchange) -> ModelReply:
+        key = exchange_key(exchange)
+        hit = store.get(key) if read else None
+        if hit is not None:
+            hit.update(
+                cached=True, tries=0, fallback=exchange.fell_back or bool(hit.get("fallback"))
+            )
+            return ModelReply.model_validate(hit)
+        reply = await call(exchange)
+        if reply.error is None:
+            store.put(key, exchange.spec.model, reply.model_dump(mode="json", exclude={"cached"}))
+        return reply
+
+    return calling

@@ -1,10 +1,12 @@
-"""The direct transport: one aiohttp POST to an OpenAI-compatible ``/chat/completions`` endpoint.
+"""The direct transports: one aiohttp POST to an OpenAI-compatible ``/chat/completions`` endpoint.
 
-Used for local and self-hosted OpenAI-compatible servers (``api_base`` with an ``openai/``-style
-model prefix, and the embedded model): it does what ``litellm.acompletion`` does for them with a
+:class:`DirectTransport` serves local and self-hosted OpenAI-compatible servers (``api_base`` with
+an ``openai/``-style model prefix): it does what ``litellm.acompletion`` does for them with a
 fraction of the CPU (see ``benchmarks/bench_models.py``), and keeps the same error classes,
-retries and reply fields. One ``aiohttp.ClientSession`` per event loop, reused across calls;
-:func:`aclose` closes the current loop's session.
+retries and reply fields. :class:`EmbeddedTransport` sends the same way to the embedded llama.cpp
+server, which it starts on a call's first need and which answers one request at a time. One
+``aiohttp.ClientSession`` per event loop, reused across calls; :func:`aclose` closes the current
+loop's session.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from typing import Any
 
 from ..aio import at_loop_end
 from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
+from .embedded import ChatFormat, embedded_server
 from .spec import OPENAI_COMPATIBLE, provider_of
-from .transport import ChatRequest, ChatResult, error_for_status, result_from_json
+from .transport import ChatRequest, ChatResult, Transport, error_for_status, result_from_json
 
-__all__ = ["aclose", "complete", "post_json"]
+__all__ = ["DirectTransport", "EmbeddedTransport", "aclose", "complete", "post_json"]
 
 _SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Any]]
 _SESSIONS = weakref.WeakKeyDictionary()
@@ -204,3 +207,44 @@ async def complete(request: ChatRequest) -> ChatResult:
     result = result_from_json(data, model=request.model, latency_ms=latency_ms)
     result.secret_free = secret_free
     return result
+
+
+class DirectTransport:
+    """Requests to an OpenAI-compatible ``api_base`` through our aiohttp client."""
+
+    async def open(self) -> None:
+        return None
+
+    async def send(self, request: ChatRequest) -> ChatResult:
+        return await complete(request)
+
+    def supports_required(self, model: str) -> bool:
+        return True  # the endpoint's answer tells (see .fallback)
+
+    def __repr__(self) -> str:
+        return "DirectTransport()"
+
+
+class EmbeddedTransport:
+    """Requests to the shared embedded llama.cpp server for ``chat_format``, started by
+    :meth:`open`, sent through ``inner`` (default the direct client); one request at a time (the
+    server decodes one), each request's timeout counting only while it is served."""
+
+    def __init__(self, chat_format: ChatFormat, inner: Transport | None = None):
+        self.chat_format: ChatFormat = chat_format
+        self.inner: Transport = inner if inner is not None else DirectTransport()
+
+    async def open(self) -> None:
+        await embedded_server(self.chat_format, start=False).start_async()
+
+    async def send(self, request: ChatRequest) -> ChatResult:
+        server = embedded_server(self.chat_format, start=False)
+        request.api_base = server.api_base
+        async with server.semaphore():
+            return await self.inner.send(request)
+
+    def supports_required(self, model: str) -> bool:
+        return self.inner.supports_required(model)  # llama.cpp's bare 500 is learnt (.fallback)
+
+    def __repr__(self) -> str:
+        return f"EmbeddedTransport({self.chat_format!r}, {self.inner!r})"

@@ -35,6 +35,7 @@ from .transport import ChatRequest, ChatResult, error_for_status, parse_retry_af
 
 __all__ = [
     "EXCEPTION_MAP",
+    "LitellmTransport",
     "aclose",
     "complete",
     "embed",
@@ -274,6 +275,22 @@ async def complete(request: ChatRequest) -> ChatResult:
         raw=_dump(response),
         latency_ms=latency_ms,
     )
+
+
+class LitellmTransport:
+    """Requests through ``litellm.acompletion`` (any provider litellm knows)."""
+
+    async def open(self) -> None:
+        return None
+
+    async def send(self, request: ChatRequest) -> ChatResult:
+        return await complete(request)
+
+    def supports_required(self, model: str) -> bool:
+        return not rejects_required(model)
+
+    def __repr__(self) -> str:
+        return "LitellmTransport()"
 
 
 #: per-model facts from litellm's tables, looked up once per model (an unknown model makes

@@ -1,12 +1,11 @@
-"""Raw-text mode: tools described in the prompt, calls parsed from the reply text.
+"""Raw-text mode's messages: the tools described in the prompt (the request side of
+:class:`~.wire.RawTextWire`, which also parses the reply).
 
 No ``tools`` field is sent. The system prompt gains the tools rendered in a named format
-(``hermes`` or ``pythonic``) by :mod:`tooleval_nb.parsers.prompting`, followed by one example
-exchange in that format; earlier assistant tool calls and tool results in the conversation are
-re-rendered as text in the same format (providers reject ``tool`` messages without tools, and the
-llama.cpp chatml template drops them). The reply is parsed with
-:func:`tooleval_nb.parsers.parse_tool_calls`; what the parser could not read is recorded in
-``parse_problems``, never raised.
+(``hermes``, ``pythonic``, any parser format) by :mod:`tooleval_nb.parsers.prompting`, followed by
+one example exchange in that format; earlier assistant tool calls and tool results in the
+conversation are re-rendered as text in the same format (providers reject ``tool`` messages
+without tools, and the llama.cpp chatml template drops them).
 """
 
 from __future__ import annotations
@@ -15,16 +14,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelConfigError
-from ..parsers import parse_tool_calls, prompting
+from ..parsers import prompting
 from ..parsers.registry import PARSER_FORMATS
-from ..toolcall import ToolCall
 from .messages import merge_system, text_of, tool_names_by_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..suite import Tool
 
-__all__ = ["RAW_FORMATS", "parse_reply", "prepare_messages"]
+__all__ = ["RAW_FORMATS", "prepare_messages"]
 
 #: every parser format can be a raw-text mode (see models.spec.MODES)
 RAW_FORMATS = PARSER_FORMATS
@@ -58,10 +55,9 @@ def prepare_messages(
 ) -> list[dict[str, Any]]:
     """The messages to send in raw-text mode (see the module docstring).
 
-    With ``tool_choice="none"`` or no tools, the tools are not described at all.
+    With ``tool_choice="none"`` or no tools, the tools are not described at all. ``fmt`` is
+    one of :data:`RAW_FORMATS` (checked once, by the wire).
     """
-    if fmt not in RAW_FORMATS:
-        raise ModelConfigError(f"unknown raw-text format {fmt!r}; use one of {RAW_FORMATS}")
     merged = merge_system(messages)
     system = ""
     if merged and merged[0].get("role") == "system":
@@ -93,13 +89,3 @@ def prepare_messages(
             )
     out = [{"role": "system", "content": system}] if system else []
     return [*out, *head, *body]
-
-
-def parse_reply(
-    text: str | None, fmt: str, tools: Sequence[Tool] | None
-) -> tuple[list[ToolCall], str | None, list[str]]:
-    """(tool calls, remaining content, problems) parsed from a raw-text reply."""
-    if not text:
-        return [], text, []
-    info = parse_tool_calls(text, fmt, tools=list(tools) if tools else None)
-    return list(info.tool_calls), info.content, list(info.problems)

@@ -15,7 +15,7 @@ Modes (recorded with every result, so one suite can be compared native vs prompt
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -29,6 +29,7 @@ __all__ = [
     "MODES",
     "ModelSpec",
     "Transport",
+    "TRANSPORTS",
     "provider_of",
     "system_prompt_for",
 ]
@@ -49,6 +50,7 @@ MODES: tuple[str, ...] = ("native", *PARSER_FORMATS)
 #: the endpoint is OpenAI-compatible (an ``api_base`` with an ``openai/``-style prefix, or the
 #: embedded model), litellm otherwise.
 Transport = Literal["auto", "litellm", "direct"]
+TRANSPORTS: tuple[str, ...] = get_args(Transport)
 
 #: litellm provider prefixes whose ``api_base`` speaks the OpenAI chat-completions protocol
 OPENAI_COMPATIBLE = frozenset(
@@ -99,21 +101,55 @@ class ModelSpec(BaseModel):
         return value.rstrip("/") if value else value
 
     @classmethod
-    def of(cls, obj: str | dict[str, Any] | ModelSpec) -> ModelSpec:
-        """Build a spec from a model string, a dict of fields, or a spec."""
+    def of(
+        cls,
+        obj: str | dict[str, Any] | ModelSpec,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        mode: str | None = None,
+        transport: str | None = None,
+    ) -> ModelSpec:
+        """Build a spec from a model string, a dict of fields, or a spec, with the given fields
+        overriding (an empty ``api_base`` / ``api_key`` or a None keeps the spec's).
+
+        Raises:
+            ModelConfigError: a value that is not a model, an unknown mode or transport.
+        """
         if isinstance(obj, ModelSpec):
-            return obj
-        if isinstance(obj, str):
-            return cls(model=obj)
-        if isinstance(obj, dict):
+            spec = obj
+        elif isinstance(obj, str):
+            spec = cls(model=obj)
+        elif isinstance(obj, dict):
             try:
-                return cls.model_validate(obj)
+                spec = cls.model_validate(obj)
             except Exception as exc:
                 raise ModelConfigError(
                     f"invalid model specification {obj!r:.200}: {exc}; give at "
                     "least {'model': '<litellm model string>'}"
                 ) from exc
-        raise ModelConfigError(f"a model must be a string, a dict or a ModelSpec, not {obj!r:.100}")
+        else:
+            raise ModelConfigError(
+                f"a model must be a string, a dict or a ModelSpec, not {obj!r:.100}"
+            )
+        update: dict[str, Any] = {}
+        if api_base:
+            update["api_base"] = api_base.rstrip("/")
+        if api_key:
+            update["api_key"] = api_key
+        if mode is not None:
+            if mode not in MODES:
+                raise ModelConfigError(
+                    f"unknown mode {mode!r} for {spec.model}; use one of {MODES}"
+                )
+            update["mode"] = mode
+        if transport is not None:
+            if transport not in TRANSPORTS:
+                raise ModelConfigError(
+                    f"unknown transport {transport!r} for {spec.model}; use one of {TRANSPORTS}"
+                )
+            update["transport"] = transport
+        return spec.model_copy(update=update) if update else spec
 
     @property
     def embedded(self) -> bool:

@@ -1,16 +1,22 @@
-"""What every transport takes and gives: :class:`ChatRequest` in, :class:`ChatResult` out.
+"""The transport contract: :class:`Transport` sends a :class:`ChatRequest` and gives a
+:class:`ChatResult`.
 
 A transport sends one request and either returns a :class:`ChatResult` or raises a
-:class:`~tooleval_nb.errors.ModelError` subclass; retries, fallback, caching and parsing happen
-above it (in :mod:`.call`). HTTP status codes map to the error tree with :func:`error_for_status`,
-shared by the direct client and the litellm mapping so both paths classify alike.
+:class:`~tooleval_nb.errors.ModelError` subclass; retries (:mod:`.retry`), the ``required`` →
+``auto`` fallback (:mod:`.fallback`), the response cache (:mod:`.cache`) and reading the reply
+(:mod:`.wire`) wrap it, in :mod:`.call`. The transports: :class:`~.direct.DirectTransport` (our
+aiohttp client for OpenAI-compatible endpoints), :class:`~.direct.EmbeddedTransport` (the same,
+to the embedded llama.cpp server it starts) and :class:`~.litellm_transport.LitellmTransport`;
+:func:`~.call.transport_for` picks one per :class:`~.spec.ModelSpec`. HTTP status codes map to
+the error tree with :func:`error_for_status`, shared by the direct client and the litellm mapping
+so both paths classify alike.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import (
     ModelAuthError,
@@ -23,7 +29,14 @@ from ..errors import (
     ModelTimeoutError,
 )
 
-__all__ = ["ChatRequest", "ChatResult", "error_for_status", "parse_retry_after", "result_from_json"]
+__all__ = [
+    "ChatRequest",
+    "ChatResult",
+    "Transport",
+    "error_for_status",
+    "parse_retry_after",
+    "result_from_json",
+]
 
 
 @dataclass(slots=True)
@@ -53,6 +66,21 @@ class ChatResult:
     latency_ms: float = 0.0
     #: the transport checked that ``raw`` holds no secret (so it need not be scrubbed)
     secret_free: bool = False
+
+
+class Transport(Protocol):
+    """How requests reach a model. Chosen once per spec; shared by concurrent calls."""
+
+    async def open(self) -> None:
+        """Make the endpoint ready before a call's first request (the embedded server starts
+        here); raises :class:`~tooleval_nb.errors.EmbeddedModelError` when it cannot be."""
+
+    async def send(self, request: ChatRequest) -> ChatResult:
+        """Send one request; raise a :class:`~tooleval_nb.errors.ModelError` on failure."""
+
+    def supports_required(self, model: str) -> bool:
+        """False when ``tool_choice="required"`` is known not to work for ``model`` before
+        anything is sent (litellm's capability table); True lets the answer tell."""
 
 
 def parse_retry_after(headers: Any) -> float | None:
