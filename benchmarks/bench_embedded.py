@@ -13,24 +13,36 @@ In one run, on this machine:
 4. the ratio: the time llama.cpp alone needs for those tokens (prompt tokens / prompt rate +
    generated tokens / generation rate) over the run's wall time. Target: >= 0.8.
 
-Also printed: how many cases errored or timed out (target: none), and the seconds the model was
-busy (its decode time as the server measured it), which splits the rest into the server's own
-Python (grammar sampling, templating, HTTP) and ours.
+Also printed: how many cases errored or timed out (target: none), and where the wall time went,
+from the server's counters: llama.cpp's decode, token sampling (grammar included; with how often
+the grammar rejected the argmax, and how often it then had to run over the whole vocabulary), the rest of the
+server's chat handler (templating, tokenizing, grammar building), and everything outside it (HTTP,
+the server's request parsing, our client and runner); then how many tokens went to completions
+cut by the token bound, and the completions' lengths. The load average is printed at the start
+and the end: on a shared machine compare the ratios and token counts, not the seconds.
+
+``--save FILE`` writes every case's tool calls and text (JSON), ``--compare FILE`` counts the cases
+whose calls or text differ from a saved run: a speed change that claims identical replies at
+temperature 0 must show 0.
 
     .venv/bin/python benchmarks/bench_embedded.py            # every bundled suite (~2-3 min)
     .venv/bin/python benchmarks/bench_embedded.py --suite data/weather.json
+    .venv/bin/python benchmarks/bench_embedded.py --save before.json   # then, after a change:
+    .venv/bin/python benchmarks/bench_embedded.py --compare before.json
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -40,27 +52,62 @@ from tooleval_nb.models.embedded import EmbeddedServer, find_gguf  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def loadavg() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().strip()
+    except OSError:
+        return "n/a"
+
+
+def delta(after: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """The server's counters used between two reads (numbers only)."""
+    return {k: after[k] - before.get(k, 0) for k in after if isinstance(after[k], (int, float))}
+
+
+def replies(runs: list[te.Run]) -> dict[str, list[Any]]:
+    """Every case's tool calls and final text, by ``suite/case``."""
+    out: dict[str, list[Any]] = {}
+    for run in runs:
+        df = run.results_df()
+        for row in df.itertuples():
+            out[f"{run.suite_name}/{row.case_id}"] = [row.tool_calls, row.content, row.error]
+    return out
+
+
 def llama_rates(server: EmbeddedServer, prompt_tokens: int = 900, gen_tokens: int = 128,
-                repeats: int = 3) -> tuple[float, float]:
-    """(prompt tokens/s, generated tokens/s) of llama.cpp alone, with the server's settings."""
+                repeats: int = 3) -> tuple[float, float, float, float]:
+    """llama.cpp alone, with the server's settings: (prompt tokens/s, generated tokens/s, and the
+    fit of one prompt batch's cost as ``fixed + k * per_token`` seconds for a batch of k tokens
+    after a 600-token prefix, as a request's new tokens are evaluated after the cached prefix)."""
     from llama_cpp import Llama
 
     kwargs = {"n_threads": server.n_threads} if server.n_threads else {}
     llm = Llama(model_path=str(find_gguf()), n_ctx=server.n_ctx, verbose=False, **kwargs)
     text = " ".join(f"word{i} and some more text about tools" for i in range(400))
     tokens = llm.tokenize(text.encode())[:prompt_tokens]
+    sizes = (1, 4, 16, 64, 256)
     prompt_times, gen_times = [], []
+    batch_times: dict[int, list[float]] = {k: [] for k in sizes}
     for _ in range(repeats):
         llm.reset()
         start = time.perf_counter()
         llm.eval(tokens)
         prompt_times.append(time.perf_counter() - start)
+        for k in sizes:  # a batch of k new tokens after a cached prefix
+            llm.n_tokens = 600
+            start = time.perf_counter()
+            llm.eval(tokens[600:600 + k])
+            batch_times[k].append(time.perf_counter() - start)
         start = time.perf_counter()
         for _ in range(gen_tokens):  # one token at a time, as generation decodes
             llm.eval([llm.sample(temp=0.0)])
         gen_times.append(time.perf_counter() - start)
     del llm
-    return len(tokens) / statistics.median(prompt_times), gen_tokens / statistics.median(gen_times)
+    xs = list(sizes)
+    ys = [statistics.median(batch_times[k]) for k in sizes]
+    per_token, fixed = statistics.linear_regression(xs, ys)
+    return (len(tokens) / statistics.median(prompt_times), gen_tokens / statistics.median(gen_times),
+            max(fixed, 0.0), per_token)
 
 
 async def run_suites(suites: list[te.Suite], store: str, server: EmbeddedServer
@@ -72,8 +119,7 @@ async def run_suites(suites: list[te.Suite], store: str, server: EmbeddedServer
         t0, before = time.perf_counter(), server.stats()
         runs.append(await te.run_eval_async(suite, [te.DEFAULT_MODEL], store=store, cache=False))
         after = server.stats()
-        per_suite.append((suite.name, time.perf_counter() - t0,
-                          {k: after[k] - before[k] for k in after}))
+        per_suite.append((suite.name, time.perf_counter() - t0, delta(after, before)))
     return time.perf_counter() - start, runs, per_suite
 
 
@@ -81,23 +127,30 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", default=str(ROOT / "data"),
                     help="a suite file or folder (default: the bundled suites)")
+    ap.add_argument("--save", help="write every case's tool calls and text to this JSON file")
+    ap.add_argument("--compare", help="count the cases whose replies differ from a --save file")
     args = ap.parse_args()
+    print(f"load average at start: {loadavg()}")
     suites = te.load_suites(args.suite)
     n_cases = sum(len(s.cases) for s in suites)
 
     server = te.embedded_server()  # the one the runs use (started once, before timing)
     print(f"llama.cpp alone (n_threads={server.n_threads or 'server default'}, "
           f"n_ctx={server.n_ctx}):", flush=True)
-    prompt_rate, gen_rate = llama_rates(server)
+    prompt_rate, gen_rate, batch_fixed, batch_per_token = llama_rates(server)
     print(f"  prompt     {prompt_rate:8.1f} tokens/s")
-    print(f"  generation {gen_rate:8.1f} tokens/s", flush=True)
+    print(f"  generation {gen_rate:8.1f} tokens/s")
+    print(f"  one prompt batch of k tokens after a cached prefix: {batch_fixed * 1000:.1f} ms "
+          f"+ k x {batch_per_token * 1000:.2f} ms", flush=True)
 
     before = server.stats()
     with tempfile.TemporaryDirectory() as tmp:
         wall, runs, per_suite = asyncio.run(run_suites(suites, str(Path(tmp) / "store.db"),
                                                        server))
     after = server.stats()
-    used = {k: after[k] - before[k] for k in after}
+    used = delta(after, before)
+    lengths = {k: v - before.get("completion_lengths", {}).get(k, 0)
+               for k, v in after.get("completion_lengths", {}).items()}
 
     frames = [r.results_df() for r in runs]
     errors = sum(int(df["error"].notna().sum()) for df in frames)
@@ -107,6 +160,10 @@ def main() -> int:
         return u["prompt_tokens"] / prompt_rate + u["generated_tokens"] / gen_rate
 
     model_alone = alone_s(used)
+    # the same tokens in the batches the run evaluated them in (each request's new tokens are a
+    # small batch after the cached prefix: it costs about a generated token's fixed cost)
+    batched_alone = (used["prompt_evals"] * batch_fixed + used["prompt_tokens"] * batch_per_token
+                     + used["generated_tokens"] / gen_rate)
     print(f"\n{'suite':<18} {'cases':>5} {'requests':>8} {'prompt tok':>10} {'gen tok':>8} "
           f"{'wall s':>7} {'model-alone s':>13}")
     for (name, seconds, u), suite in zip(per_suite, suites, strict=True):
@@ -120,9 +177,37 @@ def main() -> int:
     print(f"  errors {errors} (timeouts {timeouts})")
     print(f"  wall time                      {wall:7.1f} s")
     print(f"  model alone for those tokens   {model_alone:7.1f} s")
-    print(f"  model busy (server's decode)   {used['eval_seconds']:7.1f} s")
+    decode, sample, chat = used["eval_seconds"], used["sample_seconds"], used["chat_seconds"]
+    print(f"  model busy (server's decode)   {decode:7.1f} s  {decode / wall:4.0%} of wall")
+    print(f"  token sampling                 {sample:7.1f} s  {sample / wall:4.0%} of wall  "
+          f"(greedy-first checks {used['grammar_checks']:,.0f}, rejected "
+          f"{used['grammar_rejections']:,.0f}, grammar over the vocabulary "
+          f"{used['grammar_full_passes']:,.0f})")
+    rest = chat - decode - sample
+    print(f"  rest of the chat handler       {rest:7.1f} s  {rest / wall:4.0%} of wall")
+    print(f"  outside the chat handler       {wall - chat:7.1f} s  {(wall - chat) / wall:4.0%} "
+          f"of wall (HTTP, request parsing, our client and runner)")
     print(f"  ratio model-alone / wall       {model_alone / wall:7.2f}   (target >= 0.8)")
+    print(f"  model alone in the run's batches ({used['prompt_evals']:,.0f} prompt batches) "
+          f"{batched_alone:7.1f} s, ratio {batched_alone / wall:.2f}")
+    print(f"  generated tokens in cut completions {used['cut_tokens']:,.0f}; completion lengths "
+          f"(finish reason<=tokens): "
+          + ", ".join(f"{k} {v}" for k, v in sorted(lengths.items(), key=_length_key) if v))
+    print(f"load average at end: {loadavg()}")
+    got = replies(runs)
+    if args.save:
+        Path(args.save).write_text(json.dumps(got, indent=1))
+    if args.compare:
+        saved = json.loads(Path(args.compare).read_text())
+        differ = sorted(k for k in saved.keys() | got.keys() if saved.get(k) != got.get(k))
+        print(f"replies that differ from {args.compare}: {len(differ)} of {len(got)} cases"
+              + (f" ({', '.join(differ[:10])})" if differ else ""))
     return 0
+
+
+def _length_key(item: tuple[str, int]) -> tuple[str, int]:
+    reason, _, bound = item[0].partition("<=")
+    return reason, int(bound) if bound.isdigit() else 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Tests marked ``model`` start the real server with SmolLM2-135M (each start takes
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -289,3 +290,106 @@ async def test_the_token_bound_holds_inside_native_tool_calls(tools):
     # 6 tokens shared by the handler's completions, plus at most one token for each of the
     # (at most three) completions that start after the budget is spent
     assert generated <= 6 + 3, generated
+
+
+@pytest.fixture(scope="module")
+def llama():
+    """SmolLM2 loaded in this process (for the server's sampler, without the server)."""
+    from llama_cpp import Llama
+
+    llm = Llama(model_path=str(find_gguf()), n_ctx=1024, n_threads=1, verbose=False)
+    yield llm
+    llm.close()
+
+
+_CALL_GRAMMARS = {
+    # the handler's own choice grammar: most of the model's argmax tokens are rejected
+    "choice": 'root ::= functions | "message:"\nfunctions ::= "functions.get_weather:" | '
+              '"functions.get_forecast:"\n',
+    # a call's arguments, from a JSON schema as the handler builds them
+    "arguments": json.dumps({"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer"},
+        "units": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+        "required": ["city", "units"]}),
+}
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("grammar_name", sorted(_CALL_GRAMMARS))
+@pytest.mark.parametrize("repeat_penalty", [1.0, 1.1], ids=["no-penalty", "penalty-1.1"])
+@pytest.mark.parametrize("top", [64, 1], ids=["top-64", "full-pass"])
+def test_greedy_first_sampling_picks_the_same_tokens(llama, monkeypatch, grammar_name,
+                                                     repeat_penalty, top):
+    """At temperature 0 the greedy-first sampler (argmax, then the grammar on that token only;
+    on a rejection the grammar over the best ``top`` tokens, then over the vocabulary) generates
+    exactly what llama-cpp-python's sampler (the grammar over the whole vocabulary) does."""
+    from llama_cpp import Llama, LlamaGrammar
+
+    from tooleval_nb.models import _llama_main
+
+    text = _CALL_GRAMMARS[grammar_name]
+    grammar = (LlamaGrammar.from_string(text, verbose=False) if grammar_name == "choice"
+               else LlamaGrammar.from_json_schema(text, verbose=False))
+    prompt = ("<|im_start|>system\nYou call functions.get_weather or functions.get_forecast."
+              "<|im_end|>\n<|im_start|>user\nWhat will the weather be in Oslo for the next "
+              "three days, in fahrenheit?<|im_end|>\n<|im_start|>assistant\n")
+
+    def generate() -> tuple[str, int]:
+        llama.reset()
+        out = llama.create_completion(prompt, max_tokens=40, temperature=0.0,
+                                      repeat_penalty=repeat_penalty, grammar=grammar)
+        return out["choices"][0]["text"], out["usage"]["completion_tokens"]
+
+    theirs = generate()
+    monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # undone after the test
+    monkeypatch.setattr(_llama_main.GreedyFirstSampler, "TOP", top)
+    _llama_main._greedy_first()
+    before = dict(_llama_main.STATS)
+    ours = generate()
+    assert isinstance(llama._sampler, _llama_main.GreedyFirstSampler)
+    checks = _llama_main.STATS["grammar_checks"] - before["grammar_checks"]
+    rejections = _llama_main.STATS["grammar_rejections"] - before["grammar_rejections"]
+    full = _llama_main.STATS["grammar_full_passes"] - before["grammar_full_passes"]
+    assert ours == theirs
+    assert ours[0].strip()  # it generated something
+    assert checks > 0
+    if top == 1:  # the one best token was the rejected argmax: every rejection went to the end
+        assert full == rejections
+    if grammar_name == "choice":
+        assert rejections > 0  # the grammar overruled the model, and both samplers agreed
+
+
+@pytest.mark.model
+def test_greedy_first_only_at_temperature_zero_with_a_grammar(llama, monkeypatch):
+    from llama_cpp import Llama, LlamaGrammar
+
+    from tooleval_nb.models import _llama_main
+
+    monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)
+    _llama_main._greedy_first()
+    grammar = LlamaGrammar.from_string('root ::= "yes" | "no"', verbose=False)
+    for temperature, with_grammar, ours in [(0.0, grammar, True), (0.7, grammar, False),
+                                            (0.0, None, False)]:
+        llama.reset()
+        llama.create_completion("Is the sky blue?", max_tokens=3, temperature=temperature,
+                                grammar=with_grammar)
+        assert isinstance(llama._sampler, _llama_main.GreedyFirstSampler) is ours, temperature
+
+
+@pytest.mark.model
+async def test_the_counters_split_the_servers_time(tools):
+    """``stats()`` splits a request's time into decode, sampling and the rest of the handler,
+    counts the grammar checks, and buckets each inner completion's length by finish reason."""
+    server = embedded_server()
+    before = server.stats()
+    reply = await call_model_async(DEFAULT_MODEL, "What is the weather in Oslo?", tools, "auto",
+                                   cache=False, max_tokens=48)
+    after = server.stats()
+    assert reply.error is None
+    used = {k: after[k] - before[k] for k in after if isinstance(after[k], (int, float))}
+    assert used["grammar_checks"] > 0 and 0 <= used["grammar_rejections"] <= used["grammar_checks"]
+    assert used["chat_seconds"] >= used["eval_seconds"] + used["sample_seconds"] > 0
+    completions = sum(after["completion_lengths"].values()) - sum(
+        before["completion_lengths"].values())
+    assert completions >= 2  # the tool choice, then a message or a call's arguments
+    assert all(key.partition("<=")[0] in ("stop", "length") for key in after["completion_lengths"])

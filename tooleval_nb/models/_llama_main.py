@@ -1,4 +1,4 @@
-"""The embedded server process: ``python -m llama_cpp.server`` with one safety switch.
+"""The embedded server process: ``python -m llama_cpp.server`` with a few patches.
 
 On CPUs that advertise AMX (``amx_*`` in /proc/cpuinfo), llama.cpp's extra CPU buffer types (AMX and
 repacked weights) crash inside VMs that do not grant AMX tile state (seen as SIGSEGV / SIGILL on the
@@ -19,13 +19,26 @@ then takes half a minute. Here every chat request gets a budget of generated tok
 completions share: a runaway call is cut (its arguments are then invalid JSON, scored as such),
 and a call loop ends when the budget is spent.
 
+Greedy-first grammar sampling: at temperature 0 a grammar-constrained token is the argmax of the
+(penalised) logits among the tokens the grammar allows. llama-cpp-python runs the grammar over the
+whole 49k-token vocabulary for every token (a third of the server's time); here, as llama.cpp's
+own ``common_sampler`` does, the argmax is taken first and the grammar checks that one token; only
+when it rejects it does the grammar filter the vocabulary. The chosen token is the same either way
+(the grammar only sets rejected tokens to -inf, and the first argmax kept is kept first).
+``TOOLEVAL_LLAMA_GREEDY_FIRST=0`` turns this off.
+
 Counters: ``GET /tooleval/stats`` answers the tokens the model actually evaluated (prompt tokens
-after the KV-cache prefix reuse, and generated tokens) and the seconds spent in ``Llama.eval``,
-so a benchmark can tell the model's own work from ours.
+after the KV-cache prefix reuse, in how many batches, and generated tokens), the seconds spent in
+``Llama.eval`` (decode), in sampling and in the whole chat handler, the greedy-first checks, their
+rejections and how many of those needed the grammar over the whole vocabulary, and the inner completions' lengths by finish reason (``"stop<=16"``: stopped by
+themselves after 9 to 16 tokens; ``"length<=256"``: cut by the bound), so a benchmark can tell
+the model's own work from ours.
 """
 
 from __future__ import annotations
 
+import ctypes
+import math
 import os
 import runpy
 import sys
@@ -39,12 +52,18 @@ PARENT_FD_ENV = "TOOLEVAL_PARENT_FD"
 #: the environment variable bounding the tokens one chat request may generate
 MAX_TOKENS_ENV = "TOOLEVAL_LLAMA_MAX_TOKENS"
 DEFAULT_MAX_TOKENS = 512
+#: the environment variable that turns greedy-first grammar sampling off (``0``)
+GREEDY_FIRST_ENV = "TOOLEVAL_LLAMA_GREEDY_FIRST"
 #: the path of the counters
 STATS_PATH = "/tooleval/stats"
 
 #: what the model did since the server started (read by ``GET /tooleval/stats``)
-STATS: dict[str, Any] = {"requests": 0, "prompt_tokens": 0, "generated_tokens": 0,
-                         "eval_seconds": 0.0, "cut_completions": 0}
+STATS: dict[str, Any] = {
+    "requests": 0, "prompt_tokens": 0, "prompt_evals": 0, "generated_tokens": 0,
+    "eval_seconds": 0.0, "sample_seconds": 0.0, "chat_seconds": 0.0,
+    "grammar_checks": 0, "grammar_rejections": 0, "grammar_full_passes": 0,
+    "cut_completions": 0, "cut_tokens": 0, "completion_lengths": {},
+}
 _local = threading.local()
 
 
@@ -87,22 +106,161 @@ def _exit_when_parent_dies() -> None:
     threading.Thread(target=watch, name="tooleval-parent-watchdog", daemon=True).start()
 
 
+class GreedyFirstSampler:
+    """Stands in for llama-cpp-python's ``LlamaSampler`` (penalties, grammar, greedy) at
+    temperature 0: the penalised argmax first, the grammar on that one token, and the grammar over
+    the vocabulary only when it rejects it (then penalties, grammar, greedy in the original order).
+    Build it with :meth:`create`; ``Llama`` only calls :meth:`sample`.
+
+    When the grammar rejects the argmax, it is first run over the ``TOP`` best tokens only: the
+    best one it allows there is the answer when its logit is above every token left out (all of
+    them are at most the lowest logit kept); otherwise the grammar runs over the vocabulary."""
+
+    #: how many of the best tokens the grammar sees before it sees them all
+    TOP = 64
+
+    def __init__(self, lib: Any, n_vocab: int, penalties: Any, grammar: Any, greedy: Any) -> None:
+        import numpy as np
+
+        self._lib, self._n_vocab = lib, n_vocab
+        self._penalties, self._grammar, self._greedy = penalties, grammar, greedy
+        self._data = (lib.llama_token_data * n_vocab)()
+        view = np.ctypeslib.as_array(self._data)
+        view["id"] = np.arange(n_vocab, dtype=view["id"].dtype)
+        view["p"] = 0.0
+        self._logits = view["logit"]
+        self._all = lib.llama_token_data_array(self._data, n_vocab, -1, False)
+        self._one_data = (lib.llama_token_data * 1)()
+        self._one = lib.llama_token_data_array(self._one_data, 1, -1, False)
+        self._top_data = (lib.llama_token_data * self.TOP)()
+        self._top_view = np.ctypeslib.as_array(self._top_data)
+        self._top = lib.llama_token_data_array(self._top_data, self.TOP, -1, False)
+
+    @classmethod
+    def create(cls, llama: Any, grammar: Any, *, repeat_penalty: float = 1.0,
+               frequency_penalty: float = 0.0, presence_penalty: float = 0.0
+               ) -> GreedyFirstSampler | None:
+        """The sampler for ``llama`` and a ``LlamaGrammar``; None if llama.cpp rejects the
+        grammar (the caller then builds llama-cpp-python's own sampler)."""
+        import llama_cpp.llama_cpp as lib
+
+        parsed = lib.llama_sampler_init_grammar(
+            llama._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+        if not parsed:
+            return None
+        n_vocab = int(llama.n_vocab())
+        penalties = lib.llama_sampler_init_penalties(
+            n_vocab, llama.last_n_tokens_size, repeat_penalty, frequency_penalty,
+            presence_penalty)
+        return cls(lib, n_vocab, penalties, parsed, lib.llama_sampler_init_greedy())
+
+    def _argmax(self, logits: Any, *, grammar: bool) -> int:
+        lib, every = self._lib, self._all
+        self._logits[:] = logits
+        every.selected, every.sorted = -1, False
+        lib.llama_sampler_apply(self._penalties, ctypes.byref(every))
+        if grammar:
+            lib.llama_sampler_apply(self._grammar, ctypes.byref(every))
+        lib.llama_sampler_apply(self._greedy, ctypes.byref(every))
+        return int(self._data[every.selected].id)
+
+    def _best_allowed_of_top(self) -> int | None:
+        """The grammar's choice among the TOP best (penalised) logits, if it is surely the
+        choice over the whole vocabulary; else None. Reads the logits the last (grammar-free)
+        :meth:`_argmax` left penalised in place."""
+        import numpy as np
+
+        values = self._logits
+        top = np.argpartition(values, -self.TOP)[-self.TOP:]
+        kept = values[top]
+        view = self._top_view
+        view["id"], view["logit"], view["p"] = top, kept, 0.0
+        self._top.size, self._top.selected, self._top.sorted = self.TOP, -1, False
+        self._lib.llama_sampler_apply(self._grammar, ctypes.byref(self._top))
+        allowed = view["logit"] != -np.inf
+        if not allowed.any():
+            return None
+        best = view["logit"][allowed].max()
+        if not best > kept.min():  # a token left out might tie with it
+            return None
+        return int(view["id"][allowed & (view["logit"] == best)].min())  # first argmax, as greedy
+
+    def sample(self, ctx: Any, idx: int = -1) -> int:
+        """The next token for the logits at ``idx``, accepted into the penalties and grammar."""
+        import numpy as np
+
+        lib = self._lib
+        pointer = lib.llama_get_logits_ith(ctx.ctx, idx)
+        logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
+        token = self._argmax(logits, grammar=False)
+        one = self._one_data[0]
+        one.id, one.logit, one.p = token, 1.0, 0.0
+        self._one.selected, self._one.sorted = -1, False
+        lib.llama_sampler_apply(self._grammar, ctypes.byref(self._one))
+        STATS["grammar_checks"] += 1
+        if math.isinf(self._one_data[0].logit):  # the grammar rejects the argmax
+            STATS["grammar_rejections"] += 1
+            best = self._best_allowed_of_top()
+            if best is None:
+                STATS["grammar_full_passes"] += 1
+                best = self._argmax(logits, grammar=True)
+            token = best
+        lib.llama_sampler_accept(self._penalties, token)
+        lib.llama_sampler_accept(self._grammar, token)
+        return token
+
+    def close(self) -> None:
+        for name in ("_penalties", "_grammar", "_greedy"):
+            sampler = getattr(self, name, None)
+            if sampler:
+                self._lib.llama_sampler_free(sampler)
+            setattr(self, name, None)
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _greedy_first() -> None:
+    """Patch ``Llama._init_sampler``: greedy-first sampling for grammars at temperature 0."""
+    from llama_cpp import Llama
+
+    original = Llama._init_sampler
+
+    def init_sampler(self: Any, *args: Any, **kwargs: Any) -> Any:
+        grammar = kwargs.get("grammar")
+        if (not args and grammar is not None and kwargs.get("temp") == 0.0
+                and kwargs.get("logits_processor") is None):
+            sampler = GreedyFirstSampler.create(
+                self, grammar,
+                repeat_penalty=kwargs.get("repeat_penalty", 1.0),
+                frequency_penalty=kwargs.get("frequency_penalty", 0.0),
+                presence_penalty=kwargs.get("presence_penalty", 0.0),
+            )
+            if sampler is not None:
+                return sampler
+        return original(self, *args, **kwargs)
+
+    Llama._init_sampler = init_sampler  # type: ignore[method-assign]
+
+
 def _bound_and_count() -> None:
     """Patch ``Llama`` in this process: the per-request token budget and the counters."""
     from llama_cpp import Llama
 
     default_budget = int(os.environ.get(MAX_TOKENS_ENV, "") or DEFAULT_MAX_TOKENS)
     orig_chat, orig_completion = Llama.create_chat_completion, Llama.create_completion
-    orig_generate, orig_eval = Llama.generate, Llama.eval
+    orig_generate, orig_eval, orig_sample = Llama.generate, Llama.eval, Llama.sample
 
     def create_chat_completion(self: Any, *args: Any, **kwargs: Any) -> Any:
         asked = kwargs.get("max_tokens")
         _local.budget = asked if isinstance(asked, int) and asked > 0 else default_budget
         STATS["requests"] += 1
+        start = time.perf_counter()
         try:
             return orig_chat(self, *args, **kwargs)
         finally:
             _local.budget = None
+            STATS["chat_seconds"] += time.perf_counter() - start
 
     def create_completion(self: Any, *args: Any, **kwargs: Any) -> Any:
         budget = getattr(_local, "budget", None)
@@ -113,9 +271,14 @@ def _bound_and_count() -> None:
         kwargs["max_tokens"] = min(asked, allowed) if asked and asked > 0 else allowed
         result = orig_completion(self, *args, **kwargs)
         if isinstance(result, dict):  # not a stream
-            _local.budget = budget - int(result.get("usage", {}).get("completion_tokens", 0))
-            if result["choices"][0].get("finish_reason") == "length":
+            made = int(result.get("usage", {}).get("completion_tokens", 0))
+            _local.budget = budget - made
+            finish = result["choices"][0].get("finish_reason")
+            if finish == "length":
                 STATS["cut_completions"] += 1
+                STATS["cut_tokens"] += made
+            key = f"{finish}<={1 << max(0, made - 1).bit_length()}"  # powers of two
+            STATS["completion_lengths"][key] = STATS["completion_lengths"].get(key, 0) + 1
         return result
 
     def generate(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -128,14 +291,26 @@ def _bound_and_count() -> None:
             return orig_eval(self, tokens)
         finally:
             STATS["eval_seconds"] += time.perf_counter() - start
-            key = "prompt_tokens" if getattr(_local, "prompt", False) else "generated_tokens"
-            STATS[key] += len(tokens)
+            if getattr(_local, "prompt", False):
+                STATS["prompt_tokens"] += len(tokens)
+                # llama.cpp decodes a prompt in batches of n_batch, with a fixed cost per batch
+                STATS["prompt_evals"] += max(1, -(-len(tokens) // self.n_batch))
+            else:
+                STATS["generated_tokens"] += len(tokens)
             _local.prompt = False
+
+    def sample(self: Any, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return orig_sample(self, *args, **kwargs)
+        finally:
+            STATS["sample_seconds"] += time.perf_counter() - start
 
     Llama.create_chat_completion = create_chat_completion  # type: ignore[method-assign]
     Llama.create_completion = create_completion  # type: ignore[method-assign]
     Llama.generate = generate  # type: ignore[method-assign]
     Llama.eval = eval_  # type: ignore[method-assign]
+    Llama.sample = sample  # type: ignore[method-assign]
 
 
 def _serve_stats() -> None:
@@ -155,6 +330,8 @@ def _serve_stats() -> None:
 def main() -> None:
     _exit_when_parent_dies()
     _bound_and_count()
+    if os.environ.get(GREEDY_FIRST_ENV, "") != "0":
+        _greedy_first()
     _serve_stats()
     choice = os.environ.get("TOOLEVAL_LLAMA_EXTRA_BUFTS", "")
     if choice == "0" or (choice != "1" and _cpu_has_amx()):

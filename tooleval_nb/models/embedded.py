@@ -273,9 +273,14 @@ class EmbeddedServer:
 
     def stats(self) -> dict[str, Any]:
         """What the model has done since the server started: ``requests``, ``prompt_tokens``
-        (evaluated: the part of each prompt the KV cache did not hold), ``generated_tokens``,
-        ``eval_seconds`` (time inside llama.cpp's decode) and ``cut_completions`` (inner
-        completions stopped by the token bound)."""
+        (evaluated: the part of each prompt the KV cache did not hold) in ``prompt_evals``
+        batches, ``generated_tokens``, ``eval_seconds`` (time inside llama.cpp's decode),
+        ``sample_seconds`` (choosing tokens, grammar included), ``chat_seconds`` (the whole chat
+        handler), ``grammar_checks`` / ``grammar_rejections`` (greedy-first checks, and those
+        that fell back to the grammar over the vocabulary), ``cut_completions`` / ``cut_tokens``
+        (inner completions stopped by the token bound, and what they generated) and
+        ``completion_lengths`` (inner completions by finish reason and length; see
+        :mod:`._llama_main`)."""
         url = f"{self.api_base.removesuffix('/v1')}{STATS_PATH}"
         try:
             with _LOCAL.open(url, timeout=5) as resp:
