@@ -116,10 +116,10 @@ async def run_bare_aiohttp(suite: te.Suite, url: str, concurrency: int) -> int:
 
 
 async def run_runner_only(suite: te.Suite, concurrency: int, latency: float) -> int:
-    import tooleval_nb.models as models
+    import tooleval_nb.runner.cell as cell  # the module that runs a cell's model calls
     from tooleval_nb.models import ModelReply
 
-    real = models.call_model_async
+    real = cell.call_model_async
 
     async def canned(spec, messages, tools=None, tool_choice="auto", **_):  # noqa: ANN001
         await asyncio.sleep(latency)
@@ -128,11 +128,11 @@ async def run_runner_only(suite: te.Suite, concurrency: int, latency: float) -> 
             "get_weather", {"city": city})], prompt_tokens=50, completion_tokens=10,
             latency_ms=latency * 1000, tries=1, raw={"id": "canned", "choices": []})
 
-    models.call_model_async = canned
+    cell.call_model_async = canned
     try:
         return await run_full(suite, "http://127.0.0.1:9/v1", concurrency, "auto")
     finally:
-        models.call_model_async = real
+        cell.call_model_async = real
 
 
 async def measure(engine: str, n: int, url: str, concurrency: int, latency: float = 0.0

@@ -42,14 +42,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     "testing": _CORE | {"suite", "parsers", "aio"},
     "models": _CORE | {"suite", "parsers", "aio"},
     "mcp": _CORE | {"suite", "formats", "models", "aio"},
-    "runner": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "aio"},
-    "experiments": _CORE | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio"},
+    # the Ray executor: model replicas and a shared rate limit; it runs the runner's cells
+    # (a pickled runner.cell.CaseRunner) without importing the runner
+    "cluster": _CORE | {"suite", "parsers", "models", "aio"},
+    "runner": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster",
+                       "aio"},
+    "experiments": _CORE | {"suite", "parsers", "scoring", "formats", "models", "runner",
+                            "cluster", "aio"},
     "charts": _CORE | {"suite", "scoring"},
-    "widgets": _CORE | {"suite", "parsers", "scoring", "formats", "models",
+    "widgets": _CORE | {"suite", "parsers", "scoring", "formats", "models", "cluster",
                         "mcp", "runner", "experiments", "charts", "aio"},
-    "report": _CORE | {"suite", "parsers", "scoring", "formats", "models",
+    "report": _CORE | {"suite", "parsers", "scoring", "formats", "models", "cluster",
                        "mcp", "runner", "experiments", "charts", "aio"},
-    "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp",
+    "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster",
                     "runner", "experiments", "charts", "report", "aio"},
 }
 
@@ -68,10 +73,13 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("tooleval_nb.models.call", "tooleval_nb.models.litellm_transport"):
         "litellm only when used: a call through the direct OpenAI-compatible client loads "
         "neither litellm nor our litellm module (test_the_direct_path_never_imports_litellm); "
-        "it loads for a litellm-routed call, its tool_choice check, or a price",
+        "it loads in transport_for for a litellm-routed spec, or for a price",
     ("tooleval_nb.models.embed", "tooleval_nb.models.litellm_transport"):
         "litellm only when used: import tooleval_nb.models loads embed, and our litellm module "
         "loads only with the first embedding call",
+    ("tooleval_nb.cluster.executor", "tooleval_nb.cluster.backend"):
+        "ray is an optional extra: the backend imports it and loads only for a run that asks "
+        "for the Ray executor (te.RayExecutor() itself needs no Ray)",
     ("tooleval_nb.runner.launch", "tooleval_nb.formats"):
         "import tooleval_nb.runner stays free of formats and PyYAML (about 80 ms, 27 modules): "
         "a suite file is read only when run_eval is given a path instead of a Suite",
@@ -87,9 +95,9 @@ LEGACY_ARROWS: dict[tuple[str, str], str] = {
     ("tooleval_nb.experiments", "tooleval_nb.charts"):
         "tooleval_nb.experiments.charts (deprecated for tooleval_nb.charts), removed in 0.3",
     ("tooleval_nb.suite.model", "tooleval_nb.formats"):
-        "Suite.save (notebook 01): to deprecate for te.save_suite once the notebook moves",
+        "Suite.save (deprecated for te.save_suite, with a warning), removed in 0.3",
     ("tooleval_nb.suite.model", "tooleval_nb.formats.bfcl"):
-        "Suite.save_bfcl (notebook 01): to deprecate for formats.bfcl.save likewise",
+        "Suite.save_bfcl (deprecated for te.save_bfcl, with a warning), removed in 0.3",
 }
 
 

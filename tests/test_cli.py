@@ -160,7 +160,7 @@ def test_every_run_eval_option_is_reachable_from_the_command_line():
 
     from tooleval_nb import report
     from tooleval_nb.cli.commands import params_of
-    from tooleval_nb.runner import run_eval
+    from tooleval_nb.runner import RunSettings, run_eval
 
     args = build_parser().parse_args([
         "run", "--max-concurrency", "3", "--repeats", "2", "--seed", "7", "--param", "top_p=0.9",
@@ -171,18 +171,25 @@ def test_every_run_eval_option_is_reachable_from_the_command_line():
         "--max-rounds", "2", "--system-prompt", "S", "--mode", "hermes", "--temperature", "0.3",
         "--tool-choice", "auto", "--agent", "json:loads"])
     options = report.run_options(report.validate_params(**params_of(args)))
-    assert options["max_concurrency"] == 3 and options["repeats"] == 2
-    assert options["seeds"] == [7, 8]  # one seed: consecutive seeds for the samples
-    assert options["params"] == {"top_p": 0.9, "stop": ["x"], "user": "me"}
-    assert (options["rpm"], options["tpm"], options["timeout"]) == (60, 1000, 5)
-    assert (options["case_timeout"], options["retries"], options["name"]) == (9, 1, "ci")
-    assert options["resume"] is False and options["include_drafts"] is True
-    assert options["live_tools"] == "http://127.0.0.1:1/mcp"
-    assert options["ids"] == ["a", "b"] and options["cache"] is False
+    settings = options.pop("settings")
+    assert settings.max_concurrency == 3 and settings.repeats == 2
+    assert settings.seeds == [7, 8]  # one seed: consecutive seeds for the samples
+    assert settings.params == {"top_p": 0.9, "stop": ["x"], "user": "me"}
+    assert (settings.rpm, settings.tpm, settings.timeout) == (60, 1000, 5)
+    assert (settings.case_timeout, settings.retries, options["name"]) == (9, 1, "ci")
+    assert options["resume"] is False and settings.include_drafts is True
+    assert settings.live_tools == "http://127.0.0.1:1/mcp" and settings.live_tool_timeout == 4
+    assert settings.ids == ["a", "b"] and settings.cache is False and settings.tags == ["t"]
+    assert (settings.max_rounds, settings.system_prompt) == (2, "S")
+    assert (settings.temperature, settings.tool_choice) == (0.3, "auto")
     assert options["mode"] == "hermes" and options["agent"] is json.loads
-    # the parameters the CLI cannot give: how Python code hooks in, and what the CLI picks
-    by_cli = {"suite", "models", "tags", "store", "callbacks", "progress", "retry"}
-    missing = set(inspect.signature(run_eval).parameters) - set(options) - by_cli
+    # every run setting and job option has a flag, but how Python code hooks in
+    given = {name for name, value in settings
+             if value != RunSettings.model_fields[name].get_default(call_default_factory=True)}
+    given |= set(options)
+    by_python = {"callbacks", "progress", "retry", "executor", "live_tools", "agent"}
+    missing = (set(RunSettings.model_fields) | set(inspect.signature(run_eval).parameters)) \
+        - given - by_python - {"suite", "models", "settings", "overrides", "store"}
     assert missing == set(), f"run_eval options without a CLI flag: {missing}"
 
 

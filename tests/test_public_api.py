@@ -81,7 +81,7 @@ def test_every_experiments_name_resolves(name):
 
 
 @pytest.mark.parametrize("heavy", ["pandas", "numpy", "litellm", "altair", "ipywidgets",
-                                   "aiohttp"])
+                                   "aiohttp", "ray"])
 def test_import_stays_light(heavy):
     code = f"import sys, tooleval_nb; print({heavy!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -38,6 +38,7 @@ from .errors import (  # the exception tree is tiny and always needed
 )
 
 if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
+    from .cluster import ClusterError, RayExecutor
     from .experiments import (
         DEFAULT_SPACE,
         DEFAULT_SYSTEM_PROMPT,
@@ -122,9 +123,12 @@ if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ lo
     )
     from .report import ReportFiles, ReportParams, build_report
     from .runner import (
+        TOOL_CHOICES,
         Job,
         Run,
+        RunSettings,
         Store,
+        ToolChoice,
         delete_run,
         load_run,
         resume,
@@ -197,8 +201,9 @@ _export("tooleval_nb.models", "DEFAULT_MODEL", "call_model", "call_model_async",
         "ModelSpec", "EmbeddedServer", "embedded_server", "embed", "embed_async", "RetryPolicy",
         "ResponseCache", "build_messages", "system_prompt_for")
 _export("tooleval_nb.runner", "run_eval", "run_eval_async", "resume", "history", "load_run",
-        "delete_run", "Job", "Run", "Store")
+        "delete_run", "Job", "Run", "Store", "RunSettings", "ToolChoice", "TOOL_CHOICES")
 _export("tooleval_nb.runner", "subscribe")
+_export("tooleval_nb.cluster", "RayExecutor", "ClusterError")
 _export("tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm",
         "sweep_form")
 _export("tooleval_nb.report", "build_report", "ReportParams", "ReportFiles")
@@ -217,6 +222,7 @@ __all__ = [
     "BfclVerdict",
     "Budget",
     "CaseScore",
+    "ClusterError",
     "Config",
     "DEFAULT_MODEL",
     "DEFAULT_SPACE",
@@ -265,6 +271,7 @@ __all__ = [
     "ParserError",
     "ParserFormat",
     "PromptTune",
+    "RayExecutor",
     "ReferenceTool",
     "RegexTimeoutError",
     "ReportFiles",
@@ -274,6 +281,7 @@ __all__ = [
     "RetryPolicy",
     "Run",
     "RunPanel",
+    "RunSettings",
     "SCORE_COLUMNS",
     "ScoringConfig",
     "ScoringError",
@@ -287,9 +295,11 @@ __all__ = [
     "SuiteError",
     "Sweep",
     "SweepForm",
+    "TOOL_CHOICES",
     "TOOL_RULES",
     "Tool",
     "ToolCall",
+    "ToolChoice",
     "ToolEvalError",
     "ToolExecutor",
     "ToolParser",

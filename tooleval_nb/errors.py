@@ -24,6 +24,8 @@ Every error the toolkit raises on purpose derives from :class:`ToolEvalError`::
     ├── JobError                a background job failed; ``JobCancelled`` when it was cancelled
     │   └── JobCancelled
     ├── MCPImportError          an MCP server that could not be reached or listed
+    ├── ClusterError            the Ray executor cannot run: Ray missing, cluster unreachable,
+    │                           or every replica of a model died
     └── ExperimentError         an experiment, sweep, tune or judge report that cannot proceed
 """
 
@@ -51,6 +53,7 @@ __all__ = [
     "JobCancelled",
     "MCPImportError",
     "ExperimentError",
+    "ClusterError",
 ]
 
 
@@ -165,3 +168,8 @@ class MCPImportError(ToolEvalError):
 
 class ExperimentError(ToolEvalError):
     """An experiment, sweep, prompt tune or judge report cannot proceed."""
+
+
+class ClusterError(ToolEvalError):
+    """The Ray executor cannot run: Ray is not installed, the cluster cannot be reached, or
+    every replica of a model died."""

@@ -110,7 +110,8 @@ def test_valid_judge_verdicts_are_validated_and_never_change_scores(judged, suit
     assert list(f["failure_mode"]) == ["no_call"] and f.iloc[0]["case_ids"] == ["w00"]
     assert f.iloc[0]["count"] == 3  # from the facts, not the judge's "77"
     text = rep.summary()
-    assert "99%" not in text and "77" not in text and "+30" not in text
+    # (a run id's hex may hold "77": only the judge's own figures must be absent)
+    assert "99%" not in text and not re.search(r"\b77\b", text) and "+30" not in text
     assert rep.facts.summary["n_passed"] == 3  # the score is untouched
 
 

@@ -10,6 +10,7 @@ import argparse
 from typing import Any
 
 from ..models.spec import MODES
+from ..runner.settings import TOOL_CHOICES
 
 __all__ = ["build_parser", "version_text", "COMMANDS", "EXIT_CODES"]
 
@@ -27,7 +28,7 @@ EXIT_CODES = {
 }
 
 _MODES = MODES
-_TOOL_CHOICES = ("required", "auto", "none")
+_TOOL_CHOICES = TOOL_CHOICES
 _EPILOG = "exit status: " + "; ".join(f"{k} {v.split(':')[0].split(' (')[0]}"
                                       for k, v in EXIT_CODES.items())
 

@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..models.spec import Mode
+from ..runner.settings import ToolChoiceName
 
 __all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FrozenMap", "FIELD_KEYS", "DEFAULT_MODEL_NAME",
            "freeze", "thaw"]
@@ -109,6 +110,10 @@ class FewShot(BaseModel):
         return tuple(freeze(call) for call in value)
 
 
+#: a Config's default tool choice (see :attr:`Config.tool_choice` for why it is not the runner's)
+PRODUCTION_TOOL_CHOICE: ToolChoiceName = "auto"
+
+
 class Config(BaseModel):
     """How a model is asked: immutable; compose with :meth:`merge`, compare with :meth:`diff`.
 
@@ -126,8 +131,12 @@ class Config(BaseModel):
     #: how tools reach the model: native tool calling, or raw text in a named format
     mode: Mode = "native"
     temperature: float = Field(default=0.0, ge=0.0)
-    #: ``auto``, ``required``, ``none`` or the name of one function
-    tool_choice: str = "auto"
+    #: ``auto`` (default), ``required``, ``none`` or the name of one function. This default
+    #: differs on purpose from the runner's (``runner.settings.DEFAULT_TOOL_CHOICE``,
+    #: ``required``, for testing tool calling): a Config describes how an agent asks its model
+    #: in production, where the model decides whether to call; a sweep's default space tries
+    #: ``required`` against it (``DEFAULT_SPACE``).
+    tool_choice: str = PRODUCTION_TOOL_CHOICE
     max_tokens: int | None = Field(default=256, ge=1)
     system_prompt: str | None = None
     few_shot: tuple[FewShot, ...] = ()

@@ -13,17 +13,15 @@ messages, and text examples work in every mode).
 
 from __future__ import annotations
 
-import inspect
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..aio import run_sync
-from ..errors import ExperimentError
-from ..models import DEFAULT_MODEL, ModelSpec
+from ..models import ModelSpec
 from ..runner import run_eval_async
-from ..runner.plan import RunSettings
 from ..runner.run import Run
+from ..runner.settings import TOOL_CHOICES, RunSettings
 from ..runner.store import resolve_store
 from .compare import case_scores
 from .config import Config, thaw
@@ -35,11 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .config import FewShot
 
 
-#: concurrent cases sent to the embedded model
-EMBEDDED_CONCURRENCY = 2
-
 __all__ = ["Evaluation", "config_from_run", "evaluate", "evaluate_async", "load_evaluation", "render_few_shot",
-           "run_kwargs", "system_prompt_for", "seeds_for", "calls_made", "combine"]
+           "run_kwargs", "settings_for", "target_for", "system_prompt_for", "seeds_for", "calls_made", "combine"]
 
 
 @dataclass
@@ -84,17 +79,28 @@ def seeds_for(config: Config, repeats: int, base_seed: int = 0) -> tuple[int, li
     return repeats, [base_seed + 1 + i for i in range(repeats)]
 
 
-def run_kwargs(config: Config) -> dict[str, Any]:
-    """Keyword arguments of ``run_eval`` for ``config`` (models, settings, params)."""
+def target_for(config: Config) -> ModelSpec:
+    """The model ``config`` asks: its model, endpoint and mode."""
+    return ModelSpec(model=config.model, api_base=config.api_base, mode=config.mode)
+
+
+def settings_for(config: Config, **overrides: Any) -> RunSettings:
+    """The :class:`~tooleval_nb.runner.settings.RunSettings` of ``config`` (temperature, tool
+    choice, system prompt with its few-shot examples, sampling parameters), with ``overrides``
+    (repeats, seeds, ids, ...) applied."""
     params = thaw(config.params)
     if config.max_tokens is not None:
         params["max_tokens"] = config.max_tokens
     tool_choice: Any = config.tool_choice
-    if tool_choice not in ("auto", "required", "none"):
+    if tool_choice not in TOOL_CHOICES:
         tool_choice = {"type": "function", "function": {"name": tool_choice}}
-    spec = ModelSpec(model=config.model, api_base=config.api_base, mode=config.mode)
-    return {"models": [spec], "temperature": config.temperature, "tool_choice": tool_choice,
-            "system_prompt": system_prompt_for(config), "params": params}
+    return RunSettings.build(temperature=config.temperature, tool_choice=tool_choice,
+                             system_prompt=system_prompt_for(config), params=params, **overrides)
+
+
+def run_kwargs(config: Config) -> dict[str, Any]:
+    """``run_eval`` arguments for ``config``: ``models`` and ``settings``."""
+    return {"models": [target_for(config)], "settings": settings_for(config)}
 
 
 def calls_made(results: pd.DataFrame) -> int:
@@ -119,35 +125,17 @@ def combine(evaluations: list[Evaluation]) -> pd.DataFrame:
 async def evaluate_async(suite: Suite, config: Config, case_ids: list[str] | None = None, *,
                          store: Any = None, repeats: int = 1, base_seed: int = 0,
                          name: str | None = None, max_concurrency: int = 8,
-                         cache: bool = True, progress: bool = False) -> Evaluation:
-    """Run ``config`` on ``case_ids`` of ``suite`` through the runner; the run is stored."""
-    kwargs = run_kwargs(config)
-    models = kwargs.pop("models")
-    if config.model == DEFAULT_MODEL:
-        # the embedded llama.cpp server answers one request at a time: more concurrency only
-        # queues requests into their timeouts (and retries)
-        max_concurrency = min(max_concurrency, EMBEDDED_CONCURRENCY)
+                         cache: bool = True, progress: bool = False,
+                         executor: Any = "local") -> Evaluation:
+    """Run ``config`` on ``case_ids`` of ``suite`` through the runner; the run is stored.
+
+    ``executor`` is ``run_eval``'s: ``"local"``, ``"ray"`` or a ``te.RayExecutor``.
+    """
     reps, seeds = seeds_for(config, repeats, base_seed)
-    params_ = inspect.signature(run_eval_async).parameters
-    open_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params_.values())
-    accepted = _Everything() if open_kw else params_
-    target_suite = suite
-    extra: dict[str, Any] = {"store": store, "repeats": reps, "seeds": seeds, "name": name,
-                             "max_concurrency": max_concurrency, "ids": case_ids,
-                             "cache": cache, "progress": "text" if progress else "none"}
-    if case_ids is not None and "ids" not in accepted:
-        target_suite = suite.filter(ids=case_ids)
-    for key, value in extra.items():
-        if key in accepted and value is not None:
-            kwargs[key] = value
-    if "params" not in accepted:
-        params = kwargs.pop("params")
-        models = [m.model_copy(update={"params": {**m.params, **params}}) for m in models]
-    try:
-        job = await run_eval_async(target_suite, models, **kwargs)
-    except ExperimentError:
-        raise
-    run = await job if inspect.isawaitable(job) else job
+    settings = settings_for(config, repeats=reps, seeds=seeds, ids=case_ids, cache=cache,
+                            max_concurrency=max_concurrency)
+    run = await run_eval_async(suite, [target_for(config)], settings, store=store, name=name,
+                               progress="text" if progress else "none", executor=executor)
     results = run.results_df()
     return Evaluation(run_id=run.id, results=results, calls=calls_made(results))
 
@@ -156,11 +144,6 @@ def evaluate(suite: Suite, config: Config, case_ids: list[str] | None = None,
              **kwargs: Any) -> Evaluation:
     """Sync twin of :func:`evaluate_async`."""
     return run_sync(evaluate_async(suite, config, case_ids, **kwargs))
-
-
-class _Everything:
-    def __contains__(self, item: object) -> bool:
-        return True
 
 
 def load_evaluation(store: Any, run_id: str) -> Evaluation:
@@ -173,7 +156,7 @@ def config_from_run(run: Any) -> Config:
     """The Config a runner Run ran with (its first target and its settings).
 
     A setting the run does not record falls back to the runner's own default
-    (:class:`tooleval_nb.runner.plan.RunSettings`: ``tool_choice="required"``), since that is
+    (:class:`tooleval_nb.runner.settings.RunSettings`: ``tool_choice="required"``), since that is
     what the runner sent, never to :class:`Config`'s defaults; a run without ``max_tokens``
     gives ``max_tokens=None`` (no limit was sent).
     """

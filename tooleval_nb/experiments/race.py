@@ -95,14 +95,18 @@ class Racer:
         parallel: arms evaluated at once.
         cache: use the model response cache.
         on_event: called with ``(kind, data)`` after each cell and round (for live displays).
+        executor: where each cell's run goes: ``"local"``, ``"ray"`` or a ``te.RayExecutor``
+            (``run_eval``'s ``executor``).
     """
 
     def __init__(self, suite: Suite, store: ExperimentStore, owner_id: str,
                  tracker: BudgetTracker, *, repeats: int = 2, seed: int = 0,
                  metric: str = "score", alpha: float = 0.05, eliminate: bool = True,
                  min_cases: int = 8, parallel: int = 2, cache: bool = True,
-                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None,
+                 executor: Any = "local") -> None:
         self.suite = suite
+        self.executor = executor
         self.store = store
         self.owner_id = owner_id
         self.tracker = tracker
@@ -158,7 +162,8 @@ class Racer:
         ev = await evaluate_async(self.suite, arm.config, case_ids, store=self.store.runs,
                                   repeats=self.repeats, cache=self.cache,
                                   base_seed=self.seed if seed is None else seed,
-                                  name=f"{self.owner_id}:{arm.id}:{split}{round_}")
+                                  name=f"{self.owner_id}:{arm.id}:{split}{round_}",
+                                  executor=self.executor)
         self._charge(key, ev.calls)
         self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids, run_id=ev.run_id,
                              status="done", calls=ev.calls)

@@ -15,21 +15,35 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import SuiteError, ToolEvalError
 from ..models.spec import Mode
+from ..runner.settings import RunSettings, ToolChoiceName
 
 __all__ = ["ReportParams", "validate_params", "params_from", "DEFAULT_TITLE", "DEFAULT_MODEL",
-           "ENV_PARAMS", "Mode", "ToolChoice"]
+           "ENV_PARAMS", "Mode", "ToolChoice", "RUN_FIELDS"]
 
 DEFAULT_TITLE = "Tool-calling evaluation report"
 DEFAULT_MODEL = "local/smollm2-135m"
 #: the environment variable whose JSON object overrides the template's parameters
 ENV_PARAMS = "TOOLEVAL_REPORT_PARAMS"
-ToolChoice = Literal["required", "auto", "none"]
+ToolChoice = ToolChoiceName
+
+#: the report parameters that are run settings: ``{parameter: RunSettings field}`` (a few are
+#: named for the command line: ``request_timeout`` is ``timeout``, ``sample_seeds`` is ``seeds``,
+#: ``sampling_params`` is ``params``). Their defaults are RunSettings' own.
+RUN_FIELDS = {"temperature": "temperature", "tool_choice": "tool_choice",
+              "tags": "tags", "ids": "ids", "system_prompt": "system_prompt",
+              "max_rounds": "max_rounds", "cache": "cache", "max_concurrency": "max_concurrency",
+              "repeats": "repeats", "sample_seeds": "seeds", "sampling_params": "params",
+              "rpm": "rpm", "tpm": "tpm", "request_timeout": "timeout",
+              "case_timeout": "case_timeout", "retries": "retries",
+              "include_drafts": "include_drafts", "live_tools": "live_tools",
+              "live_tool_timeout": "live_tool_timeout"}
+_RUN = RunSettings()
 
 
 class ReportParams(BaseModel):
@@ -75,27 +89,27 @@ class ReportParams(BaseModel):
     models: list[str] = Field(default_factory=lambda: [DEFAULT_MODEL], min_length=1)
     store: str | None = None
     api_base: str | None = None
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    tool_choice: ToolChoice = "required"
+    temperature: float = Field(default=_RUN.temperature, ge=0.0, le=2.0)
+    tool_choice: ToolChoice = _RUN.tool_choice  # type: ignore[assignment]
     mode: list[Mode] = Field(default_factory=lambda: list[Mode](["native"]), min_length=1)
     max_cases: int | None = Field(default=None, ge=1)
     tags: list[str] | None = None
     ids: list[str] | None = None
     system_prompt: str | None = None
-    max_rounds: int | None = Field(default=None, ge=1)
-    cache: bool = True
-    max_concurrency: int = Field(default=8, ge=1)
-    repeats: int = Field(default=1, ge=1)
+    max_rounds: int | None = Field(default=_RUN.max_rounds, ge=1)
+    cache: bool = bool(_RUN.cache)
+    max_concurrency: int = Field(default=_RUN.max_concurrency, ge=1)
+    repeats: int = Field(default=_RUN.repeats, ge=1)
     sample_seeds: list[int] | None = None
     sampling_params: dict[str, Any] = Field(default_factory=dict)
     rpm: float | None = Field(default=None, gt=0)
     tpm: float | None = Field(default=None, gt=0)
     request_timeout: float | None = Field(default=None, gt=0)
     case_timeout: float | None = Field(default=None, gt=0)
-    retries: int = Field(default=0, ge=0)
+    retries: int = Field(default=_RUN.retries, ge=0)
     name: str | None = None
     resume: bool = True
-    include_drafts: bool = False
+    include_drafts: bool = _RUN.include_drafts
     live_tools: str | None = None
     live_tool_timeout: float | None = Field(default=None, gt=0)
     agent: str | None = None
@@ -126,6 +140,13 @@ class ReportParams(BaseModel):
         if value is not None and ":" not in value:
             raise ValueError(f"{value!r} is not 'module:callable' (e.g. 'my_agents:run_case')")
         return value
+
+    def run_settings(self) -> RunSettings:
+        """The :class:`~tooleval_nb.runner.settings.RunSettings` these parameters ask for (the
+        agent and the mode are given to ``run_eval`` beside it, per model)."""
+        values = {field: getattr(self, name) for name, field in RUN_FIELDS.items()}
+        values["params"] = values["params"] or {}
+        return RunSettings(**values)
 
     @model_validator(mode="after")
     def _seeds(self) -> ReportParams:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from ..errors import StoreError
 from ..runner import load_run
 from ..runner.store import resolve_store
+from ..scoring.frame import summarize_scores
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -173,23 +174,24 @@ class Headline(BaseModel):
     pass_rate: float | None
 
 
-def _mean(series: Any) -> float | None:
-    value = series.mean() if len(series) else None
-    return None if value is None or value != value else float(value)
-
-
 def headline(runs: SuiteRuns) -> Headline:
-    """The headline figures of ``runs`` (means over every case × sample of every suite)."""
+    """The headline figures of ``runs`` (over every case × sample of every suite): per model,
+    :func:`tooleval_nb.scoring.summarize_scores`' figures (errored cases count, with score 0)."""
     df = runs.results
+    columns = ["model", "passed", "error", "tool_score", "param_score", "overall"]
+    table = summarize_scores(df[columns]) if len(df) else None
+    by_model = {} if table is None else {row["model"]: row for row in table.to_dict("records")}
     models = []
     for model in runs.models:
-        part = df[df["model"] == model] if len(df) else df
+        row = by_model.get(model)
         models.append(ModelHeadline(
-            model=model, n_results=len(part), n_passed=int(part["passed"].sum()) if len(part)
-            else 0, n_errored=int(part["error"].notna().sum()) if len(part) else 0,
-            pass_rate=_mean(part["passed"]) if len(part) else None,
-            overall=_mean(part["overall"]) if len(part) else None))
+            model=model, n_results=int(row["n_cases"]) if row else 0,
+            n_passed=int(row["n_passed"]) if row else 0,
+            n_errored=int(row["n_errored"]) if row else 0,
+            pass_rate=float(row["pass_rate"]) if row else None,
+            overall=float(row["overall"]) if row else None))
+    overall = summarize_scores(df[columns].assign(model="*")).iloc[0] if len(df) else None
     return Headline(suites=runs.suite_names, runs=runs.run_ids, models=models, n_results=len(df),
-                    n_errored=int(df["error"].notna().sum()) if len(df) else 0,
-                    overall=_mean(df["overall"]) if len(df) else None,
-                    pass_rate=_mean(df["passed"]) if len(df) else None)
+                    n_errored=int(overall["n_errored"]) if overall is not None else 0,
+                    overall=float(overall["overall"]) if overall is not None else None,
+                    pass_rate=float(overall["pass_rate"]) if overall is not None else None)

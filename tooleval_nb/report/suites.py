@@ -71,18 +71,10 @@ def _agent(path: str) -> Any:
 
 
 def run_options(params: ReportParams) -> dict[str, Any]:
-    """``run_eval`` keyword arguments for ``params`` (everything but the suite and targets)."""
-    options: dict[str, Any] = {
-        "temperature": params.temperature, "tool_choice": params.tool_choice,
-        "system_prompt": params.system_prompt, "store": params.store, "cache": params.cache,
-        "max_rounds": params.max_rounds, "max_concurrency": params.max_concurrency,
-        "repeats": params.repeats, "seeds": params.sample_seeds, "params": params.sampling_params or None,
-        "rpm": params.rpm, "tpm": params.tpm, "timeout": params.request_timeout,
-        "case_timeout": params.case_timeout, "retries": params.retries, "name": params.name,
-        "resume": params.resume, "include_drafts": params.include_drafts,
-        "live_tools": params.live_tools, "live_tool_timeout": params.live_tool_timeout,
-        "ids": params.ids,
-    }
+    """``run_eval`` arguments for ``params`` but the suite and targets: ``settings`` (one
+    :class:`~tooleval_nb.runner.settings.RunSettings`) and the job's own options."""
+    options: dict[str, Any] = {"settings": params.run_settings(), "store": params.store,
+                               "name": params.name, "resume": params.resume}
     if params.agent:
         options["agent"] = _agent(params.agent)
     if len(params.mode) == 1:

@@ -10,7 +10,7 @@ eval: scheduling, finishing), :mod:`.chains` (multi-turn chains, agent loops and
 :mod:`.live` (mock or live tool answers), :mod:`.writer` (batched commits), :mod:`.store`
 (SQLite), :mod:`.record` (the result columns), :mod:`.run` (Run and its DataFrames),
 :mod:`.history`, :mod:`.events`, :mod:`.progress`, :mod:`.limits` (rpm/tpm), :mod:`.plan`
-(targets and settings), :mod:`.bridge` (the runner's name for :mod:`tooleval_nb.aio`).
+(targets), :mod:`.settings` (RunSettings: the one definition of a run's settings), :mod:`.bridge` (the runner's name for :mod:`tooleval_nb.aio`).
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from .jobs import Job
 from .launch import run_eval, run_eval_async
 from .record import RESULT_COLUMNS, SUMMARY_COLUMNS
 from .run import Run
+from .settings import TOOL_CHOICES, RunSettings, ToolChoice
 from .store import Store
 
 __all__ = ["run_eval", "run_eval_async", "resume", "history", "load_run", "delete_run", "Job",
            "Run", "Store", "Event", "EventBus", "EVENT_TYPES", "BUS", "subscribe", "run_sync",
-           "RESULT_COLUMNS", "SUMMARY_COLUMNS"]
+           "RESULT_COLUMNS", "SUMMARY_COLUMNS", "RunSettings", "ToolChoice", "TOOL_CHOICES"]
 
 
 def subscribe(callback, types=None):  # type: ignore[no-untyped-def]

@@ -21,6 +21,12 @@ scored. Those are at most ``max_concurrency`` after each finisher iteration (whe
 takes the excess instead of :data:`FINISH_CHUNK`), plus the replies that land before its next
 one: about twice ``max_concurrency`` at worst. With the reply cache on (temperature 0, the
 default) even those are answered from the cache on resume.
+
+Where a cell runs is the plan's ``executor``. ``"local"`` (the default): the workers above, on
+this loop. ``"ray"`` or a ``te.RayExecutor``: :mod:`tooleval_nb.cluster` sends each cell to a
+model replica on a Ray cluster, which runs it with :class:`~.cell.CaseRunner` (the same
+model calls, chains and agent loops) and streams its :class:`CaseOutcome` back; the outcome then
+takes the same finisher path as a local one, so the rows, events and store are the same.
 """
 
 from __future__ import annotations
@@ -33,12 +39,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelConfigError
-from ..models import RetryPolicy, build_messages, call_model_async
+from ..cluster import open_cluster
 from ..scoring import score_case, score_case_async
-from ..scoring.case import case_kind
 from ..suite import EvalCase, Tool
-from .chains import add_hop, run_agent_callable, run_loop
+from .cell import CaseRunner
 from .events import Event
 from .limits import RateLimiter
 from .live import close_live, open_live
@@ -49,7 +53,7 @@ from .writer import ResultWriter
 if TYPE_CHECKING:  # pragma: no cover
     from .jobs import Job
 
-__all__ = ["Executor", "is_agent_case"]
+__all__ = ["Executor"]
 
 #: cases scored (and stored in one transaction) per loop iteration by the finisher: small, so
 #: that replies waiting go first; more when the backlog passes ``max_concurrency``
@@ -59,12 +63,6 @@ FINISH_CHUNK = 4
 #: the target's done counter and its total
 _Finished = tuple[Target, int, EvalCase, int, "int | None", list[Tool], CaseOutcome, list[int],
                   int]
-
-
-def is_agent_case(case: EvalCase) -> bool:
-    """A seed-002 agent case: no call is expected; the final output, the trajectory or graders
-    judge it (as :func:`tooleval_nb.scoring.case.case_kind` decides)."""
-    return case_kind(case) == "agent"
 
 
 class Executor:
@@ -81,9 +79,10 @@ class Executor:
         self.total = plan.n_total
         source = plan.suite.source
         self._base_dir = str(Path(source).parent) if source else None
-        self._retry: Any = None
-        if self.settings.retry is not None:
-            self._retry = RetryPolicy(**self.settings.retry)
+        #: runs one cell to its outcome (here, or pickled to the replicas of a cluster)
+        self.runner = CaseRunner(plan)
+        #: the cells' cluster when the plan's executor is not local (:mod:`tooleval_nb.cluster`)
+        self._cluster: Any = None
         self.writer = ResultWriter(self.store, job.id, job.publish)
         #: cases whose replies arrived, waiting to be scored (see the module docstring)
         self._backlog: collections.deque[_Finished] = collections.deque()
@@ -94,8 +93,8 @@ class Executor:
         self._failure: BaseException | None = None
         self._live: Any = None
         self._live_owned = False
-        #: per case: (runs as a loop, tags JSON, expected JSON), computed on first use
-        self._facts: dict[int, tuple[bool, str, str]] = {}
+        #: per case: (tags JSON, expected JSON), computed on first use
+        self._facts: dict[int, tuple[str, str]] = {}
 
     async def run(self) -> None:
         groups: dict[str, list[Target]] = {}
@@ -105,6 +104,10 @@ class Executor:
         self.done_total = len(done)
         self._live, self._live_owned = await open_live(
             self.plan.live_tools, self.settings.live_tools, self.settings.live_tool_timeout)
+        self.runner.live, self.runner.live_owned = self._live, self._live_owned
+        # None for the local executor; else connected before any cell runs (a cluster that
+        # cannot be reached fails the job here, naming its address)
+        self._cluster = await open_cluster(self.plan.executor, self.runner, self.job.id)
         self._wake = asyncio.Event()
         self._finisher = asyncio.get_running_loop().create_task(self._finish_loop())
         async with asyncio.TaskGroup() as tg:
@@ -112,11 +115,15 @@ class Executor:
                 tg.create_task(self._group(targets, done))
 
     async def close(self) -> None:
-        """Stop the finisher and close the live tools the job opened. Never raises."""
+        """Stop the finisher, release the job's cluster work and close the live tools the job
+        opened. Never raises."""
         if self._finisher is not None:
             self._finisher.cancel()
             with contextlib.suppress(BaseException):
                 await self._finisher
+        if self._cluster is not None:
+            with contextlib.suppress(Exception):
+                await self._cluster.close()
         await close_live(self._live, self._live_owned)
 
     async def _group(self, targets: list[Target], done: set[tuple[str, str, str, int]]) -> None:
@@ -131,15 +138,18 @@ class Executor:
                  if (target.label, target.mode, case.id, s) not in done]
         total = len(self.cases) * repeats
         counter = [total - len(items)]
-        if items:
+        if items and self._cluster is not None:
+            await self._on_cluster(target, items, limiter, counter, total)
+        elif items:
             it = iter(items)
             tools_of = self.plan.suite.tools_for
+            attempts = self.runner.attempts
 
             async def worker() -> None:
                 for case_index, case, sample in it:
                     seed = self.settings.seed_for(sample)
                     tools = tools_of(case)
-                    outcome = await self._attempts(target, case, tools, seed, limiter)
+                    outcome = await attempts(target, case, tools, seed, limiter)
                     # the slot is free: queue the case for finishing, send the next request
                     self._queue_finish((target, case_index, case, sample, seed, tools, outcome,
                                         counter, total))
@@ -155,6 +165,24 @@ class Executor:
         summary = self.store.summary(self.job.run_id, target.label)
         self.job.emit("tool_eval_summary", {"run_id": self.job.run_id, "model": target.label,
                                             "mode": target.mode, **summary})
+
+    async def _on_cluster(self, target: Target, items: list[tuple[int, EvalCase, int]],
+                          limiter: RateLimiter, counter: list[int], total: int) -> None:
+        """Run a target's missing cells on the cluster; each outcome streams back into the
+        same finisher as a local one (a cell is done once stored: a replica that dies takes
+        nothing with it but its cells in flight, which run again elsewhere)."""
+        cases = {case_index: case for case_index, case, _ in items}
+        tools_of = self.plan.suite.tools_for
+
+        def finished(cell: tuple[int, int], outcome: CaseOutcome) -> None:
+            case_index, sample = cell
+            case = cases[case_index]
+            self._queue_finish((target, case_index, case, sample, self.settings.seed_for(sample),
+                                tools_of(case), outcome, counter, total))
+
+        await self._cluster.run_cells(target, [(ci, s) for ci, _, s in items], limiter,
+                                      self.settings.max_concurrency, finished)
+        await self.drain(None)
 
     # -- finishing: scoring and storing behind the request pipeline ---------------------------
     def _queue_finish(self, item: _Finished) -> None:
@@ -234,7 +262,7 @@ class Executor:
         """Build a scored case's row and events and queue them for the next commit (``last``:
         the last case of its commit, which also carries the batch's ``job_progress``)."""
         target, case_index, case, sample, seed, _, outcome, counter, total = item
-        _, tags, expected = self._case_facts(case)
+        tags, expected = self._case_facts(case)
         record = build_record(run_id=self.job.run_id, label=target.label, mode=target.mode,
                               model_index=target.index, case=case, case_index=case_index,
                               sample=sample, seed=seed, outcome=outcome, score=score,
@@ -274,6 +302,14 @@ class Executor:
                 "detail": f"{target.label}: {current}/{total}"}, now))
         return events
 
+    def _case_facts(self, case: EvalCase) -> tuple[str, str]:
+        """A case's tags and expectations as stored (JSON text), computed once per run."""
+        facts = self._facts.get(id(case))  # the plan's case objects live as long as the run
+        if facts is None:
+            facts = self._facts[id(case)] = (json.dumps(case.tags, ensure_ascii=False),
+                                             expected_json(case))
+        return facts
+
     async def drain(self, timeout: float | None = 5.0) -> None:
         """Score, store and publish the cases whose replies arrived (on cancel: cases with LLM
         graders get at most ``timeout`` seconds, then are dropped and re-run by a resume)."""
@@ -286,87 +322,6 @@ class Executor:
                 task.cancel()
         if self._failure is not None:
             raise self._failure
-
-    # -- one case ----------------------------------------------------------------------------
-    async def _attempts(self, target: Target, case: EvalCase, tools: list[Tool],
-                        seed: int | None, limiter: RateLimiter) -> CaseOutcome:
-        timeout = case.timeout or self.settings.case_timeout
-        retries = case.retries or self.settings.retries
-        outcome = CaseOutcome()
-        tries = 0
-        for _ in range(retries + 1):
-            try:
-                async with asyncio.timeout(timeout):
-                    outcome = await self._run_case(target, case, tools, seed, limiter)
-            except TimeoutError:
-                outcome = CaseOutcome(error=f"case {case.label!r} timed out after {timeout:g} s "
-                                      "(raise the case's timeout)", error_type="timeout",
-                                      tries=1)
-            except ModelConfigError:
-                raise  # misconfiguration: every case would fail alike; fail the job at once
-            except Exception as exc:  # an agent callable or a model layer that raised
-                outcome = CaseOutcome(error=f"{type(exc).__name__}: {exc}",
-                                      error_type=type(exc).__name__, tries=1)
-            tries += outcome.tries
-            if outcome.error is None:
-                break
-        outcome.tries = tries
-        return outcome
-
-    async def _run_case(self, target: Target, case: EvalCase, tools: list[Tool],
-                        seed: int | None, limiter: RateLimiter) -> CaseOutcome:
-        if self.plan.agent is not None:
-            return await run_agent_callable(self.plan.agent, case)
-        messages = self._messages(target, case)
-        rounds = self.settings.max_rounds or case.max_rounds
-        if self._case_facts(case)[0]:
-            async def call(msgs: list[dict[str, Any]], tool_choice: Any) -> Any:
-                return await self._call(target, msgs, tools, tool_choice, seed, limiter)
-
-            return await run_loop(case, tools, messages, call,
-                                  tool_choice=self.settings.tool_choice, rounds=rounds,
-                                  stop_at=case.expected_names() if case.multi_turn else None,
-                                  live=self._live, live_timeout=self.settings.live_tool_timeout)
-        outcome = CaseOutcome()
-        reply = await self._call(target, messages, tools, self.settings.tool_choice, seed,
-                                 limiter)
-        add_hop(outcome, reply, 0)
-        outcome.tool_calls = list(reply.tool_calls)
-        outcome.content = reply.content
-        outcome.cached = bool(getattr(reply, "cached", False))
-        return outcome
-
-    def _case_facts(self, case: EvalCase) -> tuple[bool, str, str]:
-        facts = self._facts.get(id(case))  # the plan's case objects live as long as the run
-        if facts is None:
-            facts = self._facts[id(case)] = (
-                case.multi_turn or is_agent_case(case),
-                json.dumps(case.tags, ensure_ascii=False), expected_json(case))
-        return facts
-
-    def _messages(self, target: Target, case: EvalCase) -> list[dict[str, Any]]:
-        return build_messages(case, suite_system_prompt=self.plan.suite.system_prompt,
-                              system_prompt=self.settings.system_prompt, model=target.spec)
-
-    async def _call(self, target: Target, messages: list[dict[str, Any]], tools: list[Tool],
-                    tool_choice: Any, seed: int | None, limiter: RateLimiter) -> Any:
-        params: dict[str, Any] = {"temperature": self.settings.temperature,
-                                  **self.settings.params, **target.spec.params}
-        if seed is not None:
-            params["seed"] = seed
-        handle = None
-        if limiter.active:
-            estimate = len(json.dumps(messages, default=str)) / 4 + 64 * len(tools)
-            handle = await limiter.acquire(estimate)
-        reply = await call_model_async(target.spec, messages, tools=tools or None,
-                                       tool_choice=tool_choice if tools else "none",
-                                       timeout=self.settings.timeout, cache=self.settings.cache,
-                                       retry=self._retry, **params)
-        if handle is not None:
-            used = (reply.prompt_tokens or 0) + (reply.completion_tokens or 0)
-            limiter.settle(handle, used or None)
-        return reply
-
 
 def _unscored(outcome: CaseOutcome, exc: Exception) -> tuple[None, None]:
     outcome.error = f"scoring failed: {exc}"

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..cluster import resolve_executor
 from ..errors import StoreError
 from .events import Callback, as_callbacks
 from .jobs import Job
@@ -76,13 +77,14 @@ def delete_run(run_id: str, store: StoreArg = None) -> None:
 def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
            api_keys: Mapping[str, str] | None = None, agent: Any = None,
            callbacks: Callback | list[Callback] | Mapping[str, Callback] | None = None,
-           progress: Any = "auto", live_tools: Any = None) -> Job:
+           progress: Any = "auto", live_tools: Any = None, executor: Any = "local") -> Job:
     """Finish an interrupted (or cancelled, or failed) job: only its missing cases run.
 
     API keys are never stored: give them again with ``models`` (as in ``run_eval``) or
     ``api_keys={model: key}``, or have them in the environment. An agent callable that was not
     importable (defined in a notebook) must be given again as ``agent``. Live tools given as an
     MCP target are reopened; an executor object must be given again as ``live_tools``.
+    ``executor`` (``"local"``, ``"ray"`` or a ``te.RayExecutor``) runs the missing cells there.
 
     Returns the :class:`Job`, started as ``run_eval`` starts one (in the background in a notebook).
     """
@@ -94,6 +96,7 @@ def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
                          "it there instead of resuming it")
     plan = Plan.from_config(row["config"], models=models, agent=agent, api_keys=api_keys,
                             live_tools=live_tools)
+    plan.executor = resolve_executor(executor)
     job = Job(plan, the_store, job_id=job_id, run_id=row["run_id"],
               callbacks=as_callbacks(callbacks))
     attach_progress(job, progress)

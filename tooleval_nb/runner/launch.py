@@ -8,14 +8,16 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from ..aio import in_notebook, running_loop
+from ..cluster import resolve_executor
 from ..errors import SuiteError
 from ..suite import Suite
 from .events import Callback, as_callbacks
 from .jobs import Job, new_id
 from .live import describe_live, is_target
-from .plan import Mode, Plan, RunSettings, callable_path, make_targets
+from .plan import Plan, callable_path, import_callable, make_targets
 from .progress import create_display, display_kinds
 from .run import Run
+from .settings import RunSettings, positional_temperature
 from .store import Store, resolve_store
 
 __all__ = ["run_eval", "run_eval_async", "ProgressMode", "attach_progress", "load_suite_arg"]
@@ -25,112 +27,94 @@ ProgressMode = Literal["auto", "widget", "text", "none"] | bool
 log = logging.getLogger("tooleval_nb.runner")
 
 
-def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None, temperature: float = 0.0,
-             tool_choice: Literal["required", "auto", "none"] | dict[str, Any] = "required",
-             system_prompt: str | Mapping[str, str] | None = None, *,
-             tags: Iterable[str] | str | None = None, ids: Iterable[str] | None = None,
-             max_concurrency: int = 8, store: Store | str | os.PathLike[str] | None = None,
-             cache: bool = True, mode: Mode | None = None, repeats: int = 1,
-             seeds: Iterable[int] | None = None,
+def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None,
+             settings: RunSettings | Mapping[str, Any] | None = None, *,
+             store: Store | str | os.PathLike[str] | None = None,
              callbacks: Callback | Iterable[Callback] | Mapping[str, Callback] | None = None,
-             max_rounds: int | None = None, timeout: float | None = None,
-             case_timeout: float | None = None, retries: int = 0, retry: Any = None,
-             rpm: float | None = None,
-             tpm: float | None = None, params: Mapping[str, Any] | None = None,
-             agent: Any = None, name: str | None = None, progress: ProgressMode = "auto",
-             resume: bool = True, live_tools: Any = None, live_tool_timeout: float | None = None,
-             include_drafts: bool = False) -> Job:
+             progress: ProgressMode = "auto", name: str | None = None, resume: bool = True,
+             agent: Any = None, live_tools: Any = None, executor: Any = "local",
+             **overrides: Any) -> Job:
     """Evaluate ``suite`` against ``models``; returns the :class:`Job`.
 
     In a notebook (a loop runs in this thread) the job runs as a task on the kernel's loop and
     this returns at once: ``run = await job`` (or ``job.result()`` once done). Elsewhere the call
     blocks until the run is finished, with a progress bar on stderr.
 
+    How the models are asked is one :class:`~tooleval_nb.runner.settings.RunSettings`:
+    ``settings`` (an object or a dict of its fields; default: its defaults) with ``overrides``
+    applied, so ``run_eval(suite, models, temperature=0.7, tags=["smoke"])`` and
+    ``run_eval(suite, models, te.RunSettings(temperature=0.7), tags=["smoke"])`` are the same
+    run. The settings, each documented on ``RunSettings``: ``temperature``, ``tool_choice``
+    (default ``required``, falling back to ``auto`` where a provider rejects it; the fallback is
+    recorded per result), ``system_prompt``, ``tags``, ``ids``, ``max_concurrency``, ``cache``,
+    ``mode``, ``repeats``, ``seeds``, ``max_rounds``, ``timeout`` (per request),
+    ``case_timeout``, ``retries``, ``retry`` (a ``te.RetryPolicy``), ``rpm``, ``tpm``,
+    ``params`` (extra sampling parameters), ``live_tool_timeout``, ``include_drafts``.
+
     Args:
         suite: a :class:`Suite` or the path of a suite file.
         models: litellm model strings, dicts (``model``, ``api_base``, ``api_key``, ``mode``,
             ``params``, ``label``; other keys are sampling parameters) or ``te.ModelSpec``
             objects; default ``[te.DEFAULT_MODEL]``.
-        temperature, tool_choice: sent with every request (``required`` falls back to ``auto``
-            where a provider rejects it; the fallback is recorded per result).
-        system_prompt: after the suite's own: one string for all models, or a dict keyed
-            ``provider::model_id`` (or the model string).
-        tags, ids: evaluate only the cases with any of these tags / these ids.
-        max_concurrency: concurrent cases per provider (default 8).
+        settings: a ``te.RunSettings`` (or a dict of its fields) the overrides apply to.
         store: the run store (a path or :class:`Store`); default ``TOOLEVAL_STORE`` or the user
             data directory.
-        cache: use the on-disk response cache (temperature 0 replies are reused).
-        mode: ``native`` | ``hermes`` | ``pythonic`` for every model (default: each model's own).
-        repeats, seeds: samples per case; ``seeds`` (one per sample) is passed as ``seed``.
         callbacks: called with every :class:`~tooleval_nb.runner.events.Event` of the job: a
             callable, a list, or ``{event_type: callable}``.
-        max_rounds: overrides each case's ``max_rounds`` for chains and agent loops.
-        timeout: per-request timeout, seconds. ``case_timeout``: per-case bound for cases that
-            set no ``timeout``. ``retries``: re-runs of a case that errored, for cases that set
-            none. ``retry``: the per-request retry policy (a ``te.RetryPolicy`` or its fields as
-            a dict; default 4 tries with exponential back-off and jitter).
-        rpm, tpm: requests / tokens per minute per provider.
-        params: extra sampling parameters for every model (top_p, max_tokens, ...).
-        agent: a callable ``agent(case) -> Trace | dict`` (sync or async) that runs every case
-            instead of the built-in loop.
-        name: a label for the run in :func:`history`.
         progress: ``"auto"`` (a widget in notebooks, a bar on terminals), ``"widget"``,
             ``"text"``, ``"none"``.
+        name: a label for the run in :func:`history`.
         resume: finish an interrupted job with the same configuration in this store instead of
             starting over (cases already stored are never run again).
+        agent: a callable ``agent(case) -> Trace | dict`` (sync or async) that runs every case
+            instead of the built-in loop.
         live_tools: answer the tool calls of chains and agent loops with real tools instead of
             the cases' mock responses (off by default): an MCP target (a URL, a command line
             as a string or a list; the job connects once and disconnects at its end) or an
             object with ``async call(name, arguments) -> LiveToolResult``
             (``te.mcp.live.ToolExecutor``). Results go to the model and into each hop and trace.
-        live_tool_timeout: seconds allowed for each live tool call (default 30); a timeout or
-            a failing tool becomes the tool's error answer.
-        include_drafts: evaluate draft cases too (skipped by default; the ``job_created`` /
-            ``tool_eval_init`` events and ``Run.drafts_skipped`` say how many were skipped).
+        executor: where the cells run: ``"local"`` (default: this process's event loop),
+            ``"ray"`` (a Ray cluster: ``te.RayExecutor()`` with its defaults) or a
+            ``te.RayExecutor`` for control. The store, events and results are the same.
+        **overrides: fields of ``RunSettings``; an unknown name is a TypeError listing them.
     """
-    job = prepare_job(suite, models, temperature, tool_choice, system_prompt, tags=tags, ids=ids,
-                      max_concurrency=max_concurrency, store=store, cache=cache, mode=mode,
-                      repeats=repeats, seeds=seeds, callbacks=callbacks, max_rounds=max_rounds,
-                      timeout=timeout, case_timeout=case_timeout, retries=retries, retry=retry,
-                      rpm=rpm,
-                      tpm=tpm, params=params, agent=agent, name=name, progress=progress,
-                      resume=resume, live_tools=live_tools, live_tool_timeout=live_tool_timeout,
-                      include_drafts=include_drafts)
+    job = prepare_job(suite, models, settings, store=store, callbacks=callbacks,
+                      progress=progress, name=name, resume=resume, agent=agent,
+                      live_tools=live_tools, executor=executor, **overrides)
     return job.start()
 
 
 async def run_eval_async(suite: Suite | str | os.PathLike[str], models: Any = None,
-                         temperature: float = 0.0,
-                         tool_choice: Literal["required", "auto", "none"] | dict[str, Any]
-                         = "required",
-                         system_prompt: str | Mapping[str, str] | None = None, *,
+                         settings: RunSettings | Mapping[str, Any] | None = None, *,
                          progress: ProgressMode = "none", **options: Any) -> Run:
     """:func:`run_eval` for async code: awaits the job and returns the finished :class:`Run`
     (raises ``JobCancelled`` / ``JobError`` when it did not complete). Same options."""
-    job = prepare_job(suite, models, temperature, tool_choice, system_prompt, progress=progress,
-                      **options)
+    job = prepare_job(suite, models, settings, progress=progress, **options)
     job.start()
     return await job
 
 
-def prepare_job(suite: Any, models: Any, temperature: float, tool_choice: Any,
-                system_prompt: Any, *, store: Any = None, callbacks: Any = None,
-                agent: Any = None, name: str | None = None, progress: ProgressMode = "auto",
-                resume: bool = True, mode: Mode | None = None, tags: Any = None,
-                ids: Any = None, seeds: Any = None, params: Mapping[str, Any] | None = None,
-                live_tools: Any = None, **settings: Any) -> Job:
+def prepare_job(suite: Any, models: Any, settings: RunSettings | Mapping[str, Any] | None = None,
+                *, store: Any = None, callbacks: Any = None, agent: Any = None,
+                name: str | None = None, progress: ProgressMode = "auto", resume: bool = True,
+                live_tools: Any = None, executor: Any = "local", **overrides: Any) -> Job:
     """Build the plan, find (resume) or create the job, subscribe callbacks and progress."""
+    executor = resolve_executor(executor)  # a bad executor or a missing Ray fails here
     suite = load_suite_arg(suite)
-    settings_model = RunSettings(
-        temperature=temperature, tool_choice=tool_choice, system_prompt=system_prompt,
-        tags=[tags] if isinstance(tags, str) else (list(tags) if tags is not None else None),
-        ids=list(ids) if ids is not None else None, mode=mode,
-        seeds=list(seeds) if seeds is not None else None, params=dict(params or {}),
-        agent=callable_path(agent) if agent is not None else None,
-        live_tools=describe_live(live_tools), **settings)
-    plan = Plan(suite=suite, targets=make_targets(models, mode), settings=settings_model,
-                name=name, agent=agent,
-                live_tools=None if is_target(live_tools) else live_tools)
+    if isinstance(settings, (int, float)) and not isinstance(settings, bool):
+        overrides = {**positional_temperature(settings), **overrides}
+        settings = None
+    if agent is not None:
+        overrides["agent"] = callable_path(agent)
+    if live_tools is not None:
+        overrides["live_tools"] = describe_live(live_tools)
+    settings_model = RunSettings.build(settings, **overrides)
+    if agent is None and settings_model.agent:
+        agent = import_callable(settings_model.agent)
+    plan = Plan(suite=suite, targets=make_targets(models, settings_model.mode),
+                settings=settings_model, name=name, agent=agent,
+                live_tools=None if is_target(live_tools) else live_tools, executor=executor)
+    tags, ids = settings_model.tags, settings_model.ids
     drafts = plan.n_drafts_skipped
     if not plan.cases:
         hint = (f"; {drafts} draft case(s) are skipped: accept them in the suite or pass "

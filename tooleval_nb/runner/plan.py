@@ -13,85 +13,16 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing import Any
 
 from ..errors import StoreError
 from ..models import DEFAULT_MODEL, ModelSpec
 from ..models.spec import Mode
 from ..suite import EvalCase, Suite
+from .settings import RunSettings
 
 __all__ = ["Mode", "RunSettings", "Target", "Plan", "make_targets", "provider_group",
            "callable_path", "import_callable"]
-
-
-
-class RunSettings(BaseModel):
-    """The settings of one run (everything but the suite and the models)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    temperature: float = 0.0
-    tool_choice: Literal["required", "auto", "none"] | dict[str, Any] = "required"
-    #: one prompt for every model, or a dict keyed ``provider::model_id`` (or the model string)
-    system_prompt: str | dict[str, str] | None = None
-    tags: list[str] | None = None
-    ids: list[str] | None = None
-    max_concurrency: int = Field(default=8, ge=1)
-    #: the response cache: True (temperature 0 replies reused), False, "always", "refresh"
-    cache: bool | Literal["always", "refresh"] = True
-    mode: Mode | None = None
-    repeats: int = Field(default=1, ge=1)
-    seeds: list[int] | None = None
-    #: overrides every case's ``max_rounds`` (multi-turn and agent loops)
-    max_rounds: int | None = Field(default=None, ge=1)
-    #: per-request timeout, seconds (None: the models module's default)
-    timeout: float | None = Field(default=None, gt=0)
-    #: per-case timeout, seconds, for cases that set none
-    case_timeout: float | None = Field(default=None, gt=0)
-    #: retries of a case whose model call or agent failed, for cases that set none
-    retries: int = Field(default=0, ge=0)
-    #: the request retry policy (``tooleval_nb.models.RetryPolicy`` fields); None = its default
-    retry: dict[str, Any] | None = None
-    rpm: float | None = Field(default=None, gt=0)
-    tpm: float | None = Field(default=None, gt=0)
-    #: extra sampling parameters for every model (top_p, max_tokens, ...)
-    params: dict[str, Any] = Field(default_factory=dict)
-    #: ``"module:function"`` of the agent callable, when it can be imported again on resume
-    agent: str | None = None
-    #: live tools for chains and agent loops (:mod:`.live`): an MCP target (URL or command
-    #: line), ``"object:module:Class"`` for an executor object (not stored), or None (mocks)
-    live_tools: str | list[str] | None = None
-    #: seconds allowed for each live tool call (None: the MCP runner's default, 30 s)
-    live_tool_timeout: float | None = Field(default=None, gt=0)
-    #: evaluate draft cases too (by default they are skipped until a person accepts them)
-    include_drafts: bool = False
-
-    @field_validator("retry", mode="before")
-    @classmethod
-    def _policy(cls, value: Any) -> Any:
-        return value.model_dump() if hasattr(value, "model_dump") else value
-
-    @field_validator("tags", "ids", mode="before")
-    @classmethod
-    def _listify(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _seeds(self) -> RunSettings:
-        if self.seeds is not None:
-            if not self.seeds:
-                raise ValueError("seeds is an empty list; give one seed per repeat or None")
-            if self.repeats == 1:
-                self.repeats = len(self.seeds)
-            elif len(self.seeds) < self.repeats:
-                raise ValueError(f"repeats={self.repeats} needs as many seeds, got "
-                                 f"{len(self.seeds)}; give more seeds or fewer repeats")
-        return self
-
-    def seed_for(self, sample: int) -> int | None:
-        return self.seeds[sample] if self.seeds else None
 
 
 @dataclass(slots=True)
@@ -186,7 +117,9 @@ class Plan:
     """A run's suite, targets and settings, and the cases it selects.
 
     ``live_tools`` is the live tool executor object given to ``run_eval`` / ``resume`` (the
-    settings hold only its description).
+    settings hold only its description). ``executor`` says where the cells run: ``"local"`` (this
+    process's event loop), ``"ray"`` or a ``te.RayExecutor``. It is not part of the stored
+    configuration: a run started on Ray resumes locally and the other way round.
     """
 
     suite: Suite
@@ -195,6 +128,7 @@ class Plan:
     name: str | None = None
     agent: Any = None
     live_tools: Any = None
+    executor: Any = "local"
     _selection: tuple[list[tuple[int, EvalCase]], int] | None = field(
         default=None, init=False, repr=False, compare=False)
 

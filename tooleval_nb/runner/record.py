@@ -49,12 +49,13 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "completion_tokens", "cost", "tries", "fallback", "cached", "sample", "seed",
 )
 
-#: ``Run.summary_df()``: one row per model. ``n_cases`` counts case × sample rows; ``n_errored``
-#: rows whose model call failed after retries (also counted in ``n_failed``'s denominator:
-#: ``n_cases = n_passed + n_failed``); ``pass_rate = n_passed / n_cases``; score columns are means
-#: (``param_score`` over the rows that score parameters); latency percentiles over every row;
-#: tokens and cost are sums; ``fallback_count`` rows where tool_choice fell back to ``auto``.
-#: a run's per-model summary: who, then scoring's own summary columns, then the run's facts
+#: ``Run.summary_df()``: one row per model: who, then scoring's own summary columns
+#: (:func:`tooleval_nb.scoring.summarize_scores`, the one per-model summary: ``n_cases`` counts
+#: case × sample rows, ``n_cases = n_passed + n_failed + n_errored``, ``n_errored`` rows whose
+#: model call failed after retries, scoring 0 in the means; ``pass_rate = n_passed / n_cases``;
+#: ``param_score`` over the rows that score parameters), then the run's facts: latency
+#: percentiles over every row, tokens and cost as sums, ``fallback_count`` rows where
+#: tool_choice fell back to ``auto``.
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "run_id", "model", "mode", *SCORE_SUMMARY_COLUMNS, "latency_p50_ms", "latency_p95_ms",
     "prompt_tokens", "completion_tokens", "cost", "fallback_count",

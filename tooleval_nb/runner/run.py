@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..scoring.frame import summarize_scores
 from .calls import arguments_frame, call_rows, calls_frame
 from .record import RESULT_COLUMNS, SUMMARY_COLUMNS
 from .store import Store
@@ -131,7 +132,9 @@ class Run:
         return self._calls
 
     def summary_df(self) -> pd.DataFrame:
-        """One row per model (columns: ``record.SUMMARY_COLUMNS``; see :mod:`.record`)."""
+        """One row per model (columns: ``record.SUMMARY_COLUMNS``; see :mod:`.record`): the score
+        columns are :func:`tooleval_nb.scoring.summarize_scores`' (errored cases count, with
+        score 0), then latency, tokens, cost and fallbacks."""
         import pandas as pd
 
         df = self.results_df()
@@ -139,17 +142,16 @@ class Run:
         for target in self.targets:
             label = target["label"]
             part = df[df["model"] == label]
-            n = len(part)
-            n_passed = int(part["passed"].sum())
+            scores = summarize_scores(part.assign(model=label)[
+                ["model", "passed", "error", "tool_score", "param_score", "overall"]])
+            score = scores.iloc[0].to_dict() if len(scores) else {
+                "n_cases": 0, "n_passed": 0, "n_failed": 0, "n_errored": 0,
+                "pass_rate": float("nan"), "tool_score": float("nan"),
+                "param_score": float("nan"), "overall": float("nan")}
             latency = part["latency_ms"].dropna()
             cost = part["cost"].dropna()
             rows.append({
-                "run_id": self.id, "model": label, "mode": _mode(target),
-                "n_cases": n, "n_passed": n_passed, "n_failed": n - n_passed,
-                "n_errored": int(part["error"].notna().sum()),
-                "pass_rate": n_passed / n if n else float("nan"),
-                "tool_score": part["tool_score"].mean(), "param_score": part["param_score"].mean(),
-                "overall": part["overall"].mean(),
+                **score, "run_id": self.id, "model": label, "mode": _mode(target),
                 "latency_p50_ms": latency.quantile(0.5) if len(latency) else float("nan"),
                 "latency_p95_ms": latency.quantile(0.95) if len(latency) else float("nan"),
                 "prompt_tokens": int(part["prompt_tokens"].fillna(0).sum()),

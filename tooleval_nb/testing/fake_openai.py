@@ -23,7 +23,8 @@ It answers ``POST /v1/chat/completions`` the way a tool-calling model would, det
   keep them quick.
 
 Also ``GET /v1/models``, ``POST /v1/embeddings`` (deterministic vectors from a hash) and
-``GET /stats`` (the request counter). Run it in a background thread (the default; it accepts any
+``GET /stats`` (the request counter, and ``times``: when each chat request arrived, by the
+server's monotonic clock, also :attr:`FakeOpenAIServer.request_times`). Run it in a background thread (the default; it accepts any
 callable as handler) or in a subprocess (``process=True``; the handler is then given as
 ``"module:function"``), which is the right choice for benchmarks since it does not share the GIL::
 
@@ -42,6 +43,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -71,9 +73,10 @@ _ERROR_TYPES = {
 class _Protocol(asyncio.Protocol):
     """One HTTP/1.1 connection: requests answered in order, keep-alive."""
 
-    def __init__(self, state: Behaviour, conns: set[_Protocol]):
+    def __init__(self, state: Behaviour, conns: set[_Protocol], times: list[float] | None = None):
         self.state = state
         self.conns = conns
+        self.times = times
         self.buf = b""
         self.transport: asyncio.Transport | None = None
         self.pending: list[asyncio.TimerHandle] = []
@@ -124,6 +127,8 @@ class _Protocol(asyncio.Protocol):
     def _handle(self, method: str, path: str, raw: bytes) -> None:
         state = self.state
         if method == "POST" and path.endswith("/chat/completions"):
+            if self.times is not None:
+                self.times.append(time.monotonic())
             try:
                 body = json.loads(raw)
             except ValueError:
@@ -148,7 +153,8 @@ class _Protocol(asyncio.Protocol):
                 },
             )
         elif method == "GET" and path == "/stats":
-            self._json(200, {"requests": state.requests, "marker_counts": len(state.marker_counts)})
+            self._json(200, {"requests": state.requests, "marker_counts": len(state.marker_counts),
+                             "times": self.times or []})
         elif method == "POST" and path.endswith("/embeddings"):
             body = json.loads(raw or b"{}")
             inputs = body.get("input") or []
@@ -286,6 +292,7 @@ class FakeOpenAIServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.base_events.Server | None = None
         self._conns: set[_Protocol] = set()
+        self._times: list[float] = []
         self._proc: subprocess.Popen[bytes] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -309,7 +316,7 @@ class FakeOpenAIServer:
             try:
                 self._server = loop.run_until_complete(
                     loop.create_server(
-                        lambda: _Protocol(self._state, self._conns),
+                        lambda: _Protocol(self._state, self._conns, self._times),
                         self.host,
                         self.port or 0,
                         backlog=1024,
@@ -415,6 +422,19 @@ class FakeOpenAIServer:
         return self._state.requests
 
     @property
+    def request_times(self) -> list[float]:
+        """When each chat-completion request arrived (``time.monotonic()`` of the server's
+        process, in arrival order): for checking rate limits from the server's side."""
+        if self._proc is not None:
+            return [float(t) for t in self._stats()["times"]]
+        return list(self._times)
+
+    def _stats(self) -> dict[str, Any]:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback
+        with opener.open(f"http://{self.host}:{self.port}/stats", timeout=5) as r:
+            return dict(json.load(r))
+
+    @property
     def bodies(self) -> list[dict[str, Any]]:
         """The request bodies received so far (thread mode with ``record=True``)."""
         return self._state.bodies
@@ -440,11 +460,12 @@ def _serve_forever(config: dict[str, Any]) -> None:
         model=config["model"],
     )
     conns: set[_Protocol] = set()
+    times: list[float] = []
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
         server = await loop.create_server(
-            lambda: _Protocol(state, conns), config["host"], config["port"], backlog=1024
+            lambda: _Protocol(state, conns, times), config["host"], config["port"], backlog=1024
         )
         sys.stdout.write("ready\n")
         sys.stdout.flush()

@@ -173,9 +173,9 @@ class RunPanel(W.VBox):
 
         self.run_button.disabled = True
         try:
-            job = run_eval(suite, request.models, store=self.store, progress="none",
-                           max_concurrency=self.max_concurrency, callbacks=[self._on_event],
-                           **request.options)
+            job = run_eval(suite, request.models, request.settings, store=self.store,
+                           progress="none", max_concurrency=self.max_concurrency,
+                           callbacks=[self._on_event])
         except (ToolEvalError, ValueError, TypeError) as exc:
             self.run_button.disabled = False
             self.errors["run"].value = _errors_html([str(exc)])

@@ -13,13 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
+from ..models.spec import MODES
 from ..runner.events import Event
 from ..runner.progress import ProgressState
+from ..runner.settings import DEFAULT_TOOL_CHOICE, TOOL_CHOICES, RunSettings, settings_problems
 
 __all__ = ["RunRequest", "run_request", "LiveResults", "model_name", "TOOL_CHOICES", "MODES"]
-
-TOOL_CHOICES = ("required", "auto", "none")
-MODES = ("native", "hermes", "pythonic")
 
 
 def model_name(model: Any) -> str:
@@ -33,16 +34,21 @@ def model_name(model: Any) -> str:
 
 @dataclass
 class RunRequest:
-    """Validated ``run_eval`` arguments."""
+    """Validated ``run_eval`` arguments: the models and one :class:`RunSettings`."""
 
     models: list[Any]
-    options: dict[str, Any] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)
     #: run only the first N cases of the suite (0: all)
     max_cases: int = 0
 
+    @property
+    def options(self) -> dict[str, Any]:
+        """The settings the form changed, as ``run_eval`` keywords."""
+        return self.settings.model_dump(exclude_unset=True)
+
 
 def run_request(models: Sequence[str], *, temperature: float = 0.0,
-                tool_choice: str = "required", mode: str = "native",
+                tool_choice: str = DEFAULT_TOOL_CHOICE, mode: str = "native",
                 system_prompt: str = "", per_model_prompt: bool = False, tags: str = "",
                 max_cases: int = 0, specs: Mapping[str, Any] | None = None
                 ) -> tuple[RunRequest | None, dict[str, list[str]]]:
@@ -90,9 +96,12 @@ def run_request(models: Sequence[str], *, temperature: float = 0.0,
         return None, problems
     tag_list = [t.strip() for t in tags.split(",") if t.strip()] or None
     targets = [(specs or {}).get(n, n) for n in names]
-    options: dict[str, Any] = {"temperature": float(temperature), "tool_choice": tool_choice,
-                               "system_prompt": prompt, "tags": tag_list, "mode": mode}
-    return RunRequest(models=targets, options=options, max_cases=max_cases), {}
+    try:
+        settings = RunSettings(temperature=float(temperature), tool_choice=tool_choice,
+                               system_prompt=prompt, tags=tag_list, mode=mode)
+    except ValidationError as exc:
+        return None, settings_problems(exc)
+    return RunRequest(models=targets, settings=settings, max_cases=max_cases), {}
 
 
 _COLUMNS = ("model", "case_id", "sample", "passed", "overall", "failure_mode", "latency_ms")

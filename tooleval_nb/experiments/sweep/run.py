@@ -56,7 +56,8 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
                       batch: int | None = None, parallel: int = 2, cache: bool = True,
                       preflight: bool = True, probe: bool = True, resume: bool = True,
                       confirm_top_k: int = 3, auto_promote: bool = True,
-                      promote: PromoteMode = "confirm", on_event: Any = None) -> Sweep:
+                      promote: PromoteMode = "confirm", on_event: Any = None,
+                      executor: Any = "local") -> Sweep:
     """Async core of :func:`sweep` (same arguments)."""
     base = base or Config()
     space = space or DEFAULT_SPACE
@@ -144,7 +145,7 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
                   "answers")
     racer = Racer(suite, es, sweep_id, tracker, repeats=reps, seed=seed, metric=metric,
                   alpha=alpha, eliminate=(chosen == "race"), parallel=parallel, cache=cache,
-                  on_event=on_event)
+                  on_event=on_event, executor=executor)
     order = _case_order(dev_ids, seed)
     try:
         if chosen == "tpe":
@@ -203,6 +204,8 @@ def sweep(suite: Suite, base: Config | None = None, space: Space | None = None,
         parallel: trials evaluated at once. ``cache``: use the response cache.
         preflight: print the plan (configs, calls, ETA measured by a 3-call probe, MDE).
         resume: continue a stored sweep with the same arguments.
+        executor: where the trials' runs go: ``"local"`` (default), ``"ray"`` or a
+            ``te.RayExecutor`` (model replicas across a cluster: ``docs/cluster.md``).
 
     Returns:
         A :class:`Sweep` with ``trials_df()``, ``cases_df()``, ``effects_df()``, ``best``,

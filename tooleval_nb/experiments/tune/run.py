@@ -65,7 +65,7 @@ async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
                             repeats: int = 2, batch: int | None = None, parallel: int = 2,
                             cache: bool = True, resume: bool = True,
                             auto_promote: bool = True, promote: PromoteMode = "confirm",
-                            on_event: Any = None) -> PromptTune:
+                            on_event: Any = None, executor: Any = "local") -> PromptTune:
     """Async core of :func:`tune_prompt` (same arguments)."""
     base = (base or Config()).canonical()
     budget = budget or Budget(calls=400, minutes=20)
@@ -97,7 +97,8 @@ async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
         es.update("prompt_tunes", {"id": tune_id}, status="running")
     tracker = budget.tracker()
     racer = Racer(suite, es, tune_id, tracker, repeats=repeats, seed=seed, metric=metric,
-                  eliminate=True, parallel=parallel, cache=cache, on_event=on_event)
+                  eliminate=True, parallel=parallel, cache=cache, on_event=on_event,
+                  executor=executor)
     # the meta reply holds ceil(population / 2) prompts of at most max_prompt_tokens each: a
     # tighter max_tokens keeps a rambling small meta model from costing minutes
     meta_tokens = min(512, 64 + math.ceil(population / 2) * (max_prompt_tokens + 16))
@@ -242,7 +243,7 @@ def tune_prompt(suite: Suite, base: Config | None = None, **kwargs: Any) -> Prom
             a better dev LCB before stopping. ``max_prompt_tokens``: length limit.
         confirm_top_k: candidates confirmed on the holdout. ``promote_if``:
             ``holdout_ci_low>0`` (default), ``holdout_mean>0`` or ``always``.
-        seed, store, metric, repeats, batch, parallel, cache: as for :func:`sweep`.
+        seed, store, metric, repeats, batch, parallel, cache, executor: as for :func:`sweep`.
         experiment: link to an experiment (and promote the confirmed winner into its best).
         promote: ``"confirm"`` (default: confirm on the holdout, gated by ``promote_if``) or
             ``"copy"`` (exploration only: no holdout run; the best dev LCB above 0 is promoted
