@@ -1,6 +1,6 @@
 """Suite files: one module per format, and the functions that pick the format.
 
-* :mod:`.seed_json`: seed-001 JSON (``.json``), the format :meth:`Suite.save` writes;
+* :mod:`.seed_json`: seed-001 JSON (``.json``), the format :func:`save_suite` writes;
 * :mod:`.seed_yaml`: seed-002 YAML (``.yaml`` / ``.yml``), one case per ``---`` document;
 * :mod:`.bfcl`: BFCL question + possible-answer JSON lines.
 
@@ -22,7 +22,7 @@ from .bundled import bundled_suites_dir
 from .seed_json import example_suite
 
 __all__ = ["bundled_suites_dir", "SuiteFormat", "SUITE_SUFFIXES", "load_suite", "load_suites", "load_bfcl",
-           "save_suite", "example_suite", "bfcl", "seed_json", "seed_yaml"]
+           "save_suite", "save_bfcl", "example_suite", "bfcl", "seed_json", "seed_yaml"]
 
 #: the file formats, by name
 SuiteFormat = Literal["seed_json", "seed_yaml", "bfcl"]
@@ -107,9 +107,19 @@ def load_bfcl(questions_path: str | os.PathLike[str],
 def save_suite(suite: Suite, path: str | os.PathLike[str]) -> None:
     """Write ``suite`` to ``path``: seed-002 YAML for ``.yaml``/``.yml``, else seed-001 JSON.
 
-    For BFCL files use :meth:`Suite.save_bfcl`.
+    For BFCL files use :func:`save_bfcl`.
     """
     if Path(path).suffix in (".yaml", ".yml"):
         seed_yaml.save(suite, path)
     else:
         seed_json.save(suite, path)
+
+
+def save_bfcl(suite: Suite, directory: str | os.PathLike[str],
+              category: str | None = None) -> tuple[str, str | None]:
+    """Write ``suite`` as BFCL question and possible-answer JSONL files into ``directory``.
+
+    Returns the two paths; the second is None when no case expects a call (irrelevance).
+    See :func:`tooleval_nb.formats.bfcl.save`.
+    """
+    return bfcl.save(suite, directory, category=category)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import hashlib
 import json
 import os
@@ -180,19 +182,21 @@ class Suite(BaseModel):
 
     # -- files -----------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the suite to ``path``: seed-001 JSON, or seed-002 YAML for ``.yaml``/``.yml``."""
-        from ..formats import save_suite
+        """Deprecated: use ``te.save_suite(suite, path)`` (a suite is plain data; files are the
+        formats package's). Writes seed-001 JSON, or seed-002 YAML for ``.yaml``/``.yml``."""
+        warnings.warn("Suite.save(path) is deprecated: use te.save_suite(suite, path)",
+                      DeprecationWarning, stacklevel=2)
+        from ..formats import save_suite  # deprecated path (LEGACY_ARROWS): removed in 0.3
 
         save_suite(self, path)
 
     def save_bfcl(self, directory: str | os.PathLike[str],
                   category: str | None = None) -> tuple[str, str | None]:
-        """Write BFCL question and possible-answer JSONL files into ``directory``.
-
-        Returns the two paths; the second is None when no case expects a call (irrelevance).
-        See :func:`tooleval_nb.formats.bfcl.save`.
-        """
-        from ..formats import bfcl
+        """Deprecated: use ``te.save_bfcl(suite, directory)``. Writes BFCL question and
+        possible-answer JSONL files; returns the two paths (the second None for irrelevance)."""
+        warnings.warn("Suite.save_bfcl(directory) is deprecated: use "
+                      "te.save_bfcl(suite, directory)", DeprecationWarning, stacklevel=2)
+        from ..formats import bfcl  # deprecated path (LEGACY_ARROWS): removed in 0.3
 
         return bfcl.save(self, directory, category=category)
 
