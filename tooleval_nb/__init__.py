@@ -69,7 +69,7 @@ if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ lo
     from .experiments.experiment import experiment
     from .experiments.split import split
     from .experiments.sweep.run import sweep
-    from .formats import example_suite, load_bfcl, load_suite, load_suites, save_suite
+    from .formats import example_suite, load_bfcl, load_suite, load_suites, save_bfcl, save_suite
     from .mcp import (
         LiveToolResult,
         MCPImportWarning,
@@ -187,7 +187,7 @@ _export("tooleval_nb.toolcall", "ToolCall", "FunctionCall", "to_tool_calls")
 _export("tooleval_nb.suite", "Tool", "FunctionDef", "EvalCase", "Suite", "ExpectedCall",
         "Expectations", "GraderSpec", "ScoringConfig", "ReferenceTool", "case_problems")
 _export("tooleval_nb.formats", "load_suite", "load_suites", "load_bfcl", "example_suite",
-        "save_suite")
+        "save_suite", "save_bfcl")
 _export("tooleval_nb.scoring", "score_case", "score_cases", "CaseScore", "bfcl_check",
         "GradeResult", "Trace", "score_case_async", "score_cases_async", "scores_df",
         "BfclVerdict", "FAILURE_MODES", "SCORE_COLUMNS", "match_value", "score_params",
@@ -349,6 +349,7 @@ __all__ = [
     "resume",
     "run_eval",
     "run_eval_async",
+    "save_bfcl",
     "save_suite",
     "score_case",
     "score_case_async",
