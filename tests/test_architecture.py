@@ -49,12 +49,14 @@ MAY_IMPORT: dict[str, set[str]] = {
                        "aio"},
     "experiments": _CORE | {"suite", "parsers", "scoring", "formats", "models", "runner",
                             "cluster", "aio"},
+    # BFCL as a benchmark: entries as cases, through the runner, to BFCL's result files
+    "bfcl": _CORE | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio"},
     "charts": _CORE | {"suite", "scoring"},
     "widgets": _CORE | {"suite", "parsers", "scoring", "formats", "models", "cluster",
                         "mcp", "runner", "experiments", "charts", "aio"},
     "report": _CORE | {"suite", "parsers", "scoring", "formats", "models", "cluster",
                        "mcp", "runner", "experiments", "charts", "aio"},
-    "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster",
+    "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "bfcl",
                     "runner", "experiments", "charts", "report", "aio"},
 }
 

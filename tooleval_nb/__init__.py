@@ -14,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import (  # the exception tree is tiny and always needed
+    ClusterError,
     EmbeddedModelError,
     ExperimentError,
     JobCancelled,
@@ -38,7 +39,8 @@ from .errors import (  # the exception tree is tiny and always needed
 )
 
 if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
-    from .cluster import ClusterError, RayExecutor
+    from .bfcl.run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
+    from .cluster import RayExecutor
     from .experiments import (
         DEFAULT_SPACE,
         DEFAULT_SYSTEM_PROMPT,
@@ -203,7 +205,8 @@ _export("tooleval_nb.models", "DEFAULT_MODEL", "call_model", "call_model_async",
 _export("tooleval_nb.runner", "run_eval", "run_eval_async", "resume", "history", "load_run",
         "delete_run", "Job", "Run", "Store", "RunSettings", "ToolChoice", "TOOL_CHOICES")
 _export("tooleval_nb.runner", "subscribe")
-_export("tooleval_nb.cluster", "RayExecutor", "ClusterError")
+_export("tooleval_nb.cluster", "RayExecutor")
+_export("tooleval_nb.bfcl.run", "run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun")
 _export("tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm",
         "sweep_form")
 _export("tooleval_nb.report", "build_report", "ReportParams", "ReportFiles")
@@ -219,6 +222,8 @@ _export("tooleval_nb.mcp", "import_mcp", "import_mcp_async", "draft_cases", "dra
 #: the public names, sorted (tests/test_public_api.py checks them against the lazy table)
 __all__ = [
     "BestRecord",
+    "BfclJob",
+    "BfclRun",
     "BfclVerdict",
     "Budget",
     "CaseScore",
@@ -347,6 +352,8 @@ __all__ = [
     "repair_tool_call",
     "repair_tool_calls",
     "resume",
+    "run_bfcl",
+    "run_bfcl_async",
     "run_eval",
     "run_eval_async",
     "save_bfcl",

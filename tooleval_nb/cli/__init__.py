@@ -31,6 +31,7 @@ from ..errors import (
     ToolEvalError,
 )
 from ..report import UnknownRunError
+from .bfcl import cmd_bfcl
 from .commands import cmd_export, cmd_history, cmd_report, cmd_run, format_summary
 from .options import EXIT_CODES, build_parser
 from .suites import cmd_convert, cmd_validate
@@ -38,7 +39,7 @@ from .suites import cmd_convert, cmd_validate
 __all__ = ["main", "build_parser", "format_summary", "EXIT_CODES"]
 
 _COMMANDS: dict[str, Callable[..., int]] = {
-    "run": cmd_run, "report": cmd_report, "history": cmd_history, "export": cmd_export,
+    "run": cmd_run, "report": cmd_report, "bfcl": cmd_bfcl, "history": cmd_history, "export": cmd_export,
     "validate": cmd_validate, "convert": cmd_convert}
 
 

@@ -11,11 +11,12 @@ from typing import Any
 
 from ..models.spec import MODES
 from ..runner.settings import TOOL_CHOICES
+from .bfcl import add_bfcl_parser
 
 __all__ = ["build_parser", "version_text", "COMMANDS", "EXIT_CODES"]
 
 #: the subcommands, in the order ``--help`` lists them
-COMMANDS = ("run", "report", "history", "export", "validate", "convert")
+COMMANDS = ("run", "report", "bfcl", "history", "export", "validate", "convert")
 
 #: exit status -> meaning (README and docs/cli.md list the same)
 EXIT_CODES = {
@@ -190,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(report)
     _gates(report)
 
+    add_bfcl_parser(sub)
     history = sub.add_parser("history", help="list the runs in the store",
                              description="The run store as a table, newest first.")
     _store(history)

@@ -1,0 +1,244 @@
+#!/usr/bin/env python
+"""BFCL speed: our end-to-end run against the fake server, scoring alone, and import time.
+
+In one run, on this machine (the load average is printed at the start and the end: on a shared
+machine compare the ratios, not the seconds):
+
+1. **end to end**: ``te.run_bfcl`` on ``--per-category`` entries of every single-turn category
+   against the fake OpenAI-compatible server (in its own process, answering after ``--latency``
+   seconds with the ground-truth call for 4 entries in 5 and a wrong value for the fifth), no
+   reply cache, result and score files written. Printed: entries/s, and the fake server's own
+   bound (``max_concurrency / latency``): the run is limited by the server when the two are close.
+2. **scoring alone** (per CPU second: steadier than wall time on a shared machine): our verdicts for the result files that run wrote, read into memory
+   (``verdict_rows``, as the official checker's in-memory loop), repeated to ``--entries``
+   entries; with our partial credit too; and from the files to the frame
+   (``score_result_files``). With ``--venv`` (a venv with bfcl-eval, see
+   ``scripts/bfcl_official.sh``), the official checker's loop on the same entries
+   (``handler.decode_ast`` then ``ast_checker``, as ``eval_runner`` does it).
+3. **import**: a fresh interpreter importing what scoring needs (ours:
+   ``tooleval_nb.bfcl.rescore``; the official: ``bfcl_eval.eval_checker.eval_runner``), best of 3.
+
+Targets: scoring >= 100,000 entries/s (the official checker: ~88,000/s here), an import of
+0.5 s or less (the official: ~5.8 s), end to end limited by the fake server.
+
+    .venv/bin/python benchmarks/bench_bfcl.py [--venv /tmp/bfcl_official_venv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "reference" / "bfcl" / "data"
+HANDLER = "benchmarks.bench_bfcl:planted_answer"
+
+_ANSWERS: dict[str, list] | None = None
+
+
+def _answers() -> dict[str, list]:
+    """The user text of every entry -> its first ground-truth call (for the fake server)."""
+    global _ANSWERS
+    if _ANSWERS is None:
+        from tooleval_nb.bfcl.categories import CATEGORIES, is_relevance
+        from tooleval_nb.bfcl.data import BfclData
+
+        data = BfclData(os.environ.get("BENCH_BFCL_DATA", str(DATA)))
+        _ANSWERS = {}
+        for category in CATEGORIES:
+            cat = data.category(category)
+            for q in cat.questions:
+                text = q["question"][0][-1]["content"]
+                truth = None if is_relevance(category) else cat.answers[q["id"]]
+                _ANSWERS[text] = [truth, len(_ANSWERS)]
+    return _ANSWERS
+
+
+def planted_answer(body: dict) -> dict:
+    """The fake server's answer: the ground truth (first acceptable values, dots as ``_``),
+    a wrong value for one entry in five, no call for the (ir)relevance categories."""
+    text = next((m["content"] for m in reversed(body["messages"]) if m["role"] == "user"), "")
+    truth, n = _answers().get(text, [None, 0])
+    if not truth:
+        return {"content": "None of the functions can be used."}
+    calls = []
+    for call in truth:
+        for name, params in call.items():
+            args = {k: v[0] for k, v in params.items() if v and v[0] != ""}
+            if n % 5 == 4 and args:
+                first = next(iter(args))
+                args[first] = "wrong"
+            calls.append({"function": {"name": name.replace(".", "_"), "arguments": args}})
+    return {"tool_calls": calls}
+
+
+def load_average() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__()
+
+
+def end_to_end(per_category: int, latency: float, concurrency: int, out: Path) -> tuple:
+    from tooleval_nb.bfcl import run_bfcl
+    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
+
+    env_path = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{env_path}" if env_path else str(ROOT)
+    with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
+        model = {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
+        run_bfcl(model, "all", mode="fc", limit=1, store=out / "warm.db", data_dir=DATA,
+                 progress="none", cache=False).result()  # imports and first connections
+        t0 = time.perf_counter()
+        run = run_bfcl(model, "all", mode="fc", limit=per_category, store=out / "store.db",
+                       data_dir=DATA, output=out, progress="none", cache=False,
+                       max_concurrency=concurrency).result()
+        wall = time.perf_counter() - t0
+    return run, wall
+
+
+def scoring(out: Path, n_target: int) -> dict[str, float]:
+    from tooleval_nb.bfcl.data import BfclData
+    from tooleval_nb.bfcl.rescore import find_result_files, score_result_files
+    from tooleval_nb.bfcl.results import read_result_file
+    from tooleval_nb.bfcl.verdicts import verdict_rows
+
+    folder = out / "result" / "openai_fake-FC"
+    data = BfclData(DATA)
+    files = {c: read_result_file(p) for c, p in find_result_files(folder).items()}
+    n_once = sum(len(v) for v in files.values())
+    reps = max(1, n_target // n_once)
+    rates = {}
+    for label, credit in (("verdicts", False), ("verdicts + partial credit", True)):
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            for _ in range(reps if not credit else max(1, reps // 20)):
+                for category, entries in files.items():
+                    verdict_rows(entries, data.category(category), model="m", mode="fc",
+                                 credit=credit)
+            best = min(best, time.process_time() - t0)
+        n = n_once * (reps if not credit else max(1, reps // 20))
+        rates[label] = n / best
+    t0 = time.process_time()
+    score_result_files(folder, "fc", data=data, credit=False)
+    rates["files -> frame (read, check ids, verdicts)"] = n_once / (time.process_time() - t0)
+    rates["_n"] = n_once * reps
+    return rates
+
+
+_OFFICIAL_LOOP = r"""
+import json, sys, time, glob, os
+from bfcl_eval.constants.enums import Language, ReturnFormat
+from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING, ModelConfig
+from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+from bfcl_eval.eval_checker.eval_runner import get_handler
+from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+from bfcl_eval.utils import is_empty_output, is_function_calling_format_output
+folder, data, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+name = "bench/fake-FC"
+MODEL_CONFIG_MAPPING[name] = ModelConfig(model_name=name, display_name=name, url="", org="",
+    license="", model_handler=OpenAICompletionsHandler, input_price=None, output_price=None,
+    is_fc_model=True, underscore_to_dot=True)
+handler = get_handler(name)
+work = []
+for path in glob.glob(os.path.join(folder, "*", "BFCL_v4_*_result.json")):
+    cat = os.path.basename(path)[len("BFCL_v4_"):-len("_result.json")]
+    qs = {json.loads(l)["id"]: json.loads(l) for l in open(os.path.join(data, f"BFCL_v4_{cat}.json"))}
+    ans = {}
+    if "relevance" not in cat:
+        ans = {json.loads(l)["id"]: json.loads(l)["ground_truth"] for l in open(os.path.join(data, "possible_answer", f"BFCL_v4_{cat}.json"))}
+    lang = Language.JAVA if cat == "simple_java" else Language.JAVASCRIPT if cat == "simple_javascript" else Language.PYTHON
+    fmt = ReturnFormat.JAVA if cat == "simple_java" else ReturnFormat.JAVASCRIPT if cat == "simple_javascript" else ReturnFormat.PYTHON
+    for line in open(path):
+        e = json.loads(line)
+        work.append((cat, e["result"], qs[e["id"]]["function"], ans.get(e["id"]), lang, fmt))
+best = float("inf")
+for _ in range(3):
+    t0 = time.process_time()
+    for _ in range(reps):
+        for cat, result, funcs, truth, lang, fmt in work:
+            try:
+                decoded = handler.decode_ast(result, ReturnFormat.PYTHON if "relevance" in cat else fmt, False)
+            except Exception:
+                continue
+            if "relevance" in cat:
+                is_empty_output(decoded)
+            elif is_function_calling_format_output(decoded):
+                ast_checker(funcs, decoded, truth, lang, cat, name)
+    best = min(best, time.process_time() - t0)
+print(json.dumps({"rate": len(work) * reps / best, "n": len(work) * reps}))
+"""
+
+
+def official_rate(venv: Path, out: Path, n_target: int, n_once: int) -> float:
+    data = next((venv / "lib").glob("python3*/site-packages/bfcl_eval/data"))
+    reps = max(1, n_target // n_once)
+    env = {**os.environ, "OPENAI_API_KEY": "unused"}
+    proc = subprocess.run([str(venv / "bin" / "python"), "-c", _OFFICIAL_LOOP,
+                           str(out / "result" / "openai_fake-FC"), str(data), str(reps)],
+                          check=True, capture_output=True, text=True, env=env)
+    return float(json.loads(proc.stdout.strip().splitlines()[-1])["rate"])
+
+
+def import_time(python: str, statement: str, env: dict[str, str] | None = None) -> float:
+    code = (f"import time; t=time.perf_counter(); {statement}; "
+            "print(time.perf_counter()-t)")
+    times = []
+    for _ in range(3):
+        proc = subprocess.run([python, "-c", code], check=True, capture_output=True, text=True,
+                              env={**os.environ, **(env or {})}, cwd=ROOT)
+        times.append(float(proc.stdout.strip().splitlines()[-1]))
+    return min(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-category", type=int, default=40,
+                        help="entries per category for the end-to-end run (13 categories)")
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--entries", type=int, default=200_000,
+                        help="entries scored in the scoring-alone loop")
+    parser.add_argument("--venv", type=Path, default=None,
+                        help="a venv with bfcl-eval, to measure the official checker too")
+    args = parser.parse_args(argv)
+    print(f"load average at start: {load_average()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        os.environ.setdefault("TOOLEVAL_CACHE_DIR", str(out / "cache"))
+        run, wall = end_to_end(args.per_category, args.latency, args.concurrency, out)
+        n = len(run)
+        bound = args.concurrency / args.latency
+        print(f"end to end: {n} entries in {wall:.2f} s = {n / wall:,.1f} entries/s; the fake "
+              f"server's bound {bound:,.0f}/s (concurrency {args.concurrency} / latency "
+              f"{args.latency} s); ratio {n / wall / bound:.2f}")
+        board = run.bfcl_scores().iloc[0]
+        print(f"  (planted answers: non-live {board['non_live_overall']:.3f}, live "
+              f"{board['live_overall']:.3f}, errored {board['n_errored']})")
+        rates = scoring(out, args.entries)
+        n_scored = rates.pop("_n")
+        for label, rate in rates.items():
+            print(f"scoring, {label}: {rate:,.0f} entries per CPU second")
+        if args.venv is not None:
+            official = official_rate(args.venv, out, args.entries, n)
+            print(f"scoring, the official checker's loop on the same entries: {official:,.0f} "
+                  f"entries per CPU second; ours / official = {rates['verdicts'] / official:.2f} "
+                  f"({n_scored:,} entries)")
+    ours = import_time(sys.executable, "import tooleval_nb.bfcl.rescore")
+    print(f"import for scoring, ours (tooleval_nb.bfcl.rescore): {ours:.2f} s")
+    if args.venv is not None:
+        theirs = import_time(str(args.venv / "bin" / "python"),
+                             "import bfcl_eval.eval_checker.eval_runner",
+                             {"OPENAI_API_KEY": "unused"})
+        print(f"import for scoring, official (bfcl_eval.eval_checker.eval_runner): "
+              f"{theirs:.2f} s; ratio {ours / theirs:.2f}")
+    print(f"load average at end: {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

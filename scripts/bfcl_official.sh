@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The official-checker proof (slow: about 30 min of CPU for the embedded model on 2 cores).
+# Creates a separate venv with bfcl-eval==2026.3.23 (never our own venv: its import pulls in
+# every provider SDK), then runs scripts/bfcl_official.py: our run in both modes, the official
+# checker on the files we wrote, and the per-entry comparison. Extra arguments are passed on
+# (e.g. --limit 20 --categories simple_python,irrelevance).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+VENV="${BFCL_VENV:-/tmp/bfcl_official_venv}"
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('bfcl-eval') == '2026.3.23'; import soundfile" 2>/dev/null; then
+    uv venv -p 3.11 "$VENV"
+    # soundfile: imported by qwen-agent, which bfcl-eval's model table imports, but not declared
+    VIRTUAL_ENV="$VENV" uv pip install "bfcl-eval==2026.3.23" soundfile
+fi
+cd "$ROOT"
+LITELLM_LOCAL_MODEL_COST_MAP=True exec .venv/bin/python scripts/bfcl_official.py --venv "$VENV" "$@"

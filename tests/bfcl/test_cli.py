@@ -1,0 +1,47 @@
+"""``tooleval-nb bfcl`` (the subcommand is built here on its own parser: the lead wires it in)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import pytest
+
+from tooleval_nb.cli.bfcl import add_bfcl_parser, cmd_bfcl
+from tooleval_nb.errors import SuiteError
+from tooleval_nb.testing.fake_openai import FakeOpenAIServer
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(prog="tooleval-nb")
+    add_bfcl_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["bfcl", *argv])
+
+
+def _handler(body):
+    if any("factorial of 5" in str(m.get("content")) for m in body["messages"]):
+        return {"content": "[math.factorial(number=5)]"}
+    return {"content": "no"}
+
+
+def test_cli_writes_the_files_and_prints_the_leaderboard(bfcl_data, tmp_path):
+    with FakeOpenAIServer(handler=_handler) as server:
+        args = _parse(["--model", "openai/fake", "--api-base", server.url, "--api-key", "k",
+                       "--category", "simple_python", "--category", "irrelevance",
+                       "--mode", "prompt", "--limit", "2", "--output", str(tmp_path / "out"),
+                       "--data-dir", str(bfcl_data), "--store", str(tmp_path / "s.db"),
+                       "--progress", "none", "--format", "json"])
+        out = io.StringIO()
+        assert cmd_bfcl(args, out, io.StringIO()) == 0
+    (row,) = json.loads(out.getvalue())
+    assert row["simple_python"] == 0.5 and row["irrelevance"] == 1.0
+    assert (tmp_path / "out" / "result" / "openai_fake" / "non_live" /
+            "BFCL_v4_irrelevance_result.json").is_file()
+
+
+def test_cli_unknown_category(bfcl_data, tmp_path):
+    args = _parse(["--category", "simple", "--output", str(tmp_path), "--data-dir",
+                   str(bfcl_data), "--store", str(tmp_path / "s.db")])
+    with pytest.raises(SuiteError, match="valid categories"):
+        cmd_bfcl(args, io.StringIO(), io.StringIO())

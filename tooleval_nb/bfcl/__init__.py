@@ -1,0 +1,46 @@
+"""BFCL as a benchmark: any model on BFCL's single-turn categories in one call.
+
+``te.run_bfcl(model, categories, mode="fc" | "prompt", limit=None)`` builds the entries from
+BFCL's data (:mod:`.data`, :mod:`.suite`, shown as BFCL shows them: :mod:`.prompt`), runs them
+through the runner, writes result files the official checker reads (:mod:`.results`), and gives
+BFCL's verdicts with our partial credit beside them (:mod:`.verdicts`) and the leaderboard
+(:mod:`.scores`). :func:`score_result_files` (:mod:`.rescore`) scores files already on disk.
+
+Names load on first use: scoring result files never imports the runner or model code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .categories import CATEGORIES, GROUPS, resolve_categories
+    from .data import BfclData, locate_data
+    from .rescore import score_result_files
+    from .run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
+    from .scores import category_table, leaderboard
+    from .verdicts import ENTRY_COLUMNS
+
+__all__ = ["run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun", "BfclData", "locate_data",
+           "CATEGORIES", "GROUPS", "resolve_categories", "score_result_files", "leaderboard",
+           "category_table", "ENTRY_COLUMNS"]
+
+_WHERE = {"run_bfcl": "run", "run_bfcl_async": "run", "BfclJob": "run", "BfclRun": "run",
+          "BfclData": "data", "locate_data": "data", "CATEGORIES": "categories",
+          "GROUPS": "categories", "resolve_categories": "categories",
+          "score_result_files": "rescore", "leaderboard": "scores", "category_table": "scores",
+          "ENTRY_COLUMNS": "verdicts"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooleval_nb.bfcl' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

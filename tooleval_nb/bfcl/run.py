@@ -1,0 +1,342 @@
+"""``te.run_bfcl``: any model on BFCL's single-turn categories, through the runner.
+
+One call builds the suite from BFCL's data (:mod:`.suite`), runs it with
+:func:`tooleval_nb.runner.run_eval` (so the response cache, resume, history, progress and
+cancellation are the runner's), then writes BFCL's result files and our score files when an
+output folder is given. The job gives a :class:`BfclRun`: a :class:`~tooleval_nb.runner.Run`
+with the BFCL views (``bfcl_results_df``, ``bfcl_category_df``, ``bfcl_scores``) and
+``write_bfcl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Generator, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelConfigError, SuiteError
+from ..runner import Job, Run, run_eval, run_eval_async
+from ..runner.plan import make_targets
+from ..suite import Suite
+from .categories import CATEGORIES, group_of, resolve_categories
+from .data import BfclData, CategoryData
+from .prompt import PROMPT_FORMATS, PromptFormat
+from .results import (
+    check_manifest,
+    model_dir_name,
+    model_name,
+    result_entry,
+    result_path,
+    write_manifest,
+    write_result_file,
+)
+from .scores import category_table, leaderboard
+from .suite import BFCL_MODES, BfclMode, build_suite
+from .verdicts import ENTRY_COLUMNS, verdict_rows
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["BfclJob", "BfclRun", "BfclSpec", "run_bfcl", "run_bfcl_async", "SCORE_FOLDER"]
+
+#: our score files, beside BFCL's ``result/`` folder
+SCORE_FOLDER = "score_tooleval"
+#: run options run_bfcl sets itself
+_OWN_OPTIONS = ("mode", "tool_choice", "system_prompt", "ids", "tags", "agent")
+#: the parser that reads calls from prompt-mode text for the runner's own scores
+_PARSERS = {"python": "pythonic", "json": "json"}
+_TOOL_REJECTION = ("tool", "function")
+
+
+@dataclass
+class BfclSpec:
+    """What a BFCL run is: categories, mode, reply format, data, limit and output folder."""
+
+    categories: list[str]
+    mode: BfclMode
+    prompt_format: PromptFormat
+    data: BfclData
+    limit: int | None = None
+    output: Path | None = None
+    category_data: dict[str, CategoryData] = field(default_factory=dict)
+
+    def runner_mode(self) -> str:
+        return "native" if self.mode == "fc" else _PARSERS[self.prompt_format]
+
+
+def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: int | None,
+          output: Any) -> BfclSpec:
+    cats = resolve_categories(categories)
+    if mode not in BFCL_MODES:
+        raise SuiteError(f"mode must be 'fc' (native tools) or 'prompt' (BFCL's system prompt, "
+                         f"calls read from the reply text), not {mode!r}")
+    if prompt_format not in PROMPT_FORMATS:
+        raise SuiteError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, not "
+                         f"{prompt_format!r}")
+    data = BfclData(data_dir)
+    spec = BfclSpec(cats, mode, prompt_format, data, limit,  # type: ignore[arg-type]
+                    Path(output) if output is not None else None)
+    spec.category_data = {c: data.category(c) for c in cats}
+    return spec
+
+
+def _run_options(spec: BfclSpec, options: Mapping[str, Any]) -> dict[str, Any]:
+    taken = sorted(set(options) & set(_OWN_OPTIONS))
+    if taken:
+        raise TypeError(f"run_bfcl sets {', '.join(taken)} itself (BFCL's prompts and tool "
+                        "choice); choose mode='fc' or 'prompt' and categories=... instead")
+    return {**options, "mode": spec.runner_mode(),
+            "tool_choice": "auto" if spec.mode == "fc" else "none"}
+
+
+def _precheck_output(spec: BfclSpec, model: Any) -> None:
+    if spec.output is None:
+        return
+    for target in make_targets(model, spec.runner_mode()):  # type: ignore[arg-type]
+        folder = spec.output / "result" / model_dir_name(target.label, spec.mode)
+        check_manifest(folder, target.label, spec.mode, spec.category_data)
+
+
+def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
+             mode: BfclMode = "fc", limit: int | None = None, store: Any = None, *,
+             data_dir: str | os.PathLike[str] | None = None,
+             output: str | os.PathLike[str] | None = None,
+             prompt_format: PromptFormat = "python", **run_options: Any) -> BfclJob:
+    """Run a model on BFCL's single-turn categories; returns the :class:`BfclJob`.
+
+    In a notebook the job runs on the kernel's loop and this returns at once
+    (``run = await job``); elsewhere it blocks until the run is finished (``job.result()``).
+
+    Args:
+        model: a litellm model string, a dict (``model``, ``api_base``, ``api_key``, ...), a
+            ``te.ModelSpec``, or a list of them; default the embedded offline model.
+        categories: category and group names (``non_live``, ``live``, ``single_turn``,
+            ``all``), a list or a comma-separated string.
+        mode: ``"fc"`` offers BFCL's functions as native tools; ``"prompt"`` puts them in
+            BFCL's system prompt and reads the calls from the reply text.
+        limit: the first ``limit`` entries of each category (all when None).
+        store: the run store (see ``run_eval``).
+        data_dir: BFCL's data folder (default: ``TOOLEVAL_BFCL_DATA``, else the data of an
+            installed ``bfcl-eval``).
+        output: write BFCL result files (``result/``) and our score files
+            (``score_tooleval/``) there once the run is finished.
+        prompt_format: in prompt mode, the call format asked for: ``python`` (BFCL's default)
+            or ``json`` (BFCL's JSON list).
+        **run_options: passed to ``run_eval`` unchanged (``temperature``, ``max_concurrency``,
+            ``cache``, ``timeout``, ``progress``, ``name``, ``resume``, ``executor``, ...).
+
+    Raises:
+        SuiteError: an unknown category (the valid ones listed), no data, or an output folder
+            holding results of another model or dataset version (the differing ids shown).
+        ModelConfigError: in ``fc`` mode, a model that rejects native tools (use
+            ``mode="prompt"``).
+    """
+    spec = _spec(categories, mode, prompt_format, data_dir, limit, output)
+    _precheck_output(spec, model)
+    suite = build_suite(list(spec.category_data.values()), spec.mode, limit=spec.limit,
+                        prompt_format=spec.prompt_format)
+    job = run_eval(suite, model, store=store, **_run_options(spec, run_options))
+    bfcl_job = BfclJob(job, spec, suite)
+    if job.done() and job.status == "completed":  # ran to the end here (no event loop)
+        bfcl_job.result()
+    return bfcl_job
+
+
+async def run_bfcl_async(model: Any = None, categories: str | Iterable[str] | None = "all",
+                         mode: BfclMode = "fc", limit: int | None = None, store: Any = None, *,
+                         data_dir: str | os.PathLike[str] | None = None,
+                         output: str | os.PathLike[str] | None = None,
+                         prompt_format: PromptFormat = "python",
+                         **run_options: Any) -> BfclRun:
+    """:func:`run_bfcl` for async code: the finished :class:`BfclRun` (same arguments;
+    ``progress`` defaults to ``"none"``)."""
+    spec = await asyncio.to_thread(_spec, categories, mode, prompt_format, data_dir, limit,
+                                   output)
+    _precheck_output(spec, model)
+    suite = await asyncio.to_thread(build_suite, list(spec.category_data.values()), spec.mode,
+                                    limit=spec.limit, prompt_format=spec.prompt_format)
+    options = _run_options(spec, run_options)
+    run = await run_eval_async(suite, model, store=store, **options)
+    return await asyncio.to_thread(_finish, run, spec, suite)
+
+
+def _finish(run: Run, spec: BfclSpec, suite: Suite) -> BfclRun:
+    bfcl_run = BfclRun.of(run, spec, suite)
+    if spec.mode == "fc":
+        bfcl_run.check_native_tools()
+    if spec.output is not None:
+        bfcl_run.write_bfcl(spec.output)
+    return bfcl_run
+
+
+class BfclJob:
+    """A BFCL run in progress: a runner :class:`~tooleval_nb.runner.Job` whose result is a
+    :class:`BfclRun` (its files written when an output folder was given). Everything else
+    (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
+
+    def __init__(self, job: Job, spec: BfclSpec, suite: Suite) -> None:
+        self.job = job
+        self.spec = spec
+        self.suite = suite
+        self._run: BfclRun | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.job, name)
+
+    def __repr__(self) -> str:
+        return (f"BfclJob({self.spec.mode}, {len(self.spec.categories)} categories, "
+                f"{self.job!r})")
+
+    def __await__(self) -> Generator[Any, None, BfclRun]:
+        return self._wait().__await__()
+
+    async def _wait(self) -> BfclRun:
+        run = await self.job
+        if self._run is None:
+            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite)
+        return self._run
+
+    def result(self, timeout: float | None = None) -> BfclRun:
+        """The finished :class:`BfclRun` (JobCancelled / JobError when it did not complete)."""
+        if self._run is None:
+            self._run = _finish(self.job.result(timeout), self.spec, self.suite)
+        return self._run
+
+    def snapshot(self) -> BfclRun:
+        """The run as stored right now (partial while running or after a cancel)."""
+        return BfclRun.of(self.job.snapshot(), self.spec, self.suite)
+
+
+class BfclRun(Run):
+    """A :class:`~tooleval_nb.runner.Run` of BFCL entries, with BFCL's verdicts and scores."""
+
+    spec: BfclSpec
+    suite: Suite
+
+    @classmethod
+    def of(cls, run: Run, spec: BfclSpec, suite: Suite) -> BfclRun:
+        out = cls.__new__(cls)
+        out.__dict__.update(run.__dict__)
+        out.spec, out.suite = spec, suite
+        out.__dict__["_entries"] = None
+        return out
+
+    # -- the written entries -----------------------------------------------------------------
+    def bfcl_entries(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """``(model label, category)`` -> BFCL's result entries (as the files hold them)."""
+        cached: dict[tuple[str, str], list[dict[str, Any]]] | None = self.__dict__.get(
+            "_entries")
+        if cached is not None:
+            return cached
+        tools = {c.id: c.tools or [] for c in self.suite.cases}
+        out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in self.store.results(self.id, detail=True):
+            if row.get("sample") not in (0, None):
+                continue  # BFCL has one answer per entry: the first sample
+            detail = json.loads(row.get("detail") or "{}")
+            entry = result_entry(row, detail, self.spec.mode, tools.get(row["case_id"], []))
+            out.setdefault((row["model"], str(row["category"])), []).append(entry)
+        self.__dict__["_entries"] = out
+        return out
+
+    def bfcl_results_df(self, credit: bool = True) -> pd.DataFrame:
+        """One row per model × entry: BFCL's verdict and our partial credit
+        (columns: :data:`tooleval_nb.bfcl.verdicts.ENTRY_COLUMNS`)."""
+        import pandas as pd
+
+        rows: list[dict[str, Any]] = []
+        order = {c: i for i, c in enumerate(CATEGORIES)}
+        for (label, category), entries in sorted(self.bfcl_entries().items(),
+                                                 key=lambda kv: (kv[0][0], order[kv[0][1]])):
+            rows += verdict_rows(entries, self.spec.category_data[category],
+                                 model=model_name(label),
+                                 mode=self.spec.mode, prompt_format=self.spec.prompt_format,
+                                 credit=credit)
+        df = pd.DataFrame(rows, columns=list(ENTRY_COLUMNS))
+        df["passed"] = df["passed"].astype(bool)
+        return df
+
+    def bfcl_category_df(self) -> pd.DataFrame:
+        """Accuracy per model × category with its interval (``scores.CATEGORY_COLUMNS``)."""
+        return category_table(self.bfcl_results_df())
+
+    def bfcl_scores(self) -> pd.DataFrame:
+        """BFCL's leaderboard row per model (``scores.LEADERBOARD_COLUMNS``)."""
+        return leaderboard(self.bfcl_results_df())
+
+    # -- checks and files --------------------------------------------------------------------
+    def check_native_tools(self) -> None:
+        """Raise when a model rejected native tools on every entry (fc mode): every request
+        refused as a bad request, or every error about tools or functions."""
+        df = self.results_df()
+        for label, part in df.groupby("model", sort=False):
+            errors = part["error"].dropna()
+            kinds = part["error_type"].dropna()
+            if len(part) and len(errors) == len(part) and (
+                    all(k == "ModelBadRequestError" for k in kinds)
+                    or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)):
+                raise ModelConfigError(
+                    f"model {label!r} rejected native tools on every BFCL entry (first error: "
+                    f"{str(errors.iloc[0])[:300]}); it cannot be run in mode='fc': run it with "
+                    "mode='prompt' (BFCL's prompting system prompt, calls read from the text)")
+
+    def write_bfcl(self, output: str | os.PathLike[str]) -> dict[str, list[Path]]:
+        """Write BFCL's result files and our score files under ``output``; returns the paths
+        by model label (see :mod:`tooleval_nb.bfcl.results` for the layout)."""
+        base = Path(output)
+        written: dict[str, list[Path]] = {}
+        entries = self.bfcl_entries()
+        verdicts = self.bfcl_results_df()
+        for target in self.targets:
+            label = target["label"]
+            model_dir = model_dir_name(label, self.spec.mode)
+            folder = base / "result" / model_dir
+            check_manifest(folder, label, self.spec.mode, self.spec.category_data)
+            paths = []
+            done = [c for c in self.spec.categories if entries.get((label, c))]
+            for category in done:  # a category with no finished entry gets no file
+                paths.append(write_result_file(result_path(base, model_dir, category),
+                                               entries[(label, category)]))
+            write_manifest(folder, {
+                "model": label, "mode": self.spec.mode, "prompt_format": self.spec.prompt_format,
+                "run_id": self.id, "data": str(self.spec.data.folder),
+                "categories": {c: {"fingerprint": self.spec.category_data[c].fingerprint,
+                                   "entries": len(entries.get((label, c), []))}
+                               for c in done}})
+            mine = verdicts[verdicts["model"] == model_name(label)]
+            paths += _write_scores(base / SCORE_FOLDER / model_dir, mine, label, done)
+            written[label] = paths
+        return written
+
+
+def _write_scores(folder: Path, entries: pd.DataFrame, label: str,
+                  categories: list[str]) -> list[Path]:
+    """Our score files: BFCL's score-file shape per category (header, then every failed entry
+    with its error and our partial credit), every entry as CSV, and the leaderboard row."""
+    paths = []
+    for category in categories:
+        part = entries[entries["category"] == category]
+        n, correct = len(part), int(part["passed"].sum())
+        lines: list[dict[str, Any]] = [{"accuracy": correct / n if n else 0.0,
+                                        "correct_count": correct, "total_count": n}]
+        for row in part[~part["passed"]].itertuples(index=False):
+            lines.append({"id": row.id, "model_name": label, "test_category": category,
+                          "valid": False, "error": [row.error] if row.error else [],
+                          "error_type": row.error_type, "model_result": row.result,
+                          "tool_score": row.tool_score, "param_score": row.param_score,
+                          "call_matches": row.call_matches})
+        path = folder / group_of(category) / f"BFCL_v4_{category}_score.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(x, default=str) + "\n" for x in lines),
+                        encoding="utf-8")
+        paths.append(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    csv = folder / "entries.csv"
+    entries.drop(columns=["result"]).to_csv(csv, index=False)
+    board = folder / "leaderboard.csv"
+    leaderboard(entries).to_csv(board, index=False)
+    return [*paths, csv, board]

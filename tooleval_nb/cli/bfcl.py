@@ -1,0 +1,127 @@
+"""``tooleval-nb bfcl``: a model on BFCL's single-turn categories, files for the official checker.
+
+    tooleval-nb bfcl --model local/smollm2-135m --category simple_python --category irrelevance \\
+        --mode fc --limit 50 --output bfcl_out
+
+Writes BFCL's result files under ``DIR/result/`` and our score files under
+``DIR/score_tooleval/``, and prints the leaderboard table (per-category accuracy, overalls,
+errored and decoder-failed counts). Exit status as every command: 0, 1 a failure while running,
+2 a usage or configuration problem (an unknown category, no data, a model that rejects native
+tools in fc mode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from ..bfcl.categories import CATEGORIES, GROUPS
+from ..bfcl.prompt import PROMPT_FORMATS
+from ..bfcl.run import run_bfcl
+
+__all__ = ["add_bfcl_parser", "cmd_bfcl", "format_scores"]
+
+
+def _key_value(text: str) -> tuple[str, Any]:
+    key, eq, value = text.partition("=")
+    if not eq or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``bfcl`` subcommand to the ``tooleval-nb`` parser's subparsers."""
+    p = subparsers.add_parser(
+        "bfcl", help="run a model on BFCL and write result files the official checker reads",
+        description="Run a model on BFCL's single-turn categories (V4), write BFCL result files "
+        "(DIR/result/<model>/...) and our score files (DIR/score_tooleval/), and print the "
+        "leaderboard. Data: --data-dir, TOOLEVAL_BFCL_DATA, or an installed bfcl-eval "
+        "(pip install 'tooleval_nb[bfcl]').")
+    p.add_argument("--model", action="append", default=None, metavar="MODEL",
+                   help="a litellm model string (repeatable; default the embedded model)")
+    p.add_argument("--api-base", default=None, metavar="URL",
+                   help="an OpenAI-compatible endpoint for --model")
+    p.add_argument("--api-key", default=None, metavar="KEY", help="its key")
+    p.add_argument("--category", action="append", default=None, metavar="NAME",
+                   help=f"a category or group (repeatable; default all). Groups: "
+                   f"{', '.join(GROUPS)}; categories: {', '.join(CATEGORIES)}")
+    p.add_argument("--mode", choices=("fc", "prompt"), default="fc",
+                   help="fc: native tools (default); prompt: BFCL's system prompt, calls read "
+                   "from the reply text")
+    p.add_argument("--prompt-format", choices=PROMPT_FORMATS, default="python",
+                   help="in prompt mode, the call format asked for (default python)")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="the first N entries of each category (default all)")
+    p.add_argument("--output", required=True, metavar="DIR",
+                   help="folder for result/ and score_tooleval/ (created)")
+    p.add_argument("--data-dir", default=None, metavar="DIR",
+                   help="BFCL's data folder (BFCL_v4_<category>.json, possible_answer/)")
+    p.add_argument("--store", default=None, metavar="PATH",
+                   help="the run store (default TOOLEVAL_STORE or the user data folder)")
+    p.add_argument("--temperature", type=float, default=None)
+    p.add_argument("--max-concurrency", type=int, default=None, metavar="N")
+    p.add_argument("--request-timeout", type=float, default=None, metavar="SECONDS")
+    p.add_argument("--no-cache", dest="cache", action="store_false", default=None,
+                   help="always call the model (default: reuse cached replies)")
+    p.add_argument("--no-resume", dest="resume", action="store_false", default=None,
+                   help="start afresh even when an interrupted identical run is stored")
+    p.add_argument("--param", dest="params", action="append", type=_key_value, default=None,
+                   metavar="KEY=VALUE", help="an extra sampling parameter (repeatable)")
+    p.add_argument("--name", default=None, help="a label for the run in the history")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="how to print the leaderboard (default table)")
+    p.add_argument("--progress", choices=("auto", "text", "none"), default="auto")
+    return p
+
+
+def _models(args: argparse.Namespace) -> Any:
+    names = args.model or [None]
+    if args.api_base is None and args.api_key is None:
+        return [n for n in names if n is not None] or None
+    return [{k: v for k, v in {"model": n, "api_base": args.api_base,
+                               "api_key": args.api_key}.items() if v is not None}
+            for n in names]
+
+
+def format_scores(df: Any) -> str:
+    """The leaderboard as text: one block per model, percentages, counts."""
+    lines = []
+    for row in df.to_dict("records"):
+        lines.append(f"{row['model']} ({row['mode']}): {row['n_entries']} entries, "
+                     f"{row['n_passed']} passed, {row['n_errored']} errored, "
+                     f"{row['n_decoder_failed']} decoder failed")
+        for key in df.columns[2:-7]:
+            value = row[key]
+            if value == value:  # not NaN: the category (or aggregate) was run
+                lines.append(f"  {key:<24}{100 * value:6.2f}%")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_bfcl(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
+    """Run ``tooleval-nb bfcl``; returns the exit status (errors are raised to ``main``)."""
+    options: dict[str, Any] = {
+        k: v for k, v in {"temperature": args.temperature,
+                          "max_concurrency": args.max_concurrency,
+                          "timeout": args.request_timeout, "cache": args.cache,
+                          "resume": args.resume, "name": args.name,
+                          "params": dict(args.params) if args.params else None}.items()
+        if v is not None}
+    progress = "none" if args.progress == "none" else "text"
+    job = run_bfcl(_models(args), args.category or "all", mode=args.mode, limit=args.limit,
+                   store=args.store, data_dir=args.data_dir, output=args.output,
+                   prompt_format=args.prompt_format, progress=progress, **options)
+    run = job.result()
+    scores = run.bfcl_scores()
+    if args.format == "csv":
+        scores.to_csv(out, index=False)
+    elif args.format == "json":
+        out.write(scores.to_json(orient="records") + "\n")
+    else:
+        out.write(format_scores(scores))
+        out.write(f"run: {run.id}\nresult files: {args.output}/result/\n")
+    return 0
