@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tooleval_nb.testing import FakeOpenAIServer
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 REFERENCE = ROOT.parent / "shared" / "reference"
@@ -69,3 +71,18 @@ def bfcl_results() -> Path:
     if not BFCL_RESULTS.exists():
         pytest.skip(f"BFCL reference results not found at {BFCL_RESULTS}")
     return BFCL_RESULTS
+
+
+# -- shared by the runner's and the cluster's tests ---------------------------------------------
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAIServer]:
+    """A fake OpenAI-compatible server (tests/models has its own, with other defaults)."""
+    with FakeOpenAIServer(retry_after=0.01, hang=5.0) as server:
+        yield server
+
+
+@pytest.fixture
+def store_path(tmp_path, monkeypatch) -> str:
+    path = str(tmp_path / "runs.db")
+    monkeypatch.setenv("TOOLEVAL_STORE", path)  # nothing may reach the user's real store
+    return path

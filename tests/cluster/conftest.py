@@ -7,8 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from tooleval_nb.testing import FakeOpenAIServer
-
 ray = pytest.importorskip("ray")
 
 @pytest.fixture(scope="session")
@@ -23,16 +21,3 @@ def ray_cluster() -> Iterator[str]:
                 raise
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(retry_after=0.01, hang=5.0) as server:
-        yield server
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch) -> str:
-    path = str(tmp_path / "runs.db")
-    monkeypatch.setenv("TOOLEVAL_STORE", path)
-    return path

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -26,19 +26,6 @@ def weather_suite(n: int, marks: dict[int, str] | None = None, name: str = "weat
 @pytest.fixture
 def make_suite() -> Callable[..., Suite]:
     return weather_suite
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(retry_after=0.01, hang=5.0) as server:
-        yield server
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch) -> str:
-    path = str(tmp_path / "runs.db")
-    monkeypatch.setenv("TOOLEVAL_STORE", path)  # nothing may reach the user's real store
-    return path
 
 
 def model_for(server: FakeOpenAIServer, **extra) -> dict:
