@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The official-checker proof (slow: about 30 min of CPU for the embedded model on 2 cores).
+# The official-checker proof (slow: 1,000 embedded-model calls, an hour or more on 2 cores;
+# --snapshot rescores what a run has finished so far).
 # Creates a separate venv with bfcl-eval==2026.3.23 (never our own venv: its import pulls in
 # every provider SDK), then runs scripts/bfcl_official.py: our run in both modes, the official
 # checker on the files we wrote, and the per-entry comparison. Extra arguments are passed on
