@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tooleval_nb.bfcl.chart import (
+from tooleval_nb.bfcl.scores import category_table
+from tooleval_nb.charts.bfcl import (
     accuracy_chart,
     accuracy_table,
     mode_comparison_table,
     worst_entries,
 )
-from tooleval_nb.bfcl.scores import category_table
 
 
 def _entries():

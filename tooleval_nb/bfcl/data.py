@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import SuiteError
 from .categories import VERSION_PREFIX, is_relevance
 
-__all__ = ["BfclData", "CategoryData", "locate_data", "DATA_ENV", "DISTRIBUTION"]
+__all__ = ["BfclData", "CategoryData", "locate_data", "read_jsonl", "DATA_ENV", "DISTRIBUTION"]
 
 #: the environment variable naming a BFCL data folder
 DATA_ENV = "TOOLEVAL_BFCL_DATA"
@@ -83,25 +83,70 @@ class CategoryData:
         return [q["id"] for q in self.questions]
 
 
-def _read(path: Path) -> tuple[bytes, list[dict[str, Any]]]:
+def read_jsonl(path: str | os.PathLike[str], *, what: str = "BFCL data file",
+               fields: tuple[str, ...] = ("id",), shape: str = "a JSON object with a text id",
+               hint: str = _HOW) -> tuple[bytes, list[dict[str, Any]]]:
+    """The bytes and the objects of one of BFCL's JSON Lines files (blank lines skipped).
+
+    Args:
+        path: the file.
+        what: what the file is, for the message when it cannot be read.
+        fields: the fields every line must have (the first, the id, as text).
+        shape: what every line must be, for the message naming a bad line.
+        hint: what to do when the file cannot be read ("" for nothing).
+
+    Raises:
+        SuiteError: the file cannot be read, or a line is not JSON or lacks a field; the
+            message names the file, and the line and field.
+    """
+    p = Path(path)
+    raw = _read_bytes(p, what, hint)
+    return raw, _parse_jsonl(raw, p, fields, shape)
+
+
+def _read_bytes(path: Path, what: str, hint: str) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
-        raise SuiteError(f"cannot read {path}: {exc.strerror}; {_HOW}", path=str(path)) from None
+        tail = f"; {hint}" if hint else ""
+        raise SuiteError(f"cannot read {what} {path}: {exc.strerror}{tail}",
+                         path=str(path)) from None
+
+
+def _parse_jsonl(raw: bytes, path: Path, fields: tuple[str, ...] = ("id",),
+                 shape: str = "a JSON object with a text id") -> list[dict[str, Any]]:
     rows = []
+    key, rest = fields[0], fields[1:]
     for n, line in enumerate(raw.decode("utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except ValueError as exc:
-            raise SuiteError(f"{path}, line {n}: not JSON ({exc}); each line must be one "
-                             "BFCL entry", path=str(path)) from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
-            raise SuiteError(f"{path}, line {n}: field id: each line must be a JSON object "
-                             "with a text id", path=str(path))
+            raise SuiteError(f"{path}, line {n}: not JSON ({exc}); each line must be {shape}",
+                             path=str(path)) from None
+        if (not isinstance(obj, dict) or not isinstance(obj.get(key), str)
+                or any(f not in obj for f in rest)):
+            raise SuiteError(f"{path}, line {n}: field {'/'.join(fields)}: each line must be "
+                             f"{shape}", path=str(path))
         rows.append(obj)
-    return raw, rows
+    return rows
+
+
+def _category_data(category: str, qpath: Path, raw: bytes, apath: Path | None, araw: bytes,
+                   fingerprint: str) -> CategoryData:
+    questions = _parse_jsonl(raw, qpath)
+    answers: dict[str, list[Any]] | None = None
+    if apath is not None:
+        rows = _parse_jsonl(araw, apath)
+        answers = {r["id"]: r.get("ground_truth") or [] for r in rows}
+        missing = [q["id"] for q in questions if q["id"] not in answers]
+        if missing:
+            raise SuiteError(f"{apath}: no ground truth for {len(missing)} question(s) of "
+                             f"{qpath.name}, e.g. {missing[:5]}; the two files must come "
+                             "from the same BFCL version", path=str(apath))
+    return CategoryData(category, questions, answers, qpath, apath, fingerprint,
+                        {q["id"]: q for q in questions})
 
 
 class BfclData:
@@ -129,25 +174,15 @@ class BfclData:
         if not qpath.is_file():
             raise SuiteError(f"{qpath}: no question file for BFCL category {category!r} in "
                              f"{self.folder}; {_HOW}", path=str(qpath))
-        digest = hashlib.sha256()
-        raw, questions = _read(qpath)
-        digest.update(raw)
-        answers: dict[str, list[Any]] | None = None
-        apath: Path | None = None
-        if not is_relevance(category):
-            apath = self.folder / "possible_answer" / qpath.name
-            if not apath.is_file():
-                raise SuiteError(f"{apath}: no possible-answer file for BFCL category "
-                                 f"{category!r}; {_HOW}", path=str(apath))
-            araw, rows = _read(apath)
-            digest.update(araw)
-            answers = {r["id"]: r.get("ground_truth") or [] for r in rows}
-            missing = [q["id"] for q in questions if q["id"] not in answers]
-            if missing:
-                raise SuiteError(f"{apath}: no ground truth for {len(missing)} question(s) of "
-                                 f"{qpath.name}, e.g. {missing[:5]}; the two files must come "
-                                 "from the same BFCL version", path=str(apath))
-        data = CategoryData(category, questions, answers, qpath, apath,
-                            digest.hexdigest()[:16], {q["id"]: q for q in questions})
+        raw = _read_bytes(qpath, "BFCL data file", _HOW)
+        apath = None if is_relevance(category) else self.folder / "possible_answer" / qpath.name
+        if apath is not None and not apath.is_file():
+            _parse_jsonl(raw, qpath)  # a bad line of the questions is named first
+            raise SuiteError(f"{apath}: no possible-answer file for BFCL category "
+                             f"{category!r}; {_HOW}", path=str(apath))
+        araw = _read_bytes(apath, "BFCL data file", _HOW) if apath is not None else b""
+        digest = hashlib.sha256(raw)
+        digest.update(araw)
+        data = _category_data(category, qpath, raw, apath, araw, digest.hexdigest()[:16])
         self._cache[category] = data
         return data

@@ -30,7 +30,7 @@ from typing import Any
 from ..errors import SuiteError
 from ..suite import Tool
 from .categories import VERSION_PREFIX, group_of
-from .data import CategoryData
+from .data import CategoryData, read_jsonl
 
 __all__ = ["result_entry", "raw_result", "sort_key", "model_name", "model_dir_name", "result_path",
            "write_result_file", "read_result_file", "check_result_file", "MANIFEST",
@@ -129,25 +129,8 @@ def write_result_file(path: Path, entries: Iterable[Mapping[str, Any]]) -> Path:
 
 def read_result_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The entries of a result file (SuiteError naming the file and line when malformed)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SuiteError(f"cannot read BFCL result file {p}: {exc.strerror}", path=str(p)) from None
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise SuiteError(f"{p}, line {n}: not JSON ({exc}); a BFCL result file holds one "
-                             "JSON object per line", path=str(p)) from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or "result" not in obj:
-            raise SuiteError(f"{p}, line {n}: field id/result: each line must be "
-                             '{"id": ..., "result": ...}', path=str(p))
-        out.append(obj)
-    return out
+    return read_jsonl(path, what="BFCL result file", fields=("id", "result"),
+                      shape='{"id": ..., "result": ...}', hint="")[1]
 
 
 def _show(ids: list[str], n: int = 10) -> str:

@@ -1,14 +1,14 @@
 """BFCL charts: accuracy per category with its interval, and FC against prompt mode.
 
-Pure ``DataFrame -> chart`` functions over the frames of :mod:`.scores` and :mod:`.verdicts`,
-each with a table twin returning the numbers it draws.
+Pure ``DataFrame -> chart`` functions over the frames a BFCL run returns
+(``run.bfcl_category_df()``, ``run.bfcl_results_df()``; :mod:`tooleval_nb.bfcl.scores` and
+:mod:`tooleval_nb.bfcl.verdicts`), each with a table twin returning the numbers it draws.
+Categories keep the order of the frame given, which is BFCL's order in those frames.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from .categories import CATEGORIES
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -31,7 +31,7 @@ def accuracy_chart(categories: pd.DataFrame, title: str | None = None) -> alt.To
     import altair as alt
 
     table = accuracy_table(categories)
-    order = [c for c in CATEGORIES if c in set(table["category"])]
+    order = list(dict.fromkeys(table["category"]))  # BFCL's order, as the frame has it
     base = alt.Chart(table).encode(
         y=alt.Y("category:N", sort=order, title=None),
         yOffset="label:N",
@@ -56,7 +56,7 @@ def mode_comparison_table(categories: pd.DataFrame) -> pd.DataFrame:
         if mode not in wide:
             wide[mode] = float("nan")
     wide["fc_minus_prompt"] = wide["fc"] - wide["prompt"]
-    order = {c: i for i, c in enumerate(CATEGORIES)}
+    order = {c: i for i, c in enumerate(dict.fromkeys(categories["category"]))}
     wide = wide.sort_values(["model", "category"], key=lambda s: s.map(order)
                             if s.name == "category" else s, kind="stable")
     return wide[["model", "category", "fc", "prompt", "fc_minus_prompt"]].reset_index(drop=True)
