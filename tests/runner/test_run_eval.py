@@ -87,6 +87,29 @@ def test_busy_runs_coalesce_job_progress(fake, make_suite, model_of, store_path)
     assert [e["type"] for e in job.store.events(job.id)] == types
 
 
+async def test_the_heap_is_frozen_while_runs_go(fake, make_suite, model_of, store_path):
+    import gc
+
+    from tooleval_nb.runner.execute import _others_ready
+
+    assert gc.get_freeze_count() == 0
+    frozen = []
+
+    def watch(event):
+        if event.type == "tool_eval_result":
+            frozen.append(gc.get_freeze_count())
+
+    jobs = [te.run_eval(make_suite(6), [model_of(fake, label=f"m{i}")], progress="none",
+                        cache=False, callbacks=watch, name=f"r{i}") for i in range(2)]
+    await asyncio.gather(*jobs)  # two at once: the heap is thawed when the last one ends
+    assert len(frozen) == 12 and all(count > 0 for count in frozen)
+    assert gc.get_freeze_count() == 0
+    loop = asyncio.get_running_loop()
+    assert not _others_ready(loop)
+    loop.call_soon(lambda: None)
+    assert _others_ready(loop)
+
+
 async def test_notebook_mode_returns_at_once(fake, make_suite, model_of, store_path):
     job = te.run_eval(make_suite(10), [model_of(fake)], progress="none", cache=False)
     assert not job.done() and job.status == "queued"  # the cell would finish here

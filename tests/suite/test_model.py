@@ -94,6 +94,19 @@ def test_fingerprint_tracks_content_not_name(suite: Suite) -> None:
     assert len(suite.fingerprint()) == 16
 
 
+def test_fingerprint_value_is_stable(suite: Suite) -> None:
+    # stored with every run and in experiment keys: the value itself must never change
+    import hashlib
+    import json
+
+    from tooleval_nb.suite import fingerprint_of
+
+    data = suite.model_dump(mode="json", exclude={"name", "description"})
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    assert suite.fingerprint() == hashlib.sha256(blob.encode()).hexdigest()[:16]
+    assert fingerprint_of(suite.model_dump(mode="json")) == suite.fingerprint()
+
+
 def test_display(suite: Suite) -> None:
     assert repr(suite) == str(suite) == (
         f"Suite(name='s', tools=1, cases=4, fingerprint='{suite.fingerprint()}')")

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import StoreError
 from ..models import DEFAULT_MODEL, ModelSpec
 from ..models.spec import Mode
-from ..suite import EvalCase, Suite
+from ..suite import EvalCase, Suite, fingerprint_of
 from .settings import RunSettings
 
 __all__ = ["Mode", "RunSettings", "Target", "Plan", "make_targets", "provider_group",
@@ -166,13 +166,18 @@ class Plan:
         return len(self.targets) * len(self.cases) * self.settings.repeats
 
     @functools.cached_property
+    def suite_json(self) -> dict[str, Any]:
+        """The suite as JSON data (dumped once: the fingerprint and the stored config share it)."""
+        return self.suite.model_dump(mode="json")
+
+    @functools.cached_property
     def fingerprint(self) -> str:
         """The suite's fingerprint (computed once: it hashes every case)."""
-        return self.suite.fingerprint()
+        return fingerprint_of(self.suite_json)
 
     def config(self) -> dict[str, Any]:
         """What is stored with the job to resume it."""
-        return {"suite": self.suite.model_dump(mode="json"), "suite_name": self.suite.name,
+        return {"suite": self.suite_json, "suite_name": self.suite.name,
                 "targets": [t.to_config() for t in self.targets],
                 "settings": self.settings.model_dump(mode="json"), "name": self.name}
 

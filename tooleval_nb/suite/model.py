@@ -19,7 +19,18 @@ from .tool import Tool
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Suite"]
+__all__ = ["Suite", "fingerprint_of"]
+
+#: what a suite's fingerprint leaves out: its labels, not its content
+_UNHASHED = ("name", "description")
+
+
+def fingerprint_of(dumped: dict[str, Any]) -> str:
+    """:meth:`Suite.fingerprint` of a suite's ``model_dump(mode="json")`` (so that a caller
+    that needs the dump anyway, as the runner storing a job's config, dumps a large suite once)."""
+    data = {k: v for k, v in dumped.items() if k not in _UNHASHED}
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 class Suite(BaseModel):
@@ -175,9 +186,7 @@ class Suite(BaseModel):
 
     def fingerprint(self) -> str:
         """A stable hash of tools, cases and system prompt (identity of a suite version)."""
-        data = self.model_dump(mode="json", exclude={"name", "description"})
-        blob = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return fingerprint_of(self.model_dump(mode="json"))
 
     # -- files -----------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
