@@ -27,6 +27,7 @@ Targets: scoring >= 100,000 entries/s (the official checker: ~88,000/s here), an
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
@@ -98,6 +99,45 @@ def end_to_end(per_category: int, latency: float, concurrency: int, out: Path) -
                        max_concurrency=concurrency).result()
         wall = time.perf_counter() - t0
     return run, wall
+
+
+def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int, float]:
+    """The same entries' requests from a bare aiohttp loop (one session, ``concurrency``
+    workers, the reply's JSON decoded, nothing else) against the same fake server: the rate the
+    server and this machine allow any client, which is the bound our run is compared with."""
+    import aiohttp
+
+    from tooleval_nb.bfcl.categories import CATEGORIES
+    from tooleval_nb.bfcl.data import BfclData
+    from tooleval_nb.bfcl.suite import build_suite
+    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
+
+    data = BfclData(DATA)
+    suite = build_suite([data.category(c) for c in CATEGORIES], "fc", limit=per_category)
+    bodies = []
+    for case in suite.cases:
+        body: dict = {"model": "fake", "temperature": 0.0,
+                      "messages": [dict(m) for m in case.messages]}
+        tools = [t.to_openai() for t in suite.tools_for(case)]
+        if tools:
+            body.update(tools=tools, tool_choice="auto")
+        bodies.append(body)
+
+    async def go(url: str) -> float:
+        work = iter(bodies)
+        async with aiohttp.ClientSession() as session:
+            async def worker() -> None:
+                for body in work:
+                    async with session.post(f"{url}/chat/completions", json=body) as resp:
+                        await resp.json()
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return time.perf_counter() - t0
+
+    with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
+        asyncio.run(go(server.url))  # warm: connections, the handler's answer table
+        return len(bodies), asyncio.run(go(server.url))
 
 
 def scoring(out: Path, n_target: int) -> dict[str, float]:
@@ -216,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"end to end: {n} entries in {wall:.2f} s = {n / wall:,.1f} entries/s; the fake "
               f"server's bound {bound:,.0f}/s (concurrency {args.concurrency} / latency "
               f"{args.latency} s); ratio {n / wall / bound:.2f}")
+        n_bare, bare_wall = bare_loop(args.per_category, args.latency, args.concurrency)
+        print(f"  a bare aiohttp loop, the same requests and server: {n_bare / bare_wall:,.1f} "
+              f"entries/s; ours / bare = {n / wall / (n_bare / bare_wall):.2f}")
         board = run.bfcl_scores().iloc[0]
         print(f"  (planted answers: non-live {board['non_live_overall']:.3f}, live "
               f"{board['live_overall']:.3f}, errored {board['n_errored']})")

@@ -110,14 +110,16 @@ def llama_rates(server: EmbeddedServer, prompt_tokens: int = 900, gen_tokens: in
             max(fixed, 0.0), per_token)
 
 
-async def run_suites(suites: list[te.Suite], store: str, server: EmbeddedServer
+async def run_suites(suites: list[te.Suite], store: str, server: EmbeddedServer,
+                     params: dict[str, Any] | None = None
                      ) -> tuple[float, list[te.Run], list[tuple[str, float, dict[str, float]]]]:
     """Run each suite in order; also (suite, seconds, the server's counters used) per suite."""
     start = time.perf_counter()
     runs, per_suite = [], []
     for suite in suites:
         t0, before = time.perf_counter(), server.stats()
-        runs.append(await te.run_eval_async(suite, [te.DEFAULT_MODEL], store=store, cache=False))
+        runs.append(await te.run_eval_async(suite, [te.DEFAULT_MODEL], store=store, cache=False,
+                                            params=params or {}))
         after = server.stats()
         per_suite.append((suite.name, time.perf_counter() - t0, delta(after, before)))
     return time.perf_counter() - start, runs, per_suite
@@ -129,6 +131,9 @@ def main() -> int:
                     help="a suite file or folder (default: the bundled suites)")
     ap.add_argument("--save", help="write every case's tool calls and text to this JSON file")
     ap.add_argument("--compare", help="count the cases whose replies differ from a --save file")
+    ap.add_argument("--params", type=json.loads, default=None,
+                    help='sampling parameters for every request, as JSON (run_eval\'s params), '
+                    'e.g. \'{"repeat_penalty": 1.0}\' to try a setting before making it a default')
     args = ap.parse_args()
     print(f"load average at start: {loadavg()}")
     suites = te.load_suites(args.suite)
@@ -146,7 +151,7 @@ def main() -> int:
     before = server.stats()
     with tempfile.TemporaryDirectory() as tmp:
         wall, runs, per_suite = asyncio.run(run_suites(suites, str(Path(tmp) / "store.db"),
-                                                       server))
+                                                       server, args.params))
     after = server.stats()
     used = delta(after, before)
     lengths = {k: v - before.get("completion_lengths", {}).get(k, 0)
@@ -165,11 +170,13 @@ def main() -> int:
     batched_alone = (used["prompt_evals"] * batch_fixed + used["prompt_tokens"] * batch_per_token
                      + used["generated_tokens"] / gen_rate)
     print(f"\n{'suite':<18} {'cases':>5} {'requests':>8} {'prompt tok':>10} {'gen tok':>8} "
-          f"{'wall s':>7} {'model-alone s':>13}")
-    for (name, seconds, u), suite in zip(per_suite, suites, strict=True):
+          f"{'wall s':>7} {'model-alone s':>13} {'passed':>6} {'overall':>7}")
+    for (name, seconds, u), suite, run in zip(per_suite, suites, runs, strict=True):
+        frame = run.results_df()
         print(f"{name[:18]:<18} {len(suite.cases):>5} {u['requests']:>8.0f} "
               f"{u['prompt_tokens']:>10,.0f} {u['generated_tokens']:>8,.0f} {seconds:>7.1f} "
-              f"{alone_s(u):>13.1f}")
+              f"{alone_s(u):>13.1f} {int(frame['passed'].sum()):>6} "
+              f"{frame['overall'].mean():>7.3f}")
     print(f"\nthe run: {len(suites)} suites, {n_cases} cases, {used['requests']} requests")
     print(f"  tokens evaluated  prompt {used['prompt_tokens']:,}  generated "
           f"{used['generated_tokens']:,}  (completions cut by the token bound: "
