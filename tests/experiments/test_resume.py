@@ -55,15 +55,29 @@ def stored_results(store: str) -> int:
         return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
 
 
+def some_stored(store: str) -> bool:
+    """Whether the child has stored a result yet (read-only: never creates the file)."""
+    try:
+        conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0] > 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
 def test_sigkill_mid_sweep_then_resume(suite, store, fake_server, tmp_path):
     child: dict[str, int] = {}
     seen = [0]
     killed = threading.Event()
 
     def killer(body):
-        # runs on the server's thread: SIGKILL the worker at its 25th request (no sleeping)
+        # runs on the server's thread: SIGKILL the worker at its 25th request or the first one
+        # after that once a result is stored (mid sweep, something finished; no sleeping)
         seen[0] += 1
-        if seen[0] >= 25 and "pid" in child and not killed.is_set():
+        if (seen[0] >= 25 and "pid" in child and not killed.is_set()
+                and some_stored(store)):
             killed.set()
             os.kill(child["pid"], signal.SIGKILL)
         return None

@@ -63,9 +63,11 @@ __all__ = ["Executor"]
 #: that replies waiting go first; more when the backlog passes ``max_concurrency``
 FINISH_CHUNK = 4
 
-#: how many loop iterations in a row the finisher steps aside while other callbacks are ready
-#: (it never waits longer: another job's finisher stepping aside too must not starve both)
-YIELD_LIMIT = 64
+#: how long (seconds) the finisher steps aside at most while other callbacks are ready: long
+#: enough for a burst of replies to send their next requests, short enough that finished cases
+#: reach the store promptly (a kill loses little) and that another job's finisher stepping
+#: aside too cannot starve both
+STEP_ASIDE_S = 0.01
 
 #: what a worker hands to the finisher: target, case index, case, sample, seed, tools, outcome,
 #: the target's done counter and its total
@@ -216,13 +218,13 @@ class Executor:
         """Score and store queued cases a few per loop iteration (:data:`FINISH_CHUNK`), in
         the loop's idle time: while other callbacks are ready (a burst of replies, each sending
         its case's next request; so never with one request in flight, where cases finish one
-        by one) it steps aside for up to :data:`YIELD_LIMIT` iterations, so
+        by one) it steps aside for up to :data:`STEP_ASIDE_S`, so
         that scoring does not delay the next requests; the excess over ``max_concurrency`` is
         finished at once when the backlog grows past it. Sleeps while nothing is queued."""
         assert self._wake is not None
         bound = self.settings.max_concurrency
         loop = asyncio.get_running_loop()
-        yielded = 0
+        aside_since: float | None = None
         while True:
             if not self._backlog:
                 self._wake.clear()
@@ -230,11 +232,14 @@ class Executor:
                 continue
             waiting = len(self._backlog)
             excess = waiting - bound
-            if excess <= 0 and bound > 1 and yielded < YIELD_LIMIT and _others_ready(loop):
-                yielded += 1
-                await asyncio.sleep(0)
-                continue
-            yielded = 0
+            if excess <= 0 and bound > 1 and _others_ready(loop):
+                now = loop.time()
+                if aside_since is None:
+                    aside_since = now
+                if now - aside_since < STEP_ASIDE_S:
+                    await asyncio.sleep(0)
+                    continue
+            aside_since = None
             try:
                 self._finish_backlog(min(waiting, max(FINISH_CHUNK, excess)))
             except Exception as exc:
