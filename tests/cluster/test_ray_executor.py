@@ -273,14 +273,18 @@ def test_an_endpoint_list_gives_one_endpoint_per_replica(ray_cluster, store_path
                                max_concurrency_per_replica=2, num_cpus_per_replica=0.5)
         model = {"model": "openai/fake", "api_key": "sk-test"}
         # both replicas up first (a replica takes cells once it runs: on a busy machine one
-        # can start seconds after the other)
-        te.run_eval(cluster_suite(4, name="warm"), model, cache=False, progress=False,
-                    executor=executor).result()
+        # can start seconds after the other, and the first takes a short run's every cell);
+        # replicas sharing one endpoint would leave the other endpoint unasked for ever
+        for attempt in range(6):
+            te.run_eval(cluster_suite(4, name=f"warm{attempt}"), model, cache=False,
+                        progress=False, executor=executor).result()
+            if one.requests and two.requests:
+                break
+        assert one.requests > 0 and two.requests > 0
         warm = one.requests + two.requests
         run = te.run_eval(cluster_suite(20), model, cache=False, progress=False,
                           executor=executor).result()
         executor.shutdown()
-        assert one.requests > 0 and two.requests > 0
         assert one.requests + two.requests - warm == 21
     frame = run.results_df()
     assert len(frame) == 21 and frame["error"].isna().all()
