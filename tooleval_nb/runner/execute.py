@@ -39,6 +39,7 @@ import collections
 import contextlib
 import gc
 import json
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -218,9 +219,9 @@ class Executor:
         """Score and store queued cases a few per loop iteration (:data:`FINISH_CHUNK`), in
         the loop's idle time: while other callbacks are ready (a burst of replies, each sending
         its case's next request; so never with one request in flight, where cases finish one
-        by one) it steps aside for up to :data:`STEP_ASIDE_S`, so
-        that scoring does not delay the next requests; the excess over ``max_concurrency`` is
-        finished at once when the backlog grows past it. Sleeps while nothing is queued."""
+        by one) it steps aside for up to :data:`STEP_ASIDE_S`, so that scoring does not delay
+        the next requests; the excess over ``max_concurrency`` is finished at once when the
+        backlog grows past it. Sleeps while nothing is queued."""
         assert self._wake is not None
         bound = self.settings.max_concurrency
         loop = asyncio.get_running_loop()
@@ -353,8 +354,11 @@ class Executor:
         if self._failure is not None:
             raise self._failure
 
-#: runs between their start and close (the heap is frozen while there is one)
+
+#: runs between their start and close (the heap is frozen while there is one); jobs may run
+#: on loops in several threads, hence the lock
 _running = 0
+_running_lock = threading.Lock()
 
 
 def _freeze_heap() -> None:
@@ -366,16 +370,18 @@ def _freeze_heap() -> None:
     last run to close unfreezes them (:func:`_thaw_heap`), and garbage among them is then
     collected as usual."""
     global _running
-    if _running == 0:
-        gc.freeze()
-    _running += 1
+    with _running_lock:
+        if _running == 0:
+            gc.freeze()
+        _running += 1
 
 
 def _thaw_heap() -> None:
     global _running
-    _running = max(0, _running - 1)
-    if _running == 0:
-        gc.unfreeze()
+    with _running_lock:
+        _running = max(0, _running - 1)
+        if _running == 0:
+            gc.unfreeze()
 
 
 def _others_ready(loop: asyncio.AbstractEventLoop) -> bool:
