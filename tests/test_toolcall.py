@@ -16,6 +16,31 @@ def test_make_call_id_is_random_and_prefixed() -> None:
     assert all(i.startswith("call_") and len(i) == 29 and i[5:].isalnum() for i in ids)
 
 
+def test_call_ids_ignore_the_users_seed_and_differ_in_a_forked_child() -> None:
+    import os
+    import random
+
+    random.seed(7)
+    first = make_call_id()
+    random.seed(7)
+    assert make_call_id() != first  # the user's seed neither fixes our ids...
+    random.seed(7)
+    expected = random.random()
+    random.seed(7)
+    make_call_id()
+    assert random.random() == expected  # ...nor consumes their sequence
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next id, sent to the parent
+        os.write(write, make_call_id().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    child = os.read(read, 64).decode()
+    os.close(read)
+    assert child.startswith("call_") and child != make_call_id()
+
+
 @pytest.mark.parametrize(("arguments", "expected"), [
     (None, "{}"),
     ({"city": "Paris"}, '{"city": "Paris"}'),

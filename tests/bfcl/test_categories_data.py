@@ -94,6 +94,35 @@ def test_a_missing_category_file_and_bad_lines_are_named(tmp_path):
         data.category("simple_python")
 
 
+def test_lines_are_parsed_when_used_and_a_late_bad_line_is_named_then(tmp_path):
+    (tmp_path / "possible_answer").mkdir()
+    good = [json.dumps({"id": f"simple_python_{i}", "question": [[]], "function": []})
+            for i in range(3)]
+    (tmp_path / "BFCL_v4_simple_python.json").write_text(
+        "\n".join([*good, '{"id": "simple_python_3", "question": [[]], "function": [}']) + "\n")
+    (tmp_path / "possible_answer" / "BFCL_v4_simple_python.json").write_text("".join(
+        json.dumps({"id": f"simple_python_{i}", "ground_truth": [{"f": {}}]}) + "\n"
+        for i in range(4)))
+    data = BfclData(tmp_path).category("simple_python")
+    assert len(data) == 4 and data.ids[-1] == "simple_python_3"
+    assert [q["id"] for q in data.head(3)] == ["simple_python_0", "simple_python_1",
+                                                "simple_python_2"]
+    assert data.answers is not None and data.answers["simple_python_1"] == [{"f": {}}]
+    assert "simple_python_3" in data.by_id and "simple_python_9" not in data.by_id
+    with pytest.raises(SuiteError, match="BFCL_v4_simple_python.json, line 4: not JSON"):
+        _ = data.questions
+    with pytest.raises(KeyError):
+        data.by_id["simple_python_9"]
+
+
+def test_a_line_whose_id_differs_from_its_start_is_refused(tmp_path):
+    (tmp_path / "BFCL_v4_irrelevance.json").write_text(
+        '{"id": "irrelevance_0", "id": "irrelevance_9"}\n')
+    data = BfclData(tmp_path).category("irrelevance")
+    with pytest.raises(SuiteError, match="line 1: field id"):
+        data.head(1)
+
+
 def test_answers_that_do_not_match_the_questions_are_refused(tmp_path):
     (tmp_path / "possible_answer").mkdir()
     (tmp_path / "BFCL_v4_multiple.json").write_text(

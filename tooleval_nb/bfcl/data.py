@@ -18,7 +18,8 @@ import hashlib
 import importlib.metadata
 import json
 import os
-from dataclasses import dataclass, field
+import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -66,21 +67,138 @@ def locate_data(data_dir: str | os.PathLike[str] | None = None) -> Path:
     return found
 
 
-@dataclass(frozen=True)
-class CategoryData:
-    """One category's entries in file order, its answers by id, and a fingerprint of both."""
+class _Lines:
+    """One JSON Lines file indexed by id without parsing it: each line is parsed when it is
+    first needed (a run of the first ``limit`` entries reads only those), and then kept.
 
-    category: str
-    questions: list[dict[str, Any]]
-    answers: dict[str, list[Any]] | None
-    questions_path: Path
-    answers_path: Path | None
-    fingerprint: str
-    by_id: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    The id is read from the line's start (BFCL writes ``{"id": "...", ...}``); a line that does
+    not start that way is parsed at once, so a line that is not JSON, or has no text id, is
+    still named when the file is read. A line that starts well but breaks later is named when
+    it is used.
+    """
+
+    __slots__ = ("path", "fields", "shape", "_text", "_numbers", "_ids", "_parsed", "_index")
+
+    def __init__(self, raw: bytes, path: Path, fields: tuple[str, ...] = ("id",),
+                 shape: str = "a JSON object with a text id") -> None:
+        self.path, self.fields, self.shape = path, fields, shape
+        self._text: list[str] = []
+        self._numbers: list[int] = []
+        self._ids: list[str] = []
+        self._parsed: dict[int, dict[str, Any]] = {}
+        match = _ID_AT_START.match
+        for n, line in enumerate(raw.decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            self._text.append(line)
+            self._numbers.append(n)
+            found = match(line)
+            if found is not None:
+                self._ids.append(found.group(1))
+            else:
+                obj = self._parse(len(self._text) - 1)
+                self._ids.append(obj[fields[0]])
+        self._index = {entry_id: i for i, entry_id in enumerate(self._ids)}  # the last wins
+
+    def __len__(self) -> int:
+        return len(self._text)
 
     @property
     def ids(self) -> list[str]:
-        return [q["id"] for q in self.questions]
+        return list(self._ids)
+
+    def position(self, entry_id: str) -> int | None:
+        return self._index.get(entry_id)
+
+    def get(self, i: int) -> dict[str, Any]:
+        obj = self._parsed.get(i)
+        return obj if obj is not None else self._parse(i)
+
+    def _parse(self, i: int) -> dict[str, Any]:
+        n, path, fields = self._numbers[i], self.path, self.fields
+        try:
+            obj = json.loads(self._text[i])
+        except ValueError as exc:
+            raise SuiteError(f"{path}, line {n}: not JSON ({exc}); each line must be "
+                             f"{self.shape}", path=str(path)) from None
+        if (not isinstance(obj, dict) or not isinstance(obj.get(fields[0]), str)
+                or any(f not in obj for f in fields[1:])
+                or (i < len(self._ids) and obj[fields[0]] != self._ids[i])):
+            raise SuiteError(f"{path}, line {n}: field {'/'.join(fields)}: each line must be "
+                             f"{self.shape}", path=str(path))
+        self._parsed[i] = obj
+        return obj
+
+
+#: a line that starts ``{"id": "<text without quotes or escapes>"``
+_ID_AT_START = re.compile(r'\{\s*"id"\s*:\s*"([^"\\]*)"')
+
+
+class _ById(Mapping[str, Any]):
+    """The entries (or their answers' ``ground_truth``) of one file by id, parsed on access."""
+
+    __slots__ = ("_lines", "_field")
+
+    def __init__(self, lines: _Lines, field: str | None = None) -> None:
+        self._lines, self._field = lines, field
+
+    def __getitem__(self, entry_id: str) -> Any:
+        i = self._lines.position(entry_id)
+        if i is None:
+            raise KeyError(entry_id)
+        obj = self._lines.get(i)
+        return obj if self._field is None else (obj.get(self._field) or [])
+
+    def __contains__(self, entry_id: object) -> bool:
+        return isinstance(entry_id, str) and self._lines.position(entry_id) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(self._lines.ids))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys(self._lines.ids))
+
+
+class CategoryData:
+    """One category's entries in file order, its answers by id, and a fingerprint of both.
+
+    Lines are parsed when first used: :meth:`head` and the mappings :attr:`by_id` and
+    :attr:`answers` parse only the entries asked for; :attr:`questions` parses them all.
+    """
+
+    def __init__(self, category: str, questions: _Lines, answers: _Lines | None,
+                 questions_path: Path, answers_path: Path | None, fingerprint: str) -> None:
+        self.category = category
+        self.questions_path = questions_path
+        self.answers_path = answers_path
+        self.fingerprint = fingerprint
+        self._questions = questions
+        #: entry id -> the entry (parsed on access)
+        self.by_id: Mapping[str, dict[str, Any]] = _ById(questions)
+        #: entry id -> its ground truth (``None`` for the relevance categories)
+        self.answers: Mapping[str, list[Any]] | None = (
+            _ById(answers, "ground_truth") if answers is not None else None)
+
+    def __repr__(self) -> str:
+        return (f"CategoryData({self.category!r}, {len(self._questions)} entries, "
+                f"{self.fingerprint})")
+
+    def __len__(self) -> int:
+        return len(self._questions)
+
+    @property
+    def ids(self) -> list[str]:
+        return self._questions.ids
+
+    def head(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The first ``limit`` entries in file order (all when None)."""
+        n = len(self._questions) if limit is None else min(limit, len(self._questions))
+        return [self._questions.get(i) for i in range(n)]
+
+    @property
+    def questions(self) -> list[dict[str, Any]]:
+        """Every entry in file order (parses the whole file once)."""
+        return self.head()
 
 
 def read_jsonl(path: str | os.PathLike[str], *, what: str = "BFCL data file",
@@ -115,38 +233,22 @@ def _read_bytes(path: Path, what: str, hint: str) -> bytes:
 
 def _parse_jsonl(raw: bytes, path: Path, fields: tuple[str, ...] = ("id",),
                  shape: str = "a JSON object with a text id") -> list[dict[str, Any]]:
-    rows = []
-    key, rest = fields[0], fields[1:]
-    for n, line in enumerate(raw.decode("utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise SuiteError(f"{path}, line {n}: not JSON ({exc}); each line must be {shape}",
-                             path=str(path)) from None
-        if (not isinstance(obj, dict) or not isinstance(obj.get(key), str)
-                or any(f not in obj for f in rest)):
-            raise SuiteError(f"{path}, line {n}: field {'/'.join(fields)}: each line must be "
-                             f"{shape}", path=str(path))
-        rows.append(obj)
-    return rows
+    lines = _Lines(raw, path, fields, shape)
+    return [lines.get(i) for i in range(len(lines))]
 
 
 def _category_data(category: str, qpath: Path, raw: bytes, apath: Path | None, araw: bytes,
                    fingerprint: str) -> CategoryData:
-    questions = _parse_jsonl(raw, qpath)
-    answers: dict[str, list[Any]] | None = None
+    questions = _Lines(raw, qpath)
+    answers = None
     if apath is not None:
-        rows = _parse_jsonl(araw, apath)
-        answers = {r["id"]: r.get("ground_truth") or [] for r in rows}
-        missing = [q["id"] for q in questions if q["id"] not in answers]
+        answers = _Lines(araw, apath)
+        missing = [i for i in questions.ids if answers.position(i) is None]
         if missing:
             raise SuiteError(f"{apath}: no ground truth for {len(missing)} question(s) of "
                              f"{qpath.name}, e.g. {missing[:5]}; the two files must come "
                              "from the same BFCL version", path=str(apath))
-    return CategoryData(category, questions, answers, qpath, apath, fingerprint,
-                        {q["id"]: q for q in questions})
+    return CategoryData(category, questions, answers, qpath, apath, fingerprint)
 
 
 class BfclData:

@@ -75,13 +75,26 @@ _OUTPUT_FORMATS = {
 }
 
 
+def _copy(value: Any) -> Any:
+    """A deep copy of decoded JSON (dicts, lists and scalars): ``copy.deepcopy`` without its
+    memo and dispatch, about four times faster on BFCL's function lists."""
+    if type(value) is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copy(v) for v in value]
+    return value if type(value) in _SCALARS else copy.deepcopy(value)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _describe(value: dict[str, Any], note: str) -> None:
     value["description"] = str(value.get("description", "")) + note
 
 
 def bfcl_functions(functions: list[dict[str, Any]], category: str) -> list[dict[str, Any]]:
     """A copy of an entry's functions with BFCL's language hints (the input is not changed)."""
-    out = copy.deepcopy(functions)
+    out = _copy(functions)
     language = language_of(category)
     for fn in out:
         _describe(fn, _HINT[language])
@@ -139,7 +152,11 @@ def _cast(properties: dict[str, Any]) -> dict[str, Any]:
 
 def openai_tool(function: dict[str, Any]) -> dict[str, Any]:
     """One (hinted) BFCL function as BFCL sends it to an OpenAI-style API (dots -> ``_``)."""
-    item = copy.deepcopy(function)
+    return _as_openai_tool(_copy(function))
+
+
+def _as_openai_tool(item: dict[str, Any]) -> dict[str, Any]:
+    """:func:`openai_tool` on a function dict this module owns (changed in place)."""
     item["name"] = re.sub(r"\.", "_", str(item["name"]))
     params = item.setdefault("parameters", {})
     params["type"] = "object"
@@ -155,7 +172,7 @@ def bfcl_tools(functions: list[dict[str, Any]], category: str) -> list[Tool]:
     """
     tools = []
     for original, hinted in zip(functions, bfcl_functions(functions, category), strict=True):
-        fn = openai_tool(hinted)["function"]
+        fn = _as_openai_tool(hinted)["function"]
         params = fn["parameters"]
         for pname, schema in (params.get("properties") or {}).items():
             kind = ((original.get("parameters") or {}).get("properties") or {}).get(pname, {})
@@ -180,7 +197,7 @@ def system_prompt(functions: list[dict[str, Any]], prompt_format: PromptFormat =
 def prompt_messages(entry: dict[str, Any], category: str,
                     prompt_format: PromptFormat = "python") -> list[dict[str, Any]]:
     """The first turn of an entry with BFCL's system prompt, as a prompting handler sends it."""
-    messages = copy.deepcopy(entry["question"][0])
+    messages = _copy(entry["question"][0])
     text = system_prompt(bfcl_functions(entry["function"], category), prompt_format)
     if messages and messages[0].get("role") == "system":
         messages[0]["content"] = f"{text}\n\n{messages[0].get('content') or ''}"
@@ -191,4 +208,4 @@ def prompt_messages(entry: dict[str, Any], category: str,
 
 def fc_messages(entry: dict[str, Any]) -> list[dict[str, Any]]:
     """The first turn of an entry as a function-calling handler sends it (as is)."""
-    return copy.deepcopy(entry["question"][0])
+    return _copy(entry["question"][0])

@@ -246,8 +246,9 @@ class BfclRun(Run):
     def bfcl_results_df(self, credit: bool = True) -> pd.DataFrame:
         """One row per model × entry: BFCL's verdict and our partial credit
         (columns: :data:`tooleval_nb.bfcl.verdicts.ENTRY_COLUMNS`)."""
-        import pandas as pd
+        return _entries_frame(self._verdict_rows(credit))
 
+    def _verdict_rows(self, credit: bool = True) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         order = {c: i for i, c in enumerate(CATEGORIES)}
         for (label, category), entries in sorted(self.bfcl_entries().items(),
@@ -256,9 +257,7 @@ class BfclRun(Run):
                                  model=model_name(label),
                                  mode=self.spec.mode, prompt_format=self.spec.prompt_format,
                                  credit=credit)
-        df = pd.DataFrame(rows, columns=list(ENTRY_COLUMNS))
-        df["passed"] = df["passed"].astype(bool)
-        return df
+        return rows
 
     def bfcl_category_df(self) -> pd.DataFrame:
         """Accuracy per model × category with its interval (``scores.CATEGORY_COLUMNS``)."""
@@ -290,7 +289,7 @@ class BfclRun(Run):
         base = Path(output)
         written: dict[str, list[Path]] = {}
         entries = self.bfcl_entries()
-        verdicts = self.bfcl_results_df()
+        rows = self._verdict_rows()
         for target in self.targets:
             label = target["label"]
             model_dir = model_dir_name(label, self.spec.mode)
@@ -307,33 +306,47 @@ class BfclRun(Run):
                 "categories": {c: {"fingerprint": self.spec.category_data[c].fingerprint,
                                    "entries": len(entries.get((label, c), []))}
                                for c in done}})
-            mine = verdicts[verdicts["model"] == model_name(label)]
+            mine = [r for r in rows if r["model"] == model_name(label)]
             paths += _write_scores(base / SCORE_FOLDER / model_dir, mine, label, done)
             written[label] = paths
         return written
 
 
-def _write_scores(folder: Path, entries: pd.DataFrame, label: str,
+def _entries_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
+    df = pd.DataFrame(rows, columns=list(ENTRY_COLUMNS))
+    df["passed"] = df["passed"].astype(bool)
+    return df
+
+
+def _write_scores(folder: Path, rows: list[dict[str, Any]], label: str,
                   categories: list[str]) -> list[Path]:
     """Our score files: BFCL's score-file shape per category (header, then every failed entry
     with its error and our partial credit), every entry as CSV, and the leaderboard row."""
     paths = []
+    by_category: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_category.setdefault(row["category"], []).append(row)
     for category in categories:
-        part = entries[entries["category"] == category]
-        n, correct = len(part), int(part["passed"].sum())
+        part = by_category.get(category, [])
+        n, correct = len(part), sum(1 for r in part if r["passed"])
         lines: list[dict[str, Any]] = [{"accuracy": correct / n if n else 0.0,
                                         "correct_count": correct, "total_count": n}]
-        for row in part[~part["passed"]].itertuples(index=False):
-            lines.append({"id": row.id, "model_name": label, "test_category": category,
-                          "valid": False, "error": [row.error] if row.error else [],
-                          "error_type": row.error_type, "model_result": row.result,
-                          "tool_score": row.tool_score, "param_score": row.param_score,
-                          "call_matches": row.call_matches})
+        for row in part:
+            if not row["passed"]:
+                lines.append({"id": row["id"], "model_name": label, "test_category": category,
+                              "valid": False, "error": [row["error"]] if row["error"] else [],
+                              "error_type": row["error_type"], "model_result": row["result"],
+                              "tool_score": row.get("tool_score"),
+                              "param_score": row.get("param_score"),
+                              "call_matches": row.get("call_matches")})
         path = folder / group_of(category) / f"BFCL_v4_{category}_score.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(x, default=str) + "\n" for x in lines),
                         encoding="utf-8")
         paths.append(path)
+    entries = _entries_frame(rows)
     folder.mkdir(parents=True, exist_ok=True)
     csv = folder / "entries.csv"
     entries.drop(columns=["result"]).to_csv(csv, index=False)

@@ -76,7 +76,7 @@ def build_suite(categories: Sequence[CategoryData], mode: BfclMode, *,
     if limit is not None and limit < 1:
         raise SuiteError(f"limit must be a positive number of entries per category, not {limit}")
     cases = []
-    chosen = [data.questions[:limit] for data in categories]
+    chosen = [data.head(limit) for data in categories]
     for i in range(max((len(q) for q in chosen), default=0)):
         for data, questions in zip(categories, chosen, strict=True):
             if i < len(questions):

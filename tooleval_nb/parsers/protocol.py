@@ -24,8 +24,6 @@ Streaming contract (what every format here guarantees):
 from __future__ import annotations
 
 import html
-import secrets
-import string
 from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
@@ -56,12 +54,9 @@ ToolSchemas = dict[str, dict[str, Any]]
 #: nine alphanumeric characters.
 IdStyle = Literal["openai", "mistral"]
 
-_ALNUM = string.ascii_letters + string.digits
-
-
 def mistral_call_id() -> str:
     """A Mistral tool-call id: nine random alphanumeric characters."""
-    return "".join(secrets.choice(_ALNUM) for _ in range(9))
+    return make_call_id(9, prefix="")
 
 
 class ExtractedToolCallInformation(BaseModel):
