@@ -73,6 +73,7 @@ def test_every_imported_package_is_declared():
                 for r in project["dependencies"]}
     # import name -> distribution name, for every third-party import under tooleval_nb/
     imported = {"pydantic": "pydantic", "jsonschema": "jsonschema", "yaml": "pyyaml",
+                "fastjsonschema": "fastjsonschema",
                 "pandas": "pandas", "altair": "altair", "litellm": "litellm", "mcp": "mcp",
                 "ipywidgets": "ipywidgets", "papermill": "papermill", "nbconvert": "nbconvert",
                 "platformdirs": "platformdirs", "rapidfuzz": "rapidfuzz", "regex": "regex",

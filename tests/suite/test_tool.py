@@ -72,3 +72,58 @@ def test_strip_extensions_keeps_property_names_and_data() -> None:
               "e": {"enum": [{"x-c": 1}]}}, "items": [{"x-d": 1, "type": "string"}]}
     assert strip_extensions(schema) == {"type": "object", "properties": {
         "x-name": {"type": "string"}, "e": {"enum": [{"x-c": 1}]}}, "items": [{"type": "string"}]}
+
+
+_INVALID = [
+    {"type": "object", "properties": {"a": {"type": "strin"}}},
+    {"type": "object", "required": "a"},
+    {"type": "object", "properties": {"a": {"type": "string", "minLength": -1}}},
+    {"type": "object", "properties": []},
+    {"type": "object", "properties": {"a": {"items": 3}}},
+    {"type": "object", "properties": {"a": {"enum": "x"}}},
+    {"type": "object", "properties": {"a": {"maximum": "9"}}},
+    {"type": "object", "additionalProperties": "no"},
+    {"type": "object", "properties": {"a": {"anyOf": []}}},
+    {"type": ["object", "strin"]},
+    {"type": "object", "required": ["a", "a"]},
+]
+
+
+def test_the_compiled_meta_check_agrees_with_jsonschema(monkeypatch) -> None:
+    """After the compile threshold, fastjsonschema's acceptance is trusted: it must accept
+    what jsonschema accepts (BFCL's reference tools, when present, and our bundled suites) and
+    must never accept what jsonschema refuses."""
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from tooleval_nb.formats import load_suites
+    from tooleval_nb.suite import tool as tool_mod
+
+    monkeypatch.setattr(tool_mod, "_SCHEMA_VERDICTS", {})
+    monkeypatch.setattr(tool_mod, "_checks", tool_mod._COMPILE_AFTER)
+    meta = jsonschema.Draft7Validator(jsonschema.Draft7Validator.META_SCHEMA)
+    valid = [{"type": "object", "properties": {"a": {"type": "integer", "minimum": 1.0}},
+              "required": ["a"]},
+             {"type": "object", "properties": {"d": {"type": "string", "format": "date"}}}]
+    root = Path(__file__).resolve().parents[2]
+    for path in sorted((root / "data").glob("*.json")):
+        valid += [t.function.parameters for s in load_suites(path) for t in s.tools]
+    bfcl = root.parent / "shared" / "reference" / "bfcl" / "data" / "BFCL_v4_live_multiple.json"
+    if bfcl.is_file():
+        from tooleval_nb.bfcl.prompt import bfcl_tools
+
+        for line in bfcl.read_text().splitlines()[:150]:
+            valid += [t.function.parameters for t in bfcl_tools(json.loads(line)["function"],
+                                                                 "live_multiple")]
+    assert len(valid) > 20
+    for schema in valid:
+        assert meta.is_valid(schema)
+        assert tool_mod._compiled_accepts(jsonschema.Draft7Validator, schema), schema
+        assert schema_problem(schema) is None
+    assert jsonschema.Draft7Validator in tool_mod._COMPILED
+    for schema in _INVALID:
+        assert not meta.is_valid(schema)
+        assert not tool_mod._compiled_accepts(jsonschema.Draft7Validator, schema), schema
+        assert schema_problem(schema), schema

@@ -62,6 +62,12 @@ def schema_problem(schema: Any) -> str | None:
 _SCHEMA_VERDICTS: dict[str, str | None] = {}
 _SCHEMA_CACHE_SIZE = 20_000
 _META_VALIDATORS: dict[type, Any] = {}
+#: after this many meta-checks in a process, the Draft 7 meta-schema is compiled to Python by
+#: fastjsonschema (about 40 ms, once): it checks a schema about ten times as fast as jsonschema
+#: (36 against 390 µs on BFCL's tools), which counts for suites of thousands of tools
+_COMPILE_AFTER = 64
+_checks = 0
+_COMPILED: dict[type, Any] = {}
 
 
 def _jsonschema() -> Any:
@@ -85,13 +91,37 @@ def _jsonschema() -> Any:
     return jsonschema
 
 
+def _compiled_accepts(cls: Any, schema: dict[str, Any]) -> bool:
+    """True when the compiled Draft 7 meta-schema accepts ``schema``; False when it rejects
+    it, when it is not compiled yet, or for another draft. Only an acceptance is trusted: a
+    rejection goes to jsonschema, whose verdict and message stand (the compiled check also
+    checks ``format``, which jsonschema's meta-check does not)."""
+    global _checks
+    _checks += 1
+    check = _COMPILED.get(cls)
+    if check is None:
+        jsonschema = _jsonschema()
+        if cls is not jsonschema.Draft7Validator or _checks <= _COMPILE_AFTER:
+            return False
+        import fastjsonschema
+
+        check = _COMPILED[cls] = fastjsonschema.compile(cls.META_SCHEMA)
+    try:
+        check(schema)
+    except Exception:  # noqa: BLE001  # any rejection (or a crash) is jsonschema's to judge
+        return False
+    return True
+
+
 def _schema_problem(schema: dict[str, Any]) -> str | None:
     jsonschema = _jsonschema()
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
-    meta = _META_VALIDATORS.get(cls)
-    if meta is None:
-        meta = _META_VALIDATORS[cls] = cls(cls.META_SCHEMA)
-    error = jsonschema.exceptions.best_match(meta.iter_errors(schema))
+    error = None
+    if not _compiled_accepts(cls, schema):
+        meta = _META_VALIDATORS.get(cls)
+        if meta is None:
+            meta = _META_VALIDATORS[cls] = cls(cls.META_SCHEMA)
+        error = jsonschema.exceptions.best_match(meta.iter_errors(schema))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
         if error.absolute_path and error.absolute_path[-1] == "type":
