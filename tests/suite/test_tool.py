@@ -120,7 +120,9 @@ def test_the_compiled_meta_check_agrees_with_jsonschema(monkeypatch) -> None:
     assert len(valid) > 20
     for schema in valid:
         assert meta.is_valid(schema)
+        before = json.dumps(schema, sort_keys=True)
         assert tool_mod._compiled_accepts(jsonschema.Draft7Validator, schema), schema
+        assert json.dumps(schema, sort_keys=True) == before  # checked, never changed
         assert schema_problem(schema) is None
     assert jsonschema.Draft7Validator in tool_mod._COMPILED
     for schema in _INVALID:

@@ -38,6 +38,7 @@ the model's own work from ours.
 from __future__ import annotations
 
 import ctypes
+import json
 import math
 import os
 import runpy
@@ -54,6 +55,9 @@ MAX_TOKENS_ENV = "TOOLEVAL_LLAMA_MAX_TOKENS"
 DEFAULT_MAX_TOKENS = 512
 #: the environment variable that turns greedy-first grammar sampling off (``0``)
 GREEDY_FIRST_ENV = "TOOLEVAL_LLAMA_GREEDY_FIRST"
+#: the environment variable naming a file where every prompt eval is traced (a JSON line each:
+#: the cached prefix's length, the new tokens and their text), to see what a run re-evaluates
+TRACE_ENV = "TOOLEVAL_LLAMA_TRACE"
 #: the path of the counters
 STATS_PATH = "/tooleval/stats"
 
@@ -247,6 +251,17 @@ def _bound_and_count() -> None:
     """Patch ``Llama`` in this process: the per-request token budget and the counters."""
     from llama_cpp import Llama
 
+    trace_path = os.environ.get(TRACE_ENV)
+    trace = open(trace_path, "a", encoding="utf-8") if trace_path else None  # noqa: SIM115
+
+    def _trace_prompt(llama: Any, tokens: Any) -> None:
+        """One line per prompt eval: where the cached prefix ended and what was evaluated."""
+        assert trace is not None
+        text = llama.detokenize(list(tokens)).decode("utf-8", "replace")
+        trace.write(json.dumps({"n_past": llama.n_tokens, "n_new": len(tokens),
+                                "request": STATS["requests"], "text": text}) + "\n")
+        trace.flush()
+
     default_budget = int(os.environ.get(MAX_TOKENS_ENV, "") or DEFAULT_MAX_TOKENS)
     orig_chat, orig_completion = Llama.create_chat_completion, Llama.create_completion
     orig_generate, orig_eval, orig_sample = Llama.generate, Llama.eval, Llama.sample
@@ -287,6 +302,8 @@ def _bound_and_count() -> None:
 
     def eval_(self: Any, tokens: Any) -> Any:
         start = time.perf_counter()
+        if trace is not None and getattr(_local, "prompt", False):
+            _trace_prompt(self, tokens)
         try:
             return orig_eval(self, tokens)
         finally:

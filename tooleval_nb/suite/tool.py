@@ -105,7 +105,8 @@ def _compiled_accepts(cls: Any, schema: dict[str, Any]) -> bool:
             return False
         import fastjsonschema
 
-        check = _COMPILED[cls] = fastjsonschema.compile(cls.META_SCHEMA)
+        # use_default=False: by default it writes the meta-schema's defaults into the schema
+        check = _COMPILED[cls] = fastjsonschema.compile(cls.META_SCHEMA, use_default=False)
     try:
         check(schema)
     except Exception:  # noqa: BLE001  # any rejection (or a crash) is jsonschema's to judge
