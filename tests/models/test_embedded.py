@@ -393,3 +393,30 @@ async def test_the_counters_split_the_servers_time(tools):
         before["completion_lengths"].values())
     assert completions >= 2  # the tool choice, then a message or a call's arguments
     assert all(key.partition("<=")[0] in ("stop", "length") for key in after["completion_lengths"])
+
+
+@pytest.mark.model
+async def test_the_trace_shows_what_each_prompt_eval_re_evaluates(tools, tmp_path, monkeypatch):
+    """``TOOLEVAL_LLAMA_TRACE``: a JSON line per prompt eval with the cached prefix's length
+    and the text evaluated, so that a run's re-evaluated tokens can be read back."""
+    from tooleval_nb.models._llama_main import TRACE_ENV
+
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(TRACE_ENV, str(trace))
+    system = "You are a careful assistant. " * 20
+    with EmbeddedServer() as server:
+        spec = {"model": f"openai/{server.model_name}", "api_base": server.api_base,
+                "api_key": "none"}
+        for city in ("Oslo", "Lima"):
+            reply = await call_model_async(
+                spec, [{"role": "system", "content": system},
+                       {"role": "user", "content": f"Weather in {city}?"}],
+                tools[:1], "auto", cache=False, max_tokens=16)
+            assert reply.error is None
+    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    assert lines and all({"n_past", "n_new", "request", "text"} <= set(x) for x in lines)
+    first = [x for x in lines if x["request"] == 1]
+    second = [x for x in lines if x["request"] == 2]
+    assert first[0]["n_past"] == 0 and "careful assistant" in first[0]["text"]
+    assert second[0]["n_past"] > 100 and "Lima" in second[0]["text"]  # the prefix was reused
+    assert "careful assistant" not in second[0]["text"]
