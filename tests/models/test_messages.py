@@ -69,17 +69,44 @@ def test_merge_system_skips_blank_and_keeps_later_messages():
     ]
 
 
-def test_chatml_adaptation_keeps_tool_history_as_text(tool_history):
+def test_chatml_adaptation_keeps_tool_history_the_template_can_render(tool_history):
     msgs = [
         *tool_history("get_weather"),
         {"role": "user", "content": [{"type": "text", "text": "And tomorrow?"}]},
     ]
     out = for_chatml_tools(msgs)
     assert out[0] == {"role": "system", "content": DEFAULT_SYSTEM}
-    assert out[2] == {"role": "assistant", "content": 'functions.get_weather:\n{"city": "Paris"}'}
+    assert out[2]["role"] == "assistant" and out[2]["content"] is None
+    assert [c["function"] for c in out[2]["tool_calls"]] == [
+        {"name": "get_weather", "arguments": '{"city": "Paris"}'}]
     assert out[3] == {"role": "user", "content": 'functions.get_weather returned:\n{"temp": 21}'}
     assert out[4] == {"role": "user", "content": "And tomorrow?"}
-    assert all(set(m) == {"role", "content"} and isinstance(m["content"], str) for m in out)
+    assert all(m["role"] != "tool" for m in out)
+
+
+def test_chatml_history_renders_as_the_handler_generated_it():
+    """Through llama-cpp-python's own template (unescaped, as the embedded server renders it):
+    an earlier call reads ``functions.<name>:`` then its arguments, with no ``message:`` before
+    it and no HTML entities in it, and two calls are a newline apart, as generated."""
+    import jinja2
+    import llama_cpp.llama_chat_format as chat_format
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    source = chat_format.chatml_function_calling.__code__.co_consts
+    template = next(c for c in source if isinstance(c, str) and "functions." in c
+                    and "{% for message in messages %}" in c)
+    render = ImmutableSandboxedEnvironment(autoescape=False, undefined=jinja2.StrictUndefined
+                                           ).from_string(template).render
+    calls = [{"id": "a", "type": "function",
+              "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+             {"id": "b", "type": "function",
+              "function": {"name": "get_time", "arguments": '{"tz": "CET"}'}}]
+    msgs = for_chatml_tools([{"role": "user", "content": "Weather and time in Paris?"},
+                             {"role": "assistant", "content": None, "tool_calls": calls}])
+    text = render(messages=msgs, tool_calls=True, tools=[], add_generation_prompt=False)
+    assert ('<|im_start|>assistant\nfunctions.get_weather:\n{"city": "Paris"}\n'
+            'functions.get_time:\n{"tz": "CET"}<|im_end|>') in text
+    assert "message:\nfunctions." not in text and "&#34;" not in text
 
 
 def test_chatml_adaptation_keeps_a_given_system_prompt():

@@ -56,3 +56,40 @@ def test_without_a_slot_limit_max_concurrency_rules(make_suite, store_path):
 ], ids=["embedded", "embedded-given", "hosted", "local-server"])
 def test_request_slots(spec, slots):
     assert ModelSpec.of(spec).request_slots == slots
+
+
+@pytest.mark.parametrize("slots", [1, None], ids=["one-slot", "no-limit"])
+def test_one_slot_grades_after_the_last_case(make_suite, store_path, monkeypatch, slots):
+    """With one request at a time, LLM graders run after the target's last case: a judge's
+    request between two cases would take a local server's cache from the suite's shared
+    prompt prefix. Without a slot limit they run as cases finish (all of them, either way)."""
+    from tooleval_nb import models
+    from tooleval_nb.models import ModelReply
+    from tooleval_nb.suite import GraderSpec
+
+    arrivals = Arrivals()
+    real = models.call_model_async
+
+    async def judge(model, messages, *args, **kwargs):
+        if not str(messages[-1]["content"]).startswith("Rate "):
+            return await real(model, messages, *args, **kwargs)  # the cases' own calls
+        arrivals.at.append((time.monotonic(), "judge"))
+        return ModelReply(model=str(model), content="SCORE: 5\nReason: fine")
+
+    monkeypatch.setattr(models, "call_model_async", judge)
+    suite = make_suite(4)
+    for case in suite.cases:
+        case.graders = [GraderSpec(type="llm", prompt="Rate {{ output }}. SCORE: <1-5>",
+                                   threshold=3)]
+    with FakeOpenAIServer(latency=0.2, handler=arrivals) as fake:
+        model = {"model": "openai/fake", "api_base": fake.url,
+                 **({"parallel_requests": slots} if slots else {})}
+        run = te.run_eval(suite, [model], max_concurrency=4, cache=False,
+                          store=store_path, progress="none").result()
+    df = run.results_df()
+    assert len(df) == 4 and df["error"].isna().all()
+    order = [p for _, p in arrivals.at]
+    assert order.count("judge") == 4, order
+    if slots == 1:
+        assert order == [p for p in order if p != "judge"] + ["judge"] * 4, order
+    assert run.results_df()["passed"].all()

@@ -58,6 +58,8 @@ GREEDY_FIRST_ENV = "TOOLEVAL_LLAMA_GREEDY_FIRST"
 #: the environment variable naming a file where every prompt eval is traced (a JSON line each:
 #: the cached prefix's length, the new tokens and their text), to see what a run re-evaluates
 TRACE_ENV = "TOOLEVAL_LLAMA_TRACE"
+#: the environment variable that keeps llama-cpp-python's HTML escaping of prompts (``1``)
+HTML_ESCAPE_ENV = "TOOLEVAL_LLAMA_HTML_ESCAPE"
 #: the path of the counters
 STATS_PATH = "/tooleval/stats"
 
@@ -330,6 +332,30 @@ def _bound_and_count() -> None:
     Llama.sample = sample  # type: ignore[method-assign]
 
 
+def _plain_templates() -> None:
+    """Render the chat handlers' prompts without HTML escaping.
+
+    llama-cpp-python's ``chatml-function-calling`` handler builds its Jinja environment with
+    ``select_autoescape(["html", "xml"])``, which escapes templates given as strings: every
+    ``"`` of a message reaches the model as ``&#34;`` (``'`` as ``&#39;``, ``<`` as ``&lt;``).
+    The model then sees its own earlier calls as ``{&#34;city&#34;: ...}``, copies the entities
+    into new arguments, pays three or four tokens for each quote, and the history no longer
+    matches the tokens it generated, so llama.cpp re-evaluates every turn after the first
+    quote. The other handlers render unescaped; here this one does too.
+    ``TOOLEVAL_LLAMA_HTML_ESCAPE=1`` keeps llama-cpp-python's escaping.
+    """
+    import llama_cpp.llama_chat_format as chat_format
+
+    base = chat_format.ImmutableSandboxedEnvironment
+
+    class PlainEnvironment(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["autoescape"] = False
+            super().__init__(*args, **kwargs)
+
+    chat_format.ImmutableSandboxedEnvironment = PlainEnvironment  # type: ignore[misc]
+
+
 def _serve_stats() -> None:
     """Add ``GET /tooleval/stats`` to the server's app."""
     import llama_cpp.server.app as server_app
@@ -349,6 +375,8 @@ def main() -> None:
     _bound_and_count()
     if os.environ.get(GREEDY_FIRST_ENV, "") != "0":
         _greedy_first()
+    if os.environ.get(HTML_ESCAPE_ENV, "") != "1":
+        _plain_templates()
     _serve_stats()
     choice = os.environ.get("TOOLEVAL_LLAMA_EXTRA_BUFTS", "")
     if choice == "0" or (choice != "1" and _cpu_has_amx()):

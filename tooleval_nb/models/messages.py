@@ -7,8 +7,11 @@ messages. All leading system texts are joined into ONE system message, since sev
 
 :func:`for_chatml_tools` adapts a conversation to the embedded server's ``chatml-function-calling``
 template, which lists the tools only inside a system message and drops ``tool``-role messages: it
-always sends a system message, renders earlier assistant tool calls in the template's own
-``functions.<name>:`` text, and turns tool results into user messages the template keeps.
+always sends a system message, passes earlier assistant tool calls as the template's own
+``tool_calls`` (rendered ``functions.<name>:`` then the arguments, as the handler generated them,
+so that llama.cpp reuses its cache for the whole turn; a call written into ``content`` would be
+rendered after ``message:``, the template's marker of a text reply), and turns tool results into
+user messages the template keeps.
 """
 
 from __future__ import annotations
@@ -125,13 +128,18 @@ def for_chatml_tools(
     for msg in merged:
         role = msg.get("role")
         if role == "assistant" and msg.get("tool_calls"):
-            lines = [text_of(msg.get("content")).strip()] if msg.get("content") else []
-            for call in msg["tool_calls"]:
+            calls = msg["tool_calls"]
+            rendered = []
+            for i, call in enumerate(calls):
                 fn = call.get("function") or {}
-                lines.append(
-                    f"functions.{fn.get('name', '')}:\n{_arguments_text(fn.get('arguments'))}"
-                )
-            out.append({"role": "assistant", "content": "\n".join(lines)})
+                arguments = _arguments_text(fn.get("arguments"))
+                if i < len(calls) - 1:  # the handler writes a newline before its next call
+                    arguments += "\n"
+                rendered.append({"id": call.get("id") or f"call_{i}", "type": "function",
+                                 "function": {"name": fn.get("name", ""),
+                                              "arguments": arguments}})
+            text = text_of(msg.get("content")).strip() if msg.get("content") else ""
+            out.append({"role": "assistant", "content": text or None, "tool_calls": rendered})
         elif role in ("tool", "function"):
             name = msg.get("name") or names.get(msg.get("tool_call_id", ""), "") or "tool"
             out.append(

@@ -101,6 +101,9 @@ class Executor:
         self._finisher: asyncio.Task[None] | None = None
         #: scoring tasks of cases with LLM graders
         self._grading: set[asyncio.Task[None]] = set()
+        #: per target sent one request at a time: its cases with LLM graders, graded after its
+        #: last case (see :meth:`_target`)
+        self._held: dict[str, list[_Finished]] = {}
         self._failure: BaseException | None = None
         self._live: Any = None
         self._live_owned = False
@@ -176,9 +179,19 @@ class Executor:
             # suite order, each chain's turns back to back (see ModelSpec.request_slots)
             width = min(self.settings.max_concurrency, len(items),
                         target.spec.request_slots or len(items))
-            async with asyncio.TaskGroup() as tg:
-                for _ in range(width):
-                    tg.create_task(worker())
+            # ...and its LLM graders wait for its last case: a judge's request sent between two
+            # cases (the same local server, as a rule) would take the server's cache, and the
+            # next case would pay again for the suite's shared prompt prefix
+            held = self._held.setdefault(target.label, []) if width == 1 else None
+            try:
+                async with asyncio.TaskGroup() as tg:
+                    for _ in range(width):
+                        tg.create_task(worker())
+            finally:
+                if held is not None:
+                    del self._held[target.label]
+            for item in held or ():
+                self._start_graded(item)
             await self.drain(None)
         summary = self.store.summary(self.job.run_id, target.label)
         self.job.emit("tool_eval_summary", {"run_id": self.job.run_id, "model": target.label,
@@ -207,13 +220,20 @@ class Executor:
         if self._failure is not None:
             raise self._failure
         if item[2].graders:  # LLM graders are awaited: a task of its own
-            task = asyncio.get_running_loop().create_task(self._finish_graded(item))
-            self._grading.add(task)
-            task.add_done_callback(self._graded)
+            held = self._held.get(item[0].label)
+            if held is not None:
+                held.append(item)
+            else:
+                self._start_graded(item)
             return
         self._backlog.append(item)
         assert self._wake is not None
         self._wake.set()
+
+    def _start_graded(self, item: _Finished) -> None:
+        task = asyncio.get_running_loop().create_task(self._finish_graded(item))
+        self._grading.add(task)
+        task.add_done_callback(self._graded)
 
     async def _finish_loop(self) -> None:
         """Score and store queued cases a few per loop iteration (:data:`FINISH_CHUNK`), in
