@@ -420,3 +420,37 @@ async def test_the_trace_shows_what_each_prompt_eval_re_evaluates(tools, tmp_pat
     assert first[0]["n_past"] == 0 and "careful assistant" in first[0]["text"]
     assert second[0]["n_past"] > 100 and "Lima" in second[0]["text"]  # the prefix was reused
     assert "careful assistant" not in second[0]["text"]
+
+
+@pytest.mark.model
+async def test_a_conversation_with_tool_history_is_accepted_and_renders_plainly(tmp_path,
+                                                                                 monkeypatch):
+    """An earlier call and its result in the history: the server accepts the adapted
+    messages (its request schema wants text content beside tool_calls), and the prompt it
+    evaluates shows the call as generated, with plain quotes (no HTML entities)."""
+    import tooleval_nb as te
+    from tooleval_nb.models._llama_main import TRACE_ENV
+
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(TRACE_ENV, str(trace))
+    tool = te.Tool.model_validate({"type": "function", "function": {
+        "name": "get_weather", "parameters": {"type": "object", "properties": {
+            "city": {"type": "string"}}, "required": ["city"]}}})
+    history = [{"role": "user", "content": "Weather in Paris?"},
+               {"role": "assistant", "content": None, "tool_calls": [
+                   {"id": "c1", "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+               {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21}'},
+               {"role": "user", "content": "Thanks. And Oslo?"}]
+    from tooleval_nb.models.messages import for_chatml_tools
+
+    with EmbeddedServer() as server:  # its own server, so that it traces; sent as the
+        spec = {"model": f"openai/{server.model_name}",  # embedded model's wire sends it
+                "api_base": server.api_base, "api_key": "none"}
+        reply = await call_model_async(spec, for_chatml_tools(history), [tool], "auto",
+                                       cache=False, max_tokens=24)
+    assert reply.error is None, reply.error
+    text = "".join(json.loads(x)["text"] for x in trace.read_text().splitlines())
+    assert 'assistant\nfunctions.get_weather:\n{"city": "Paris"}\nuser' in text  # no specials
+    assert "&#34;" not in text and "message:\nfunctions." not in text
+    assert 'functions.get_weather returned:\n{"temp": 21}' in text

@@ -76,7 +76,7 @@ def test_chatml_adaptation_keeps_tool_history_the_template_can_render(tool_histo
     ]
     out = for_chatml_tools(msgs)
     assert out[0] == {"role": "system", "content": DEFAULT_SYSTEM}
-    assert out[2]["role"] == "assistant" and out[2]["content"] is None
+    assert out[2]["role"] == "assistant" and out[2]["content"] == ""
     assert [c["function"] for c in out[2]["tool_calls"]] == [
         {"name": "get_weather", "arguments": '{"city": "Paris"}'}]
     assert out[3] == {"role": "user", "content": 'functions.get_weather returned:\n{"temp": 21}'}

@@ -139,7 +139,8 @@ def for_chatml_tools(
                                  "function": {"name": fn.get("name", ""),
                                               "arguments": arguments}})
             text = text_of(msg.get("content")).strip() if msg.get("content") else ""
-            out.append({"role": "assistant", "content": text or None, "tool_calls": rendered})
+            # "" and not None: the server's request schema wants text; the template skips it
+            out.append({"role": "assistant", "content": text, "tool_calls": rendered})
         elif role in ("tool", "function"):
             name = msg.get("name") or names.get(msg.get("tool_call_id", ""), "") or "tool"
             out.append(
