@@ -65,13 +65,24 @@ def delta(after: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
 
 
 def replies(runs: list[te.Run]) -> dict[str, list[Any]]:
-    """Every case's tool calls and final text, by ``suite/case``."""
+    """Every case's tool calls (names and arguments: the ids are the server's random ones) and
+    final text, by ``suite/case``."""
     out: dict[str, list[Any]] = {}
     for run in runs:
         df = run.results_df()
         for row in df.itertuples():
-            out[f"{run.suite_name}/{row.case_id}"] = [row.tool_calls, row.content, row.error]
+            out[f"{run.suite_name}/{row.case_id}"] = [_calls(row.tool_calls), row.content,
+                                                      row.error]
     return out
+
+
+def _calls(stored: Any) -> Any:
+    """Stored tool calls (JSON text) as ``[[name, arguments], ...]``; other values as they are."""
+    try:
+        calls = json.loads(stored) if isinstance(stored, str) else stored
+        return [[c["function"]["name"], c["function"]["arguments"]] for c in calls]
+    except (TypeError, ValueError, KeyError):
+        return stored
 
 
 def llama_rates(server: EmbeddedServer, prompt_tokens: int = 900, gen_tokens: int = 128,
@@ -205,7 +216,8 @@ def main() -> int:
     if args.save:
         Path(args.save).write_text(json.dumps(got, indent=1))
     if args.compare:
-        saved = json.loads(Path(args.compare).read_text())
+        saved = {k: [_calls(v[0]), *v[1:]] for k, v in
+                 json.loads(Path(args.compare).read_text()).items()}  # older files kept the ids
         differ = sorted(k for k in saved.keys() | got.keys() if saved.get(k) != got.get(k))
         print(f"replies that differ from {args.compare}: {len(differ)} of {len(got)} cases"
               + (f" ({', '.join(differ[:10])})" if differ else ""))

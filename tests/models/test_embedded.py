@@ -426,8 +426,8 @@ async def test_the_trace_shows_what_each_prompt_eval_re_evaluates(tools, tmp_pat
 async def test_a_conversation_with_tool_history_is_accepted_and_renders_plainly(tmp_path,
                                                                                  monkeypatch):
     """An earlier call and its result in the history: the server accepts the adapted
-    messages (its request schema wants text content beside tool_calls), and the prompt it
-    evaluates shows the call as generated, with plain quotes (no HTML entities)."""
+    messages, and the prompt it evaluates shows the call and its result with plain quotes
+    (llama-cpp-python's handler would send them as HTML entities)."""
     import tooleval_nb as te
     from tooleval_nb.models._llama_main import TRACE_ENV
 
@@ -451,6 +451,6 @@ async def test_a_conversation_with_tool_history_is_accepted_and_renders_plainly(
                                        cache=False, max_tokens=24)
     assert reply.error is None, reply.error
     text = "".join(json.loads(x)["text"] for x in trace.read_text().splitlines())
-    assert 'assistant\nfunctions.get_weather:\n{"city": "Paris"}\nuser' in text  # no specials
-    assert "&#34;" not in text and "message:\nfunctions." not in text
+    assert 'assistant\nmessage:\nfunctions.get_weather:\n{"city": "Paris"}\nuser' in text
+    assert "&#34;" not in text
     assert 'functions.get_weather returned:\n{"temp": 21}' in text

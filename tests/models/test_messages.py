@@ -69,25 +69,23 @@ def test_merge_system_skips_blank_and_keeps_later_messages():
     ]
 
 
-def test_chatml_adaptation_keeps_tool_history_the_template_can_render(tool_history):
+def test_chatml_adaptation_keeps_tool_history_as_text(tool_history):
     msgs = [
         *tool_history("get_weather"),
         {"role": "user", "content": [{"type": "text", "text": "And tomorrow?"}]},
     ]
     out = for_chatml_tools(msgs)
     assert out[0] == {"role": "system", "content": DEFAULT_SYSTEM}
-    assert out[2]["role"] == "assistant" and out[2]["content"] == ""
-    assert [c["function"] for c in out[2]["tool_calls"]] == [
-        {"name": "get_weather", "arguments": '{"city": "Paris"}'}]
+    assert out[2] == {"role": "assistant", "content": 'functions.get_weather:\n{"city": "Paris"}'}
     assert out[3] == {"role": "user", "content": 'functions.get_weather returned:\n{"temp": 21}'}
     assert out[4] == {"role": "user", "content": "And tomorrow?"}
-    assert all(m["role"] != "tool" for m in out)
+    assert all(set(m) == {"role", "content"} and isinstance(m["content"], str) for m in out)
 
 
-def test_chatml_history_renders_as_the_handler_generated_it():
-    """Through llama-cpp-python's own template (unescaped, as the embedded server renders it):
-    an earlier call reads ``functions.<name>:`` then its arguments, with no ``message:`` before
-    it and no HTML entities in it, and two calls are a newline apart, as generated."""
+def test_chatml_history_renders_plainly_through_the_template():
+    """Through llama-cpp-python's own template, unescaped as the embedded server renders it:
+    earlier calls read ``functions.<name>:`` then their arguments (after the template's
+    ``message:``), with plain quotes, one per line."""
     import jinja2
     import llama_cpp.llama_chat_format as chat_format
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -104,9 +102,9 @@ def test_chatml_history_renders_as_the_handler_generated_it():
     msgs = for_chatml_tools([{"role": "user", "content": "Weather and time in Paris?"},
                              {"role": "assistant", "content": None, "tool_calls": calls}])
     text = render(messages=msgs, tool_calls=True, tools=[], add_generation_prompt=False)
-    assert ('<|im_start|>assistant\nfunctions.get_weather:\n{"city": "Paris"}\n'
+    assert ('<|im_start|>assistant\nmessage:\nfunctions.get_weather:\n{"city": "Paris"}\n'
             'functions.get_time:\n{"tz": "CET"}<|im_end|>') in text
-    assert "message:\nfunctions." not in text and "&#34;" not in text
+    assert "&#34;" not in text
 
 
 def test_chatml_adaptation_keeps_a_given_system_prompt():
