@@ -110,6 +110,13 @@ class _Lines:
     def position(self, entry_id: str) -> int | None:
         return self._index.get(entry_id)
 
+    def distinct_ids(self) -> Iterator[str]:
+        """Each id once, in the order of its first line."""
+        return iter(self._index)
+
+    def n_distinct(self) -> int:
+        return len(self._index)
+
     def get(self, i: int) -> dict[str, Any]:
         obj = self._parsed.get(i)
         return obj if obj is not None else self._parse(i)
@@ -153,10 +160,10 @@ class _ById(Mapping[str, Any]):
         return isinstance(entry_id, str) and self._lines.position(entry_id) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys(self._lines.ids))
+        return self._lines.distinct_ids()
 
     def __len__(self) -> int:
-        return len(dict.fromkeys(self._lines.ids))
+        return self._lines.n_distinct()
 
 
 class CategoryData:
