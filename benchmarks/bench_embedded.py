@@ -71,9 +71,15 @@ def replies(runs: list[te.Run]) -> dict[str, list[Any]]:
     for run in runs:
         df = run.results_df()
         for row in df.itertuples():
-            out[f"{run.suite_name}/{row.case_id}"] = [_calls(row.tool_calls), row.content,
-                                                      row.error]
+            out[f"{run.suite_name}/{row.case_id}"] = [_calls(row.tool_calls), _text(row.content),
+                                                      _text(row.error)]
     return out
+
+
+def _text(value: Any) -> Any:
+    """A text column's value, None for a missing one (pandas gives NaN, which equals nothing,
+    itself included, so that every case without text would count as differing)."""
+    return value if isinstance(value, str) else None
 
 
 def _calls(stored: Any) -> Any:
@@ -192,6 +198,8 @@ def main() -> int:
     print(f"  tokens evaluated  prompt {used['prompt_tokens']:,}  generated "
           f"{used['generated_tokens']:,}  (completions cut by the token bound: "
           f"{used['cut_completions']})")
+    print(f"  handler shortcuts: choices stopped once forced {used.get('early_choices', 0):,}, "
+          f"thrown-away follow-ups not asked {used.get('skipped_follow_ups', 0):,}")
     print(f"  errors {errors} (timeouts {timeouts})")
     print(f"  wall time                      {wall:7.1f} s")
     print(f"  model alone for those tokens   {model_alone:7.1f} s")
@@ -216,7 +224,7 @@ def main() -> int:
     if args.save:
         Path(args.save).write_text(json.dumps(got, indent=1))
     if args.compare:
-        saved = {k: [_calls(v[0]), *v[1:]] for k, v in
+        saved = {k: [_calls(v[0]), *map(_text, v[1:])] for k, v in
                  json.loads(Path(args.compare).read_text()).items()}  # older files kept the ids
         differ = sorted(k for k in saved.keys() | got.keys() if saved.get(k) != got.get(k))
         print(f"replies that differ from {args.compare}: {len(differ)} of {len(got)} cases"

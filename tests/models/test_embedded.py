@@ -414,7 +414,10 @@ async def test_the_trace_shows_what_each_prompt_eval_re_evaluates(tools, tmp_pat
                 tools[:1], "auto", cache=False, max_tokens=16)
             assert reply.error is None
     lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    completions = [x for x in lines if "completion" in x]  # a line per inner completion too
+    lines = [x for x in lines if "completion" not in x]
     assert lines and all({"n_past", "n_new", "request", "text"} <= set(x) for x in lines)
+    assert completions and all({"finish", "after", "text"} <= set(x) for x in completions)
     first = [x for x in lines if x["request"] == 1]
     second = [x for x in lines if x["request"] == 2]
     assert first[0]["n_past"] == 0 and "careful assistant" in first[0]["text"]
@@ -450,7 +453,94 @@ async def test_a_conversation_with_tool_history_is_accepted_and_renders_plainly(
         reply = await call_model_async(spec, for_chatml_tools(history), [tool], "auto",
                                        cache=False, max_tokens=24)
     assert reply.error is None, reply.error
-    text = "".join(json.loads(x)["text"] for x in trace.read_text().splitlines())
+    evals = [json.loads(x) for x in trace.read_text().splitlines()]
+    text = "".join(x["text"] for x in evals if "n_past" in x)  # the prompt evals, in order
     assert 'assistant\nmessage:\nfunctions.get_weather:\n{"city": "Paris"}\nuser' in text
     assert "&#34;" not in text
     assert 'functions.get_weather returned:\n{"temp": 21}' in text
+
+
+# -- the handler shortcuts (see _llama_main) -----------------------------------------------------
+class _Grammar:
+    def __init__(self, text: str) -> None:
+        self._grammar = text
+
+
+def test_the_handlers_grammars_are_read_as_their_alternatives():
+    from tooleval_nb.models._llama_main import _CHOICE_ROOT, _FOLLOW_UP_ROOT, _alternatives
+
+    functions = 'functions ::= "functions.get_weather:" | "functions.get_time:"\n'
+    assert _alternatives(_Grammar(_CHOICE_ROOT + functions), _CHOICE_ROOT) == [
+        "functions.get_weather:", "functions.get_time:", "message:"]
+    assert _alternatives(_Grammar(_FOLLOW_UP_ROOT + functions), _FOLLOW_UP_ROOT) == [
+        "functions.get_weather:", "functions.get_time:", "<|im_end|>"]
+    # any other grammar (a JSON schema's, the other root, a mangled line) is left alone
+    assert _alternatives(_Grammar(_CHOICE_ROOT + functions), _FOLLOW_UP_ROOT) is None
+    assert _alternatives(_Grammar('root ::= "{" space "}"\n'), _CHOICE_ROOT) is None
+    assert _alternatives(_Grammar(_CHOICE_ROOT + 'functions ::= "x:"\n'), _CHOICE_ROOT) is None
+    assert _alternatives(object(), _CHOICE_ROOT) is None
+
+
+def test_a_follow_up_that_could_name_a_tool_is_never_skipped():
+    """The handler reads ``functions.a:`` as the tool ``a:``: only a tool of that name would
+    make it go on, and then the follow-up is asked for real."""
+    from tooleval_nb.models._llama_main import _names_a_tool
+
+    assert not _names_a_tool(["functions.get_weather:", "functions.get_time:", "<|im_end|>"])
+    assert _names_a_tool(["functions.a:", "functions.a::", "<|im_end|>"])
+
+
+def test_the_installed_handler_still_discards_its_follow_up():
+    """The follow-up is skipped only while llama-cpp-python's handler reads it this way; a
+    version that changes it turns the skip off by itself (and this test says so)."""
+    from tooleval_nb.models._llama_main import _handler_discards_follow_up
+
+    pytest.importorskip("llama_cpp")
+    assert _handler_discards_follow_up()
+
+
+def _chat(server: EmbeddedServer, body: dict) -> dict:
+    import urllib.request
+
+    request = urllib.request.Request(f"{server.api_base}/chat/completions",
+                                     data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.mark.model
+def test_the_shortcuts_change_no_reply(monkeypatch):
+    """The same requests to a server with the shortcuts and one without: the same calls, the
+    same arguments, the same text, with fewer tokens decoded one at a time."""
+    from tooleval_nb.models._llama_main import SHORTCUTS_ENV
+
+    def tool(name: str, param: str) -> dict:
+        return {"type": "function", "function": {"name": name, "description": name.replace(
+            "_", " "), "parameters": {"type": "object", "properties": {param: {"type": "string"}},
+                                       "required": [param]}}}
+
+    three = [tool("get_weather", "city"), tool("get_time", "timezone"),
+             tool("send_email", "to")]
+    asks = [(three, "What is the weather in Paris?"), (three, "What time is it in Tokyo?"),
+            (three, "Email bob@example.com please."), (three, "Hi! How are you today?"),
+            (three[:1], "Weather in Oslo?"), (three[1:], "Time in Lima, then mail ann@x.org.")]
+    replies, stats = {}, {}
+    for value in ("0", "1"):
+        monkeypatch.setenv(SHORTCUTS_ENV, value)
+        with EmbeddedServer() as server:
+            out = []
+            for tools_, prompt in asks:
+                message = _chat(server, {"model": "m", "temperature": 0, "max_tokens": 96,
+                                         "tool_choice": "auto", "tools": tools_,
+                                         "messages": [{"role": "user", "content": prompt}]}
+                                )["choices"][0]["message"]
+                out.append(([(c["function"]["name"], c["function"]["arguments"])
+                             for c in message.get("tool_calls") or []], message.get("content")))
+            replies[value], stats[value] = out, server.stats()
+    assert replies["1"] == replies["0"]
+    assert any(calls for calls, _ in replies["1"])  # the comparison covered calls
+    assert stats["0"]["early_choices"] == stats["0"]["skipped_follow_ups"] == 0
+    assert stats["1"]["early_choices"] == len(asks)
+    assert stats["1"]["skipped_follow_ups"] == sum(bool(calls) for calls, _ in replies["1"])
+    assert stats["1"]["generated_tokens"] < stats["0"]["generated_tokens"]

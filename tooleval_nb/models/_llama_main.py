@@ -27,6 +27,24 @@ when it rejects it does the grammar filter the vocabulary. The chosen token is t
 (the grammar only sets rejected tokens to -inf, and the first argmax kept is kept first).
 ``TOOLEVAL_LLAMA_GREEDY_FIRST=0`` turns this off.
 
+Two completions of the ``chatml-function-calling`` handler (``tool_choice="auto"``) that need not
+decode token by token (:func:`_shortcuts`; ``TOOLEVAL_LLAMA_SHORTCUTS=0`` turns both off):
+
+- *The choice.* The handler first generates ``functions.<name>:`` or ``message:`` under a grammar
+  that allows nothing else, one token at a time. Once the text generated so far is the start of
+  one alternative only, the rest is forced: generation stops there and the completion answers
+  that alternative (cut at its ``:``, as the handler's stop string cuts it). The handler then
+  sends the same prompt text it would have sent, and llama.cpp evaluates the forced tokens in
+  one batch with the next prompt, at a third of a decode step's cost each.
+- *The follow-up that is thrown away.* After a call's arguments the handler asks the model
+  whether another call follows (``functions.<name>:`` or ``<|im_end|>``). The completion stops
+  only at ``<|im_end|>``, so the answer keeps its ``:`` and names no tool
+  (``"get_time:"``): the handler ends the loop either way, and its reply never holds more than
+  one call. That completion (a prompt eval and about seven decode steps per call) is answered
+  empty here when its result provably cannot name a tool: the token budget left is longer than
+  every alternative, no stop string can cut one short of its ``:``, and no tool's name ends in
+  ``:``. It is done only when the handler's source still reads the answer that way.
+
 Counters: ``GET /tooleval/stats`` answers the tokens the model actually evaluated (prompt tokens
 after the KV-cache prefix reuse, in how many batches, and generated tokens), the seconds spent in
 ``Llama.eval`` (decode), in sampling and in the whole chat handler, the greedy-first checks, their
@@ -60,6 +78,8 @@ GREEDY_FIRST_ENV = "TOOLEVAL_LLAMA_GREEDY_FIRST"
 TRACE_ENV = "TOOLEVAL_LLAMA_TRACE"
 #: the environment variable that keeps llama-cpp-python's HTML escaping of prompts (``1``)
 HTML_ESCAPE_ENV = "TOOLEVAL_LLAMA_HTML_ESCAPE"
+#: the environment variable that turns the handler shortcuts off (``0``; see :func:`_shortcuts`)
+SHORTCUTS_ENV = "TOOLEVAL_LLAMA_SHORTCUTS"
 #: the path of the counters
 STATS_PATH = "/tooleval/stats"
 
@@ -69,6 +89,7 @@ STATS: dict[str, Any] = {
     "eval_seconds": 0.0, "sample_seconds": 0.0, "chat_seconds": 0.0,
     "grammar_checks": 0, "grammar_rejections": 0, "grammar_full_passes": 0,
     "cut_completions": 0, "cut_tokens": 0, "completion_lengths": {},
+    "early_choices": 0, "skipped_follow_ups": 0,
 }
 _local = threading.local()
 
@@ -296,6 +317,14 @@ def _bound_and_count() -> None:
                 STATS["cut_tokens"] += made
             key = f"{finish}<={1 << max(0, made - 1).bit_length()}"  # powers of two
             STATS["completion_lengths"][key] = STATS["completion_lengths"].get(key, 0) + 1
+            if trace is not None:
+                prompt = kwargs.get("prompt")
+                trace.write(json.dumps({
+                    "completion": made, "finish": finish, "request": STATS["requests"],
+                    "after": prompt[-60:] if isinstance(prompt, str) else None,
+                    "grammar": kwargs.get("grammar") is not None,
+                    "text": result["choices"][0].get("text")}) + "\n")
+                trace.flush()
         return result
 
     def generate(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -356,6 +385,121 @@ def _plain_templates() -> None:
     chat_format.ImmutableSandboxedEnvironment = PlainEnvironment  # type: ignore[misc]
 
 
+#: how the ``chatml-function-calling`` handler words its two grammars for ``tool_choice="auto"``
+_CHOICE_ROOT = 'root   ::= functions | "message:"\n'
+_FOLLOW_UP_ROOT = 'root   ::= functions | "<|im_end|>"\n'
+#: the handler's line that reads the follow-up's answer (the ``:`` stays in the name)
+_FOLLOW_UP_READ = 'tool_name = response["choices"][0]["text"][len("functions.") :]'
+
+
+def _alternatives(grammar: Any, root: str) -> list[str] | None:
+    """The literal alternatives of one of the handler's two grammars (``functions.<name>:`` for
+    every tool, then the other literal of its root), or None for any other grammar."""
+    text = getattr(grammar, "_grammar", None)
+    if not isinstance(text, str) or not text.startswith(root):
+        return None
+    lines = text.split("\n")
+    if len(lines) < 2 or not lines[1].startswith("functions ::= "):
+        return None
+    try:
+        names = [json.loads(part) for part in lines[1][len("functions ::= "):].split(" | ")]
+        other = json.loads(root.split(" | ", 1)[1].strip())
+    except ValueError:
+        return None
+    if not all(isinstance(n, str) and n.startswith("functions.") for n in names):
+        return None
+    return [*names, other]
+
+
+def _names_a_tool(follow_up: list[str]) -> bool:
+    """Could one of the follow-up's answers, read as the handler reads it (``:`` kept), name a
+    tool? Only when a tool's name ends in ``:`` and another's is that name without it."""
+    names = {alt[len("functions."):-1] for alt in follow_up[:-1]}
+    return any(alt[len("functions."):] in names for alt in follow_up[:-1])
+
+
+def _handler_discards_follow_up() -> bool:
+    """Does the installed handler read the follow-up's answer as described in the docstring?"""
+    import inspect
+
+    import llama_cpp.llama_chat_format as chat_format
+
+    try:
+        source = inspect.getsource(chat_format.chatml_function_calling)
+    except (OSError, TypeError, AttributeError):
+        return False
+    return _FOLLOW_UP_READ in source and _FOLLOW_UP_ROOT.replace("\n", "\\n") in source
+
+
+def _shortcuts() -> None:
+    """Patch ``Llama``: the handler's choice stops once it is forced, and its thrown-away
+    follow-up is answered without the model (see the module docstring)."""
+    from llama_cpp import Llama, StoppingCriteriaList
+
+    discards = _handler_discards_follow_up()
+    inner_completion, inner_generate = Llama.create_completion, Llama.generate
+
+    def create_completion(self: Any, *args: Any, **kwargs: Any) -> Any:
+        grammar, stop = kwargs.get("grammar"), kwargs.get("stop")
+        budget = getattr(_local, "budget", None)
+        if args or budget is None or grammar is None or kwargs.get("stream"):
+            return inner_completion(self, *args, **kwargs)
+        stops = [stop] if isinstance(stop, str) else list(stop or [])
+        choice = _alternatives(grammar, _CHOICE_ROOT)
+        if choice is not None and stops == [":"]:
+            _local.choice, _local.chosen = choice, None
+            kwargs["stopping_criteria"] = StoppingCriteriaList(
+                [lambda _ids, _logits: _local.chosen is not None])
+            try:
+                result = inner_completion(self, *args, **kwargs)
+            finally:
+                chosen, _local.choice, _local.chosen = _local.chosen, None, None
+            if chosen is not None and isinstance(result, dict):
+                STATS["early_choices"] += 1
+                result["choices"][0]["text"] = chosen[:chosen.index(":")]
+            return result
+        follow_up = _alternatives(grammar, _FOLLOW_UP_ROOT)
+        prompt = kwargs.get("prompt")
+        if (discards and follow_up is not None and isinstance(prompt, str)
+                and not prompt.endswith("message:\n") and not kwargs.get("max_tokens")
+                and budget > max(map(len, follow_up)) + 1
+                and not any(s in alt for s in stops if s != "<|im_end|>" for alt in follow_up)
+                and not _names_a_tool(follow_up)):
+            STATS["skipped_follow_ups"] += 1
+            return {"id": "cmpl-tooleval-skipped", "object": "text_completion",
+                    "created": int(time.time()), "model": kwargs.get("model") or "",
+                    "choices": [{"text": "", "index": 0, "logprobs": None,
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+        return inner_completion(self, *args, **kwargs)
+
+    def generate(self: Any, *args: Any, **kwargs: Any) -> Any:
+        choice = getattr(_local, "choice", None)
+        tokens = inner_generate(self, *args, **kwargs)
+        if choice is None:
+            yield from tokens
+            return
+        prompt = list(args[0]) if args else list(kwargs.get("tokens") or [])
+        made: list[int] = []
+        sent = None
+        while True:
+            try:
+                token = tokens.send(sent)
+            except StopIteration:
+                return
+            sent = yield token
+            made.append(token)
+            text = self.detokenize(made, prev_tokens=prompt).decode("utf-8", "ignore")
+            left = [alt for alt in choice if alt.startswith(text)]
+            if len(left) == 1 and sent is None:  # the rest is forced: stop before evaluating
+                _local.chosen = left[0]
+                tokens.close()
+                return
+
+    Llama.create_completion = create_completion  # type: ignore[method-assign]
+    Llama.generate = generate  # type: ignore[method-assign]
+
+
 def _serve_stats() -> None:
     """Add ``GET /tooleval/stats`` to the server's app."""
     import llama_cpp.server.app as server_app
@@ -377,6 +521,8 @@ def main() -> None:
         _greedy_first()
     if os.environ.get(HTML_ESCAPE_ENV, "") != "1":
         _plain_templates()
+    if os.environ.get(SHORTCUTS_ENV, "") != "0":
+        _shortcuts()
     _serve_stats()
     choice = os.environ.get("TOOLEVAL_LLAMA_EXTRA_BUFTS", "")
     if choice == "0" or (choice != "1" and _cpu_has_amx()):

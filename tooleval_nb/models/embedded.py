@@ -279,7 +279,8 @@ class EmbeddedServer:
         handler), ``grammar_checks`` / ``grammar_rejections`` (greedy-first checks, and those
         that fell back to the grammar over the vocabulary), ``cut_completions`` / ``cut_tokens``
         (inner completions stopped by the token bound, and what they generated) and
-        ``completion_lengths`` (inner completions by finish reason and length; see
+        ``completion_lengths`` (inner completions by finish reason and length), and
+        ``early_choices`` / ``skipped_follow_ups`` (the handler shortcuts; see
         :mod:`._llama_main`)."""
         url = f"{self.api_base.removesuffix('/v1')}{STATS_PATH}"
         try:
