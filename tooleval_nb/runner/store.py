@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..scoring.frame import SUMMARY_COLUMNS, summarize_scores
+from ..scoring.frame import summarize_rows
 from .record import RESULT_FIELDS
 from .schema import INSERT_RESULT, MIGRATIONS, REQUIRED_TABLES
 
@@ -344,24 +344,16 @@ class Store:
 
     def summary(self, run_id: str, model: str) -> dict[str, Any]:
         """Aggregates of one model's stored results (for the ``tool_eval_summary`` event): the
-        score columns of :func:`tooleval_nb.scoring.summarize_scores`, the one definition of a
+        score columns of :func:`tooleval_nb.scoring.summarize_rows`, the one definition of a
         per-model summary, and the mean latency."""
-        import pandas as pd  # here, not at the top: the runner imports fast without pandas
-
-        columns = ("passed", "error", "tool_score", "param_score", "overall", "latency_ms")
         cursor = self.connection().execute(
-            f"SELECT {', '.join(columns)} FROM results WHERE run_id = ? AND model = ?",
-            (run_id, model))
-        cursor.row_factory = None
-        frame = pd.DataFrame.from_records(cursor.fetchall(), columns=list(columns))
-        latency = frame["latency_ms"].dropna()
-        if frame.empty:
-            scores: dict[str, Any] = {name: 0 for name in SUMMARY_COLUMNS[:4]}
-            scores.update(pass_rate=None, tool_score=None, param_score=None, overall=None)
-        else:
-            scores = summarize_scores(frame.assign(model=model)).iloc[0].drop("model").to_dict()
-        return {**{k: _plain(v) for k, v in scores.items()},
-                "latency_mean_ms": float(latency.mean()) if len(latency) else None}
+            "SELECT passed, error, tool_score, param_score, overall, latency_ms FROM results "
+            "WHERE run_id = ? AND model = ?", (run_id, model))
+        cursor.row_factory = None  # plain tuples
+        rows = cursor.fetchall()
+        scores = summarize_rows(r[:5] for r in rows)
+        latency = [r[5] for r in rows if r[5] is not None]
+        return {**scores, "latency_mean_ms": sum(latency) / len(latency) if latency else None}
 
     def count_results(self, run_id: str) -> int:
         return self.connection().execute("SELECT COUNT(*) FROM results WHERE run_id = ?",
@@ -428,12 +420,3 @@ def resolve_store(store: Store | str | os.PathLike[str] | None = None) -> Store:
         if found is None:
             found = _STORES[key] = Store(path)
         return found
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar as a Python number (events are JSON); NaN as None."""
-    if value is None:
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    return None if isinstance(value, float) and value != value else value

@@ -29,7 +29,14 @@ from .calls import (
     score_tool_selection,
 )
 from .case import case_kind, score_case, score_case_async
-from .frame import SUMMARY_COLUMNS, score_cases, score_cases_async, scores_df, summarize_scores
+from .frame import (
+    SUMMARY_COLUMNS,
+    score_cases,
+    score_cases_async,
+    scores_df,
+    summarize_rows,
+    summarize_scores,
+)
 from .graders import (
     grade_code,
     grade_llm_async,
@@ -57,7 +64,8 @@ from .trace import GradeResult, Trace
 __all__ = [
     "score_case", "score_case_async", "case_kind", "CaseScore", "CallScore", "ParamScore",
     "TurnScore", "ExpectationResult", "FailureMode", "FAILURE_MODES", "SCORE_COLUMNS",
-    "score_cases", "score_cases_async", "scores_df", "summarize_scores", "SUMMARY_COLUMNS",
+    "score_cases", "score_cases_async", "scores_df", "summarize_rows", "summarize_scores",
+    "SUMMARY_COLUMNS",
     "mean_ci", "interval_method", "IntervalMethod",
     "score_tool_selection", "score_params", "compute_overall", "param_scores", "score_calls",
     "best_assignment", "match_value", "MODES", "embed", "similarity",

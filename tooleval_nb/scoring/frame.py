@@ -24,7 +24,8 @@ from .result import SCORE_COLUMNS, CaseScore
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["scores_df", "score_cases", "score_cases_async", "summarize_scores", "SUMMARY_COLUMNS"]
+__all__ = ["scores_df", "score_cases", "score_cases_async", "summarize_rows", "summarize_scores",
+           "SUMMARY_COLUMNS"]
 
 #: columns of :func:`summarize_scores` after the group keys: the one definition of a summary's
 #: score columns (``Run.summary_df()`` adds run, model and mode before them, latency, tokens and
@@ -103,8 +104,42 @@ async def score_cases_async(cases: Suite | Sequence[EvalCase],
     return scores_df(await asyncio.gather(*jobs), model=model)
 
 
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)  # None or NaN
+
+
+def summarize_rows(rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
+    """The :data:`SUMMARY_COLUMNS` of one model's results, from rows of ``(passed, error,
+    tool_score, param_score, overall)``: the one definition of a per-model summary (see the
+    module docstring; :func:`summarize_scores` applies it per group, the run store to the rows
+    it holds). A missing score (None or NaN) counts 0 in the means, except that an unscored
+    parameter score of a case that did not error stays out of its mean."""
+    n = n_passed = n_errored = n_params = 0
+    tool = overall = params = 0.0
+    for passed, error, tool_score, param_score, overall_score in rows:
+        n += 1
+        errored = not _missing(error) and str(error) != ""
+        if errored:
+            n_errored += 1
+            if not _missing(param_score):  # a scored parameter of an errored case is 0
+                n_params += 1
+            continue
+        n_passed += not _missing(passed) and bool(passed)
+        tool += 0.0 if _missing(tool_score) else float(tool_score)
+        overall += 0.0 if _missing(overall_score) else float(overall_score)
+        if not _missing(param_score):
+            params += float(param_score)
+            n_params += 1
+    return {"n_cases": n, "n_passed": n_passed, "n_failed": n - n_passed - n_errored,
+            "n_errored": n_errored, "pass_rate": n_passed / n if n else 0.0,
+            "tool_score": tool / n if n else 0.0,
+            "param_score": params / n_params if n_params else None,
+            "overall": overall / n if n else 0.0}
+
+
 def summarize_scores(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per model (and ``run_id`` / ``mode`` when present); see the module docstring."""
+    """One row per model (and ``run_id`` / ``mode`` when present); see the module docstring
+    and :func:`summarize_rows`."""
     import pandas as pd
 
     keys = [k for k in ("run_id", "model", "mode") if k in df.columns]
@@ -114,20 +149,9 @@ def summarize_scores(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for group, part in df.groupby(keys, dropna=False, sort=False):
         group = group if isinstance(group, tuple) else (group,)
-        errored = part["error"].notna() & (part["error"].astype(str) != "") \
-            if "error" in part.columns else pd.Series(False, index=part.index)
-        passed = part["passed"].fillna(False).astype(bool) & ~errored
-        n = len(part)
-        tool = part["tool_score"].where(~errored, 0.0).fillna(0.0)
-        overall = part["overall"].where(~errored, 0.0).fillna(0.0)
-        # a scored parameter of an errored case is 0 (score_case sets it); unscored stays out
-        params = part["param_score"].where(~errored | part["param_score"].isna(), 0.0).dropna()
-        rows.append({
-            **dict(zip(keys, group, strict=True)), "n_cases": n, "n_passed": int(passed.sum()),
-            "n_failed": int((~passed & ~errored).sum()), "n_errored": int(errored.sum()),
-            "pass_rate": float(passed.sum()) / n if n else 0.0,
-            "tool_score": float(tool.mean()) if n else 0.0,
-            "param_score": float(params.mean()) if len(params) else None,
-            "overall": float(overall.mean()) if n else 0.0,
-        })
+        errors = part["error"].tolist() if "error" in part.columns else [None] * len(part)
+        columns = (part["passed"].tolist(), errors, part["tool_score"].tolist(),
+                   part["param_score"].tolist(), part["overall"].tolist())
+        rows.append({**dict(zip(keys, group, strict=True)),
+                     **summarize_rows(zip(*columns, strict=True))})
     return pd.DataFrame(rows, columns=[*keys, *SUMMARY_COLUMNS])
