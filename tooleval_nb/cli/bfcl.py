@@ -13,25 +13,15 @@ tools in fc mode).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
 from ..bfcl.categories import CATEGORIES, GROUPS
 from ..bfcl.prompt import PROMPT_FORMATS
 from ..bfcl.run import run_bfcl
+from .flags import add_flags
 
 __all__ = ["add_bfcl_parser", "cmd_bfcl", "format_scores"]
-
-
-def _key_value(text: str) -> tuple[str, Any]:
-    key, eq, value = text.partition("=")
-    if not eq or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except ValueError:
-        return key, value
 
 
 def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -61,21 +51,11 @@ def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="folder for result/ and score_tooleval/ (created)")
     p.add_argument("--data-dir", default=None, metavar="DIR",
                    help="BFCL's data folder (BFCL_v4_<category>.json, possible_answer/)")
-    p.add_argument("--store", default=None, metavar="PATH",
-                   help="the run store (default TOOLEVAL_STORE or the user data folder)")
-    p.add_argument("--temperature", type=float, default=None)
-    p.add_argument("--max-concurrency", type=int, default=None, metavar="N")
-    p.add_argument("--request-timeout", type=float, default=None, metavar="SECONDS")
-    p.add_argument("--no-cache", dest="cache", action="store_false", default=None,
-                   help="always call the model (default: reuse cached replies)")
-    p.add_argument("--no-resume", dest="resume", action="store_false", default=None,
-                   help="start afresh even when an interrupted identical run is stored")
-    p.add_argument("--param", dest="params", action="append", type=_key_value, default=None,
-                   metavar="KEY=VALUE", help="an extra sampling parameter (repeatable)")
-    p.add_argument("--name", default=None, help="a label for the run in the history")
+    add_flags(p, "store", "temperature", "max-concurrency", "request-timeout", "no-cache",
+              "no-resume", "param", "name")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table",
                    help="how to print the leaderboard (default table)")
-    p.add_argument("--progress", choices=("auto", "text", "none"), default="auto")
+    add_flags(p, "progress")
     return p
 
 
@@ -109,7 +89,7 @@ def cmd_bfcl(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) ->
                           "max_concurrency": args.max_concurrency,
                           "timeout": args.request_timeout, "cache": args.cache,
                           "resume": args.resume, "name": args.name,
-                          "params": dict(args.params) if args.params else None}.items()
+                          "params": dict(args.sampling_params) if args.sampling_params else None}.items()
         if v is not None}
     progress = "none" if args.progress == "none" else "text"
     job = run_bfcl(_models(args), args.category or "all", mode=args.mode, limit=args.limit,

@@ -7,11 +7,11 @@ a default lives in one place (a test checks the CLI's and the template's default
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..models.spec import MODES
 from ..runner.settings import TOOL_CHOICES
 from .bfcl import add_bfcl_parser
+from .flags import add_flags
 
 __all__ = ["build_parser", "version_text", "COMMANDS", "EXIT_CODES"]
 
@@ -44,25 +44,6 @@ def version_text() -> str:
     return f"tooleval-nb {version}"
 
 
-def _key_value(text: str) -> tuple[str, Any]:
-    import json
-
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. top_p=0.9)")
-    try:
-        parsed: Any = json.loads(value)
-    except ValueError:
-        parsed = value  # plain text
-    return key.strip(), parsed
-
-
-def _store(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", default=None, metavar="PATH",
-                        help="the SQLite run store (default: TOOLEVAL_STORE or the user data "
-                        "directory)")
-
-
 def _suites_models(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("what to run")
     g.add_argument("--suite", dest="suites", action="extend", nargs="+", metavar="PATH",
@@ -79,7 +60,7 @@ def _suites_models(parser: argparse.ArgumentParser) -> None:
                    help="run only the cases with these comma-separated ids")
     g.add_argument("--include-drafts", action="store_true", default=None,
                    help="run draft cases too (skipped by default)")
-    _store(g)  # type: ignore[arg-type]
+    add_flags(g, "store")
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -87,44 +68,31 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--api-base", default=None, metavar="URL",
                    help="an OpenAI-compatible endpoint for every model but the embedded "
                    "one (a local server); keys come from the usual environment variables")
-    g.add_argument("--temperature", type=float, default=None,
-                   help="sampling temperature (default 0.0)")
     g.add_argument("--tool-choice", choices=_TOOL_CHOICES, default=None,
                    help="required (falls back to auto where unsupported), auto or none "
                    "(default required)")
     g.add_argument("--mode", dest="modes", action="append", choices=_MODES, default=None,
                    help="how tools are offered: native tools or a raw-text format; "
                    "repeat to run every model in each mode (default native)")
+    add_flags(g, "temperature", "no-cache", "max-concurrency", "param", "request-timeout",
+              "name", "no-resume", "progress")
     g.add_argument("--system-prompt", default=None, metavar="TEXT",
                    help="one system prompt for every model (default: each suite's own)")
     g.add_argument("--max-rounds", type=int, default=None, metavar="N",
                    help="bound the rounds of multi-turn chains and agent loops")
-    g.add_argument("--no-cache", dest="cache", action="store_false", default=None,
-                   help="always call the models (default: reuse cached replies at "
-                   "temperature 0)")
-    g.add_argument("--max-concurrency", type=int, default=None, metavar="N",
-                   help="concurrent cases per provider (default 8)")
     g.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="samples per case (default 1)")
     g.add_argument("--seed", dest="sample_seeds", type=int, nargs="+", default=None,
                    metavar="N", help="sampling seed sent with each request: one (samples get "
                    "N, N+1, ...) or one per repeat (default: none)")
-    g.add_argument("--param", dest="sampling_params", action="append", type=_key_value, default=None,
-                   metavar="KEY=VALUE", help="an extra sampling parameter for every model, "
-                   "VALUE as JSON or text (e.g. top_p=0.9, max_tokens=256); repeatable")
     g.add_argument("--rpm", type=float, default=None, metavar="N",
                    help="requests per minute per provider (default: no limit)")
     g.add_argument("--tpm", type=float, default=None, metavar="N",
                    help="tokens per minute per provider (default: no limit)")
-    g.add_argument("--request-timeout", type=float, default=None, metavar="SECONDS",
-                   help="time limit per model request")
     g.add_argument("--case-timeout", type=float, default=None, metavar="SECONDS",
                    help="time limit per case, for cases that set none")
     g.add_argument("--retries", type=int, default=None, metavar="N",
                    help="re-runs of a case whose model call failed (default 0)")
-    g.add_argument("--name", default=None, help="a label for the runs in the history")
-    g.add_argument("--no-resume", dest="resume", action="store_false", default=None,
-                   help="start afresh even when an interrupted identical run is in the store")
     g.add_argument("--live-tools", default=None, metavar="TARGET",
                    help="answer the tool calls of chains with an MCP server's tools (a URL or "
                    "a command line) instead of the cases' mock responses")
@@ -132,9 +100,6 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                    help="time limit per live tool call (default 30)")
     g.add_argument("--agent", default=None, metavar="MODULE:CALLABLE",
                    help="an agent callable that runs every case instead of the built-in loop")
-    g.add_argument("--progress", choices=("auto", "text", "none"), default="auto",
-                   help="progress on stderr while the suites run: bars on a terminal, a line "
-                   "per suite and model every few seconds in a log (default auto: text)")
 
 
 def _gates(parser: argparse.ArgumentParser) -> None:
@@ -194,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bfcl_parser(sub)
     history = sub.add_parser("history", help="list the runs in the store",
                              description="The run store as a table, newest first.")
-    _store(history)
+    add_flags(history, "store")
     history.add_argument("--limit", type=int, default=20, metavar="N",
                          help="show the newest N runs (default 20; 0: all)")
     history.add_argument("--suite", default=None, metavar="NAME",
@@ -215,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", "-o", default=None, metavar="PATH",
                         help="the file to write (default RUN_ID[-TABLE].FORMAT here; '-' "
                         "writes csv or jsonl to stdout)")
-    _store(export)
+    add_flags(export, "store")
 
     validate = sub.add_parser(
         "validate", help="load and cross-check suite files",
