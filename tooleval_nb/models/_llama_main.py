@@ -43,7 +43,9 @@ decode token by token (:func:`_shortcuts`; ``TOOLEVAL_LLAMA_SHORTCUTS=0`` turns 
   one call. That completion (a prompt eval and about seven decode steps per call) is answered
   empty here when its result provably cannot name a tool: the token budget left is longer than
   every alternative, no stop string can cut one short of its ``:``, and no tool's name ends in
-  ``:``. It is done only when the handler's source still reads the answer that way.
+  ``:``. It is done only when the handler's source still reads the answer that way. The reply
+  is the same but for the legacy ``function_call`` field, whose name the handler takes from
+  that unread answer (``"get_time:"``, or empty); it is now empty, and we never read it.
 
 Counters: ``GET /tooleval/stats`` answers the tokens the model actually evaluated (prompt tokens
 after the KV-cache prefix reuse, in how many batches, and generated tokens), the seconds spent in
