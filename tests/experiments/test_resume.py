@@ -99,6 +99,25 @@ def test_sigkill_mid_sweep_then_resume(suite, store, fake_server, tmp_path):
     assert len(sw.trials_df()) == 4
 
 
+def test_a_cell_whose_run_completed_before_the_kill_is_not_run_again(suite, store, fake_server):
+    """The window between a cell's run completing and the sweep recording the cell as done:
+    a kill there leaves the cell ``running`` with its run complete. The resumed sweep takes
+    that run as the cell's evaluation and asks nothing again."""
+    server = fake_server(latency=0.0)
+    first = tx.sweep(suite, **sweep_args(suite, server.url, store))
+    requests, results = server.requests, stored_results(store)
+    with sqlite3.connect(store) as conn:  # as if killed just before the cells were saved done
+        reopened = conn.execute(
+            "UPDATE eval_cells SET status = 'running', run_id = NULL, created_at = 0").rowcount
+    assert reopened >= 4
+    again = tx.sweep(suite, **sweep_args(suite, server.url, store))
+    assert server.requests == requests and stored_results(store) == results
+    assert again.trials_df()["score"].tolist() == first.trials_df()["score"].tolist()
+    with sqlite3.connect(store) as conn:
+        statuses = {r[0] for r in conn.execute("SELECT status FROM eval_cells")}
+    assert statuses == {"done"}
+
+
 TUNE_SCRIPT = """
 import sys
 import tooleval_nb.experiments as tx

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .compare import case_scores, compare_scores
 from .config import Config
-from .evaluate import Evaluation, combine, evaluate_async, load_evaluation
+from .evaluate import Evaluation, calls_made, combine, evaluate_async, load_evaluation
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -155,6 +155,18 @@ class Racer:
             ev.calls = int(found["calls"] or 0)
             self._charge(key, ev.calls)  # once per job (see the module docstring)
             return ev
+        name = f"{self.owner_id}:{arm.id}:{split}{round_}"  # one run name per cell
+        if found is not None and found["status"] == "running":
+            # a killed job started this cell: its run may have completed before the cell was
+            # recorded as done; then it is this cell's evaluation, and nothing is asked again
+            run_id = self.store.runs.completed_run(name, since=found["created_at"] or 0.0)
+            if run_id is not None:
+                ev = load_evaluation(self.store.runs, run_id)
+                ev.calls = calls_made(ev.results)
+                self._charge(key, ev.calls)
+                self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids,
+                                     run_id=run_id, status="done", calls=ev.calls)
+                return ev
         if not self.tracker.can_afford(self.cost(arm, len(case_ids))):
             return None
         self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids, run_id=None,
@@ -162,8 +174,7 @@ class Racer:
         ev = await evaluate_async(self.suite, arm.config, case_ids, store=self.store.runs,
                                   repeats=self.repeats, cache=self.cache,
                                   base_seed=self.seed if seed is None else seed,
-                                  name=f"{self.owner_id}:{arm.id}:{split}{round_}",
-                                  executor=self.executor)
+                                  name=name, executor=self.executor)
         self._charge(key, ev.calls)
         self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids, run_id=ev.run_id,
                              status="done", calls=ev.calls)

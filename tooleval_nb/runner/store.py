@@ -224,6 +224,15 @@ class Store:
                 return row["id"]
         return None
 
+    def completed_run(self, name: str, *, since: float = 0.0) -> str | None:
+        """The newest completed run named ``name`` created at or after ``since``, if any (a
+        caller that names its runs uniquely finds the one a killed process finished but had
+        not yet recorded)."""
+        row = self.connection().execute(
+            "SELECT id FROM runs WHERE name = ? AND status = 'completed' AND created_at >= ? "
+            "ORDER BY created_at DESC LIMIT 1", (name, since)).fetchone()
+        return None if row is None else row[0]
+
     def claim_job(self, job_id: str, owner: str) -> bool:
         """Start ``job_id`` for ``owner`` if a job slot is free; False when it must keep queueing.
 
