@@ -274,13 +274,15 @@ def test_an_endpoint_list_gives_one_endpoint_per_replica(ray_cluster, store_path
         model = {"model": "openai/fake", "api_key": "sk-test"}
         # both replicas up first (a replica takes cells once it runs: on a busy machine one
         # can start seconds after the other, and the first takes a short run's every cell);
-        # replicas sharing one endpoint would leave the other endpoint unasked for ever
-        for attempt in range(6):
+        # replicas sharing one endpoint would leave the other endpoint unasked for ever. The
+        # wait is bounded by time, not by a count of runs: a short run takes a fraction of a
+        # second, and starting an actor on a loaded 2-core machine can take several
+        deadline, attempt = time.monotonic() + 90, 0
+        while not (one.requests and two.requests) and time.monotonic() < deadline:
             te.run_eval(cluster_suite(4, name=f"warm{attempt}"), model, cache=False,
                         progress=False, executor=executor).result()
-            if one.requests and two.requests:
-                break
-        assert one.requests > 0 and two.requests > 0
+            attempt += 1
+        assert one.requests > 0 and two.requests > 0, (attempt, one.requests, two.requests)
         warm = one.requests + two.requests
         run = te.run_eval(cluster_suite(20), model, cache=False, progress=False,
                           executor=executor).result()
