@@ -107,6 +107,10 @@ def test_transaction_rolls_back(store):
 
 def test_summary_and_runs(store):
     make_job(store)
+    empty = store.summary("run_1", "m")  # nothing stored yet: counts 0, nothing measured
+    assert (empty["n_cases"], empty["n_passed"], empty["n_errored"]) == (0, 0, 0)
+    assert empty["overall"] is None and empty["pass_rate"] is None
+    assert empty["latency_mean_ms"] is None
     store.write_result("job_1", record(case_id="a", overall=1.0, passed=1))
     store.write_result("job_1", record(case_id="b", overall=0.0, passed=0, error="429"))
     s = store.summary("run_1", "m")

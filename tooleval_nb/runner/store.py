@@ -354,13 +354,16 @@ class Store:
     def summary(self, run_id: str, model: str) -> dict[str, Any]:
         """Aggregates of one model's stored results (for the ``tool_eval_summary`` event): the
         score columns of :func:`tooleval_nb.scoring.summarize_rows`, the one definition of a
-        per-model summary, and the mean latency."""
+        per-model summary, and the mean latency. With no result stored yet, the rates and means
+        are None (nothing measured), not 0."""
         cursor = self.connection().execute(
             "SELECT passed, error, tool_score, param_score, overall, latency_ms FROM results "
             "WHERE run_id = ? AND model = ?", (run_id, model))
         cursor.row_factory = None  # plain tuples
         rows = cursor.fetchall()
         scores = summarize_rows(r[:5] for r in rows)
+        if not rows:
+            scores.update(pass_rate=None, tool_score=None, param_score=None, overall=None)
         latency = [r[5] for r in rows if r[5] is not None]
         return {**scores, "latency_mean_ms": sum(latency) / len(latency) if latency else None}
 
