@@ -97,6 +97,35 @@ def test_write_result_is_unique_and_atomic(store):
     assert store.count_results("run_1") == 2
 
 
+def test_commits_leave_checkpoints_to_the_store_thread(tmp_path, monkeypatch):
+    """No commit copies the write-ahead log into the database (SQLite's automatic checkpoint
+    would, inside a commit on the event loop, with its fsyncs): the store's thread does."""
+    import time
+
+    from tooleval_nb.runner import store as store_module
+
+    monkeypatch.setattr(store_module, "CHECKPOINT_EVERY_S", 0.01)
+    pokes = []
+    monkeypatch.setattr(store_module._Checkpointer, "poke", lambda self: pokes.append(1))
+    path = tmp_path / "runs.db"
+    store = Store(path)
+    assert store.connection().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    make_job(store)
+    big = "x" * 20_000
+    for i in range(300):  # ~6 MB: past SQLite's automatic checkpoint (1,000 pages)
+        store.write_result("job_1", record(case_id=f"c{i}", detail=big))
+    assert pokes and path.stat().st_size < 1_000_000  # all of it still in the log
+    monkeypatch.undo()
+    monkeypatch.setattr(store_module, "CHECKPOINT_EVERY_S", 0.01)
+    store.write_result("job_1", record(case_id="last"))  # a commit pokes the thread
+    deadline = time.monotonic() + 10
+    while store._checkpointer.runs == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert store._checkpointer.runs >= 1
+    assert path.stat().st_size > 5_000_000  # copied into the database by the thread
+    assert store.count_results("run_1") == 301
+
+
 def test_transaction_rolls_back(store):
     make_job(store)
     with pytest.raises(RuntimeError), store.transaction() as c:
