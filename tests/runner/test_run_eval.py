@@ -87,6 +87,43 @@ def test_busy_runs_coalesce_job_progress(fake, make_suite, model_of, store_path)
     assert [e["type"] for e in job.store.events(job.id)] == types
 
 
+def test_a_burst_shares_commits_a_serial_run_commits_each_case(fake, make_suite, model_of,
+                                                              store_path, monkeypatch):
+    """Cases scored in a burst share transactions (each commit rewrites the pages it touched);
+    a case finishing alone is committed within COMMIT_AFTER_S, before the next one's reply."""
+    from tooleval_nb.runner.execute import COMMIT_AFTER_S
+
+    batches: list[int] = []
+    real = Store.write_results
+
+    def counted(self, job_id, items):
+        batches.append(len(items))
+        return real(self, job_id, items)
+
+    monkeypatch.setattr(Store, "write_results", counted)
+    fake._state.latency = 0.05
+    run = te.run_eval(make_suite(96), [model_of(fake)], progress="none", cache=False,
+                      max_concurrency=32).result()
+    assert len(run) == 96 and sum(batches) == 96
+    assert len(batches) <= 96 // 4  # a commit per case would be 96
+    batches.clear()
+    seen = []
+    fake._state.latency = COMMIT_AFTER_S * 2  # the next reply comes after the commit is due
+    te.run_eval(make_suite(4), [model_of(fake)], progress="none", cache=False,
+                max_concurrency=1, callbacks=seen.append).result()
+    assert batches == [1, 1, 1, 1]
+    # and each case was published (so stored) before the next one's request went out
+    assert [e.data["current"] for e in seen if e.type == "tool_eval_progress"] == [1, 2, 3, 4]
+
+
+def test_a_completed_run_reads_its_rows_when_first_used(fake, make_suite, model_of,
+                                                        store_path):
+    run = te.run_eval(make_suite(5), [model_of(fake)], progress="none", cache=False).result()
+    assert run._loaded is None  # the job did not read back the rows it had just written
+    assert len(run) == 5 and run._loaded is not None
+    assert run.results_df().equals(te.load_run(run.id).results_df())
+
+
 async def test_the_heap_is_frozen_while_runs_go(fake, make_suite, model_of, store_path):
     import gc
 

@@ -12,9 +12,11 @@ The request pipeline comes first. As soon as a worker has a case's replies, its 
 is free: it queues the case for finishing and sends its next request at once. Finishing is done
 behind it: one finisher task scores queued cases and builds their rows, a few per loop iteration
 and only when no other callback is ready (a burst of replies and the requests they send go
-first; cases with LLM graders are scored in tasks of their own), and stores the cases of each
-iteration in one transaction (:mod:`.writer`), publishing each case's events only after its
-commit. So what a subscriber has seen is on disk. While a run goes, the objects that existed
+first; cases with LLM graders are scored in tasks of their own), and stores them in one
+transaction once the oldest has waited :data:`COMMIT_AFTER_S` or ``max_concurrency`` are
+scored (:mod:`.writer`), publishing each case's events only after its commit. So what a
+subscriber has seen is on disk, and the replies of a burst share a commit: each commit rewrites
+the pages it touched, and the loop waits for it. While a run goes, the objects that existed
 before it are frozen out of the garbage collector's scans (:func:`_freeze_heap`), so that a
 full collection does not stop the loop. A 64-wide run at 200 ms latency stays near the ideal
 wall time.
@@ -22,7 +24,8 @@ wall time.
 What a kill can lose is bounded: the requests in flight, plus the answered cases waiting to be
 scored. Those are at most ``max_concurrency`` after each finisher iteration (when more wait, it
 takes the excess instead of :data:`FINISH_CHUNK`), plus the replies that land before its next
-one: about twice ``max_concurrency`` at worst. With the reply cache on (temperature 0, the
+one, plus the scored cases waiting for their commit (fewer than ``max_concurrency``, for at
+most :data:`COMMIT_AFTER_S`): about three times ``max_concurrency`` at worst. With the reply cache on (temperature 0, the
 default) even those are answered from the cache on resume.
 
 Where a cell runs is the plan's ``executor``. ``"local"`` (the default): the workers above, on
@@ -70,6 +73,11 @@ FINISH_CHUNK = 4
 #: aside too cannot starve both
 STEP_ASIDE_S = 0.01
 
+#: how long (seconds) a scored case waits at most for its commit, so that the cases scored in
+#: a burst share one transaction (each commit rewrites the pages it touched: the fewer, the
+#: less the loop waits for SQLite); a kill loses at most that much more
+COMMIT_AFTER_S = 0.05
+
 #: what a worker hands to the finisher: target, case index, case, sample, seed, tools, outcome,
 #: the target's done counter and its total
 _Finished = tuple[Target, int, EvalCase, int, "int | None", list[Tool], CaseOutcome, list[int],
@@ -111,6 +119,8 @@ class Executor:
         self._facts: dict[int, tuple[str, str]] = {}
         #: whether this run froze the heap (see :func:`_freeze_heap`)
         self._frozen = False
+        #: when (loop time) the scored cases waiting in the writer are committed at the latest
+        self._commit_at: float | None = None
 
     async def run(self) -> None:
         _freeze_heap()
@@ -241,15 +251,26 @@ class Executor:
         its case's next request; so never with one request in flight, where cases finish one
         by one) it steps aside for up to :data:`STEP_ASIDE_S`, so that scoring does not delay
         the next requests; the excess over ``max_concurrency`` is finished at once when the
-        backlog grows past it. Sleeps while nothing is queued."""
+        backlog grows past it. The scored cases are committed together once the oldest has
+        waited :data:`COMMIT_AFTER_S` or once there are ``max_concurrency`` of them
+        (:meth:`_commit_due`). Sleeps while nothing is queued, until the next commit is due."""
         assert self._wake is not None
         bound = self.settings.max_concurrency
         loop = asyncio.get_running_loop()
         aside_since: float | None = None
         while True:
             if not self._backlog:
+                if self.writer.pending and self._commit_due(loop, bound):
+                    self.writer.commit()
+                    continue
                 self._wake.clear()
-                await self._wake.wait()
+                timer = (loop.call_at(self._commit_at, self._wake.set)
+                         if self.writer.pending else None)
+                try:
+                    await self._wake.wait()
+                finally:
+                    if timer is not None:
+                        timer.cancel()
                 continue
             waiting = len(self._backlog)
             excess = waiting - bound
@@ -262,7 +283,9 @@ class Executor:
                     continue
             aside_since = None
             try:
-                self._finish_backlog(min(waiting, max(FINISH_CHUNK, excess)))
+                self._finish_backlog(min(waiting, max(FINISH_CHUNK, excess)), commit=False)
+                if self._commit_due(loop, bound):
+                    self.writer.commit()
             except Exception as exc:
                 if self._failure is None:
                     self._failure = exc
@@ -271,13 +294,29 @@ class Executor:
                     self.writer.commit()
             await asyncio.sleep(0)
 
-    def _finish_backlog(self, count: int | None = None) -> None:
-        """Score ``count`` queued cases (default all) and store them in one transaction."""
+    def _commit_due(self, loop: asyncio.AbstractEventLoop, bound: int) -> bool:
+        """Whether the scored cases waiting in the writer are committed now: ``bound`` of them,
+        or the oldest waited :data:`COMMIT_AFTER_S` (a serial run, one case at a time, commits
+        each case as soon as the next one is due: the model takes longer than that)."""
+        if not self.writer.pending:
+            return False
+        if self._commit_at is None:
+            self._commit_at = loop.time() + COMMIT_AFTER_S
+        if self.writer.pending >= bound or loop.time() >= self._commit_at:
+            self._commit_at = None
+            return True
+        return False
+
+    def _finish_backlog(self, count: int | None = None, *, commit: bool = True) -> None:
+        """Score ``count`` queued cases (default all); store them, and whatever else waits in
+        the writer, in one transaction (unless ``commit`` is false: see :meth:`_finish_loop`)."""
         count = len(self._backlog) if count is None else count
         for left in range(count - 1, -1, -1):
             item = self._backlog.popleft()
             self._store(item, *self._score_now(item), last=not left)
-        self.writer.commit()
+        if commit:
+            self._commit_at = None
+            self.writer.commit()
 
     def _score_now(self, item: _Finished) -> tuple[Any, str | None]:
         _, _, case, _, _, tools, outcome, _, _ = item

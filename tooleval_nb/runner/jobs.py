@@ -141,7 +141,7 @@ class Job:
             self.emit("tool_eval_complete", {"run_id": self.run_id, "eval_id": self.run_id,
                                              "delta": None})
             self._finish("completed", "job_completed", {"run_id": self.run_id})
-            self._run = Run.load(self.store, self.run_id)
+            self._run = Run.load(self.store, self.run_id, lazy=True)  # its rows are final
             return self._run
         except asyncio.CancelledError:
             if executor is not None:  # keep the cases whose replies already arrived

@@ -41,7 +41,8 @@ class Run:
         drafts_skipped: draft cases the run did not evaluate.
     """
 
-    def __init__(self, store: Store, row: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    def __init__(self, store: Store, row: dict[str, Any],
+                 results: list[dict[str, Any]] | None = None) -> None:
         self.store = store
         self.id: str = row["id"]
         self.job_id: str | None = row.get("job_id")
@@ -56,14 +57,32 @@ class Run:
         self.finished_at: float | None = row.get("finished_at")
         #: draft cases the run skipped (``run_eval(include_drafts=True)`` runs them)
         self.drafts_skipped: int = row.get("drafts_skipped") or 0
-        self._rows = results
+        #: the result rows (without ``detail``); None until first read (see :meth:`load`)
+        self._loaded = results
         self._calls: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None
 
     @classmethod
-    def load(cls, store: Store, run_id: str) -> Run:
+    def load(cls, store: Store, run_id: str, *, lazy: bool = False) -> Run:
         """Read a run and its results from ``store`` (StoreError when the id is unknown); each
-        result's detail is read when :meth:`detail` asks for it."""
-        return cls(store, store.run_row(run_id), store.results(run_id, detail=False))
+        result's detail is read when :meth:`detail` asks for it.
+
+        ``lazy``: read the results when first used instead of now, for a run that no longer
+        changes (a completed job's: the job returns without reading back the rows it has just
+        written, which a caller that only wanted the run's id or summary never uses)."""
+        row = store.run_row(run_id)
+        return cls(store, row, None if lazy else store.results(run_id, detail=False))
+
+    @property
+    def _rows(self) -> list[dict[str, Any]]:
+        if self._loaded is None:
+            self._loaded = self.store.results(self.id, detail=False)
+        return self._loaded
+
+    def _count(self) -> int:
+        """How many results (counted in the store while the rows are not read: a repr, which
+        asyncio may take of a job's task, reads no rows)."""
+        return len(self._loaded) if self._loaded is not None else self.store.count_results(
+            self.id)
 
     def refresh(self) -> Run:
         """A fresh copy read from the store (for a run still going)."""
@@ -178,7 +197,7 @@ class Run:
     # -- display -----------------------------------------------------------------------------
     def __repr__(self) -> str:
         return (f"Run(id={self.id!r}, suite={self.suite_name!r}, models={self.models!r}, "
-                f"status={self.status!r}, results={len(self._rows)}/{self.n_total})")
+                f"status={self.status!r}, results={self._count()}/{self.n_total})")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         text = repr(self)

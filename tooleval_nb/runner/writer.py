@@ -7,11 +7,13 @@ transaction). Only after the COMMIT are the batch's events published, in order. 
 finished is lost" holds per batch: whatever a subscriber was told is finished is on disk, and a
 process killed mid-run loses only cases nobody was told about (a resume runs exactly those).
 
-A batch is what the finisher scored in one loop iteration: one case on a quiet run, a few
-(:data:`~.execute.FINISH_CHUNK`) when many replies land together, more only when the backlog
-passes the concurrency limit. It runs on the loop: a writer thread would hold the GIL against
-the loop in every handoff, which cost more than SQLite's own time (on a busy two-core machine,
-measured).
+A batch is what the finisher scored since its last commit: one case on a quiet run (it is
+committed once :data:`~.execute.COMMIT_AFTER_S` passed, before the next reply of a serial run),
+the cases of a burst of replies together (up to ``max_concurrency``). It runs on the loop: a
+writer thread would hold the GIL against the loop in every handoff, which cost more than
+SQLite's own time (on a busy two-core machine, measured). What does not run on the loop is the
+copy of the write-ahead log into the database, with its fsyncs: the store's checkpoint thread
+(:class:`~.store.Store`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ class ResultWriter:
         """Queue one finished case for the next commit. When its row turns out to be stored
         already, nothing of it is written nor published and ``on_duplicate()`` is called."""
         self._rows.append((record, events, on_duplicate))
+
+    @property
+    def pending(self) -> int:
+        """Cases queued for the next commit."""
+        return len(self._rows)
 
     def commit(self) -> int:
         """Write the queued cases in one transaction, then publish their events; returns how
