@@ -116,6 +116,21 @@ def test_a_burst_shares_commits_a_serial_run_commits_each_case(fake, make_suite,
     assert [e.data["current"] for e in seen if e.type == "tool_eval_progress"] == [1, 2, 3, 4]
 
 
+def test_the_stored_config_is_the_plan_config(fake, make_suite, model_of, store_path):
+    """The job's config is written from the suite's canonical text (encoded once with the
+    fingerprint): read back, it is the plan's config, and it rebuilds the same suite."""
+    from tooleval_nb.runner.plan import Plan
+
+    suite = make_suite(3)
+    job = te.run_eval(suite, [model_of(fake)], progress="none", cache=False, name="cfg")
+    stored = job.store.job(job.id)["config"]
+    assert stored == job.plan.config()
+    assert stored["suite"] == suite.model_dump(mode="json") and stored["name"] == "cfg"
+    rebuilt = Plan.from_config(stored)
+    assert rebuilt.suite == suite and rebuilt.fingerprint == suite.fingerprint()
+    assert job.store.run_row(job.run_id)["suite_fingerprint"] == suite.fingerprint()
+
+
 def test_a_completed_run_reads_its_rows_when_first_used(fake, make_suite, model_of,
                                                         store_path):
     run = te.run_eval(make_suite(5), [model_of(fake)], progress="none", cache=False).result()

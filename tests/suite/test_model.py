@@ -107,6 +107,33 @@ def test_fingerprint_value_is_stable(suite: Suite) -> None:
     assert fingerprint_of(suite.model_dump(mode="json")) == suite.fingerprint()
 
 
+def test_suite_text_is_json_dumps_sorted_character_for_character() -> None:
+    """The fingerprint and a job's stored suite join per-field encodings: they must equal one
+    ``json.dumps(sort_keys=True)`` of the whole, for every bundled suite and odd text."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from tooleval_nb.formats import load_suite
+    from tooleval_nb.suite import SuiteText
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    suites = [s for p in sorted(data.glob("*.*")) if p.suffix in (".json", ".yaml")
+              for s in (lambda x: x if isinstance(x, list) else [x])(load_suite(p))]
+    odd = Suite(name="naïve, \"quoted\": ünïcode", description="x: y, z", tools=[], cases=[
+        EvalCase(id="é", prompt="say {\"a\": 1, \"b\": [1.5, 1e16, -0.0]} ✓")])
+    assert len(suites) >= 8
+    for one in [*suites, odd]:
+        dumped = one.model_dump(mode="json")
+        text = SuiteText(dumped)
+        assert text.text() == json.dumps(dumped, sort_keys=True, ensure_ascii=False, default=str)
+        labels_out = {k: v for k, v in dumped.items() if k not in ("name", "description")}
+        blob = json.dumps(labels_out, sort_keys=True, ensure_ascii=False, default=str)
+        assert text.text(("name", "description")) == blob
+        assert text.fingerprint() == hashlib.sha256(blob.encode()).hexdigest()[:16]
+        assert text.fingerprint() == one.fingerprint()
+
+
 def test_display(suite: Suite) -> None:
     assert repr(suite) == str(suite) == (
         f"Suite(name='s', tools=1, cases=4, fingerprint='{suite.fingerprint()}')")

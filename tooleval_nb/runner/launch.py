@@ -137,7 +137,7 @@ def prepare_job(suite: Any, models: Any, settings: RunSettings | Mapping[str, An
                                  "total": plan.n_total, "drafts_skipped": drafts})
         return job
     job_id, run_id = new_id("job"), new_id("run")
-    the_store.create_job(job_id=job_id, run_id=run_id, config=plan.config(), config_key=key,
+    the_store.create_job(job_id=job_id, run_id=run_id, config=plan.config_json(), config_key=key,
                          n_total=plan.n_total, run_name=name, suite_name=suite.name,
                          suite_fingerprint=plan.fingerprint, drafts_skipped=drafts,
                          targets=[t.to_config() for t in plan.targets],

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import StoreError
 from ..models import DEFAULT_MODEL, ModelSpec
 from ..models.spec import Mode
-from ..suite import EvalCase, Suite, fingerprint_of
+from ..suite import EvalCase, Suite, SuiteText
 from .settings import RunSettings
 
 __all__ = ["Mode", "RunSettings", "Target", "Plan", "make_targets", "provider_group",
@@ -171,14 +171,29 @@ class Plan:
         return self.suite.model_dump(mode="json")
 
     @functools.cached_property
+    def suite_text(self) -> SuiteText:
+        """The suite as canonical JSON (encoded once: the fingerprint and the stored config
+        share it)."""
+        return SuiteText(self.suite_json)
+
+    @functools.cached_property
     def fingerprint(self) -> str:
         """The suite's fingerprint (computed once: it hashes every case)."""
-        return fingerprint_of(self.suite_json)
+        return self.suite_text.fingerprint()
 
     def config(self) -> dict[str, Any]:
         """What is stored with the job to resume it."""
-        return {"suite": self.suite_json, "suite_name": self.suite.name,
-                "targets": [t.to_config() for t in self.targets],
+        return {"suite": self.suite_json, **self._config_rest()}
+
+    def config_json(self) -> str:
+        """:meth:`config` as JSON text, with the suite's text taken from :attr:`suite_text`
+        (not encoded a second time)."""
+        rest = json.dumps(self._config_rest(), ensure_ascii=False, default=str,
+                          separators=(",", ":"))
+        return '{"suite":' + self.suite_text.text() + "," + rest[1:]
+
+    def _config_rest(self) -> dict[str, Any]:
+        return {"suite_name": self.suite.name, "targets": [t.to_config() for t in self.targets],
                 "settings": self.settings.model_dump(mode="json"), "name": self.name}
 
     def config_key(self) -> str:

@@ -187,11 +187,13 @@ class Store:
         return self.connection().execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
 
     # -- jobs and runs -----------------------------------------------------------------------
-    def create_job(self, *, job_id: str, run_id: str, config: dict[str, Any], config_key: str,
-                   n_total: int, run_name: str | None, suite_name: str, suite_fingerprint: str,
+    def create_job(self, *, job_id: str, run_id: str, config: dict[str, Any] | str,
+                   config_key: str, n_total: int, run_name: str | None, suite_name: str,
+                   suite_fingerprint: str,
                    targets: list[dict[str, Any]], settings: dict[str, Any],
                    drafts_skipped: int = 0) -> None:
-        """Insert a queued job (owned by this process) and its run, in one transaction."""
+        """Insert a queued job (owned by this process) and its run, in one transaction
+        (``config``: the data, or its JSON text when the caller has it already)."""
         now = time.time()
         with self.transaction() as c:
             c.execute("INSERT INTO jobs (id, run_id, status, config_key, n_total, owner, "
@@ -199,7 +201,7 @@ class Store:
                       (job_id, run_id, config_key, n_total, owner_id(), now, now))
             # the configuration (the whole suite) lives apart: the jobs row is updated per case
             c.execute("INSERT INTO job_configs (job_id, config_json) VALUES (?, ?)",
-                      (job_id, _dumps(config)))
+                      (job_id, config if isinstance(config, str) else _dumps(config)))
             c.execute("INSERT INTO runs (id, job_id, name, suite_name, suite_fingerprint, "
                       "targets_json, settings_json, status, n_total, created_at, drafts_skipped) "
                       "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",

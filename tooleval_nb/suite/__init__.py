@@ -25,7 +25,7 @@ from .case import (
     TrajectoryMode,
 )
 from .checks import case_problems
-from .model import Suite, fingerprint_of
+from .model import Suite, SuiteText, fingerprint_of
 from .tool import FunctionDef, Tool, schema_problem, strip_extensions
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "EvalCase",
     "Suite",
     "case_problems",
+    "SuiteText",
     "fingerprint_of",
     "schema_problem",
     "strip_extensions",

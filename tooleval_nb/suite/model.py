@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -19,7 +19,7 @@ from .tool import Tool
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Suite", "fingerprint_of"]
+__all__ = ["Suite", "SuiteText", "fingerprint_of"]
 
 #: what a suite's fingerprint leaves out: its labels, not its content
 _UNHASHED = ("name", "description")
@@ -28,9 +28,34 @@ _UNHASHED = ("name", "description")
 def fingerprint_of(dumped: dict[str, Any]) -> str:
     """:meth:`Suite.fingerprint` of a suite's ``model_dump(mode="json")`` (so that a caller
     that needs the dump anyway, as the runner storing a job's config, dumps a large suite once)."""
-    data = {k: v for k, v in dumped.items() if k not in _UNHASHED}
-    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return SuiteText(dumped).fingerprint()
+
+
+class SuiteText:
+    """A suite's ``model_dump(mode="json")`` as canonical JSON: ``json.dumps`` with sorted keys
+    and its default separators, the form the fingerprint hashes.
+
+    Each top-level field is encoded once; the fingerprint's text (without the labels) and the
+    whole suite's (stored with a job to resume it) join the same encodings, so a large suite is
+    encoded once for both. ``text()`` equals ``json.dumps(dumped, sort_keys=True,
+    ensure_ascii=False, default=str)`` character for character: an object's items joined by
+    ``", "``, each ``key: value``, in key order.
+    """
+
+    def __init__(self, dumped: Mapping[str, Any]) -> None:
+        self._parts = sorted(
+            (name, json.dumps(name, ensure_ascii=False),
+             json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
+            for name, value in dumped.items())
+
+    def text(self, leave_out: Collection[str] = ()) -> str:
+        """The canonical JSON of the fields not in ``leave_out``."""
+        return "{" + ", ".join(f"{key}: {value}" for name, key, value in self._parts
+                               if name not in leave_out) + "}"
+
+    def fingerprint(self) -> str:
+        """A stable hash of everything but the labels (see :meth:`Suite.fingerprint`)."""
+        return hashlib.sha256(self.text(_UNHASHED).encode()).hexdigest()[:16]
 
 
 class Suite(BaseModel):
