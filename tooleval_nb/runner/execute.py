@@ -56,6 +56,7 @@ from .limits import RateLimiter
 from .live import close_live, open_live
 from .plan import Plan, Target
 from .record import CaseOutcome, build_record, expected_json
+from .store import summary_of
 from .writer import ResultWriter
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -203,9 +204,17 @@ class Executor:
             for item in held or ():
                 self._start_graded(item)
             await self.drain(None)
-        summary = self.store.summary(self.job.run_id, target.label)
+        summary = self._summary(target, items, total)
         self.job.emit("tool_eval_summary", {"run_id": self.job.run_id, "model": target.label,
                                             "mode": target.mode, **summary})
+
+    def _summary(self, target: Target, items: list[tuple[int, EvalCase, int]],
+                 total: int) -> dict[str, Any]:
+        """A finished target's summary: from the rows this job wrote when it wrote all of them
+        (nothing stored before it, no row found stored already), else read from the store."""
+        if len(items) == total and not self.writer.duplicates:
+            return summary_of(self.writer.summary_rows.get(target.label, []))
+        return self.store.summary(self.job.run_id, target.label)
 
     async def _on_cluster(self, target: Target, items: list[tuple[int, EvalCase, int]],
                           limiter: RateLimiter, counter: list[int], total: int) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import socket
 import sqlite3
@@ -36,7 +37,10 @@ from ..scoring.frame import summarize_rows
 from .record import RESULT_FIELDS
 from .schema import INSERT_RESULT, MIGRATIONS, REQUIRED_TABLES
 
-__all__ = ["Store", "resolve_store", "default_store_path", "owner_id", "owner_alive", "EventRow"]
+__all__ = ["Store", "resolve_store", "summary_of", "SUMMARY_FIELDS", "default_store_path", "owner_id", "owner_alive", "EventRow"]
+
+#: the result columns a per-model summary reads (:func:`summary_of`)
+SUMMARY_FIELDS = ("passed", "error", "tool_score", "param_score", "overall", "latency_ms")
 
 #: an event as stored: ``(type, ts, data)``
 EventRow = tuple[str, float, dict[str, Any]]
@@ -370,20 +374,13 @@ class Store:
         return None if row is None else row[0]
 
     def summary(self, run_id: str, model: str) -> dict[str, Any]:
-        """Aggregates of one model's stored results (for the ``tool_eval_summary`` event): the
-        score columns of :func:`tooleval_nb.scoring.summarize_rows`, the one definition of a
-        per-model summary, and the mean latency. With no result stored yet, the rates and means
-        are None (nothing measured), not 0."""
+        """Aggregates of one model's stored results (for the ``tool_eval_summary`` event):
+        :func:`summary_of` its rows."""
         cursor = self.connection().execute(
-            "SELECT passed, error, tool_score, param_score, overall, latency_ms FROM results "
-            "WHERE run_id = ? AND model = ?", (run_id, model))
+            f"SELECT {', '.join(SUMMARY_FIELDS)} FROM results WHERE run_id = ? AND model = ?",
+            (run_id, model))
         cursor.row_factory = None  # plain tuples
-        rows = cursor.fetchall()
-        scores = summarize_rows(r[:5] for r in rows)
-        if not rows:
-            scores.update(pass_rate=None, tool_score=None, param_score=None, overall=None)
-        latency = [r[5] for r in rows if r[5] is not None]
-        return {**scores, "latency_mean_ms": sum(latency) / len(latency) if latency else None}
+        return summary_of(cursor.fetchall())
 
     def count_results(self, run_id: str) -> int:
         return self.connection().execute("SELECT COUNT(*) FROM results WHERE run_id = ?",
@@ -487,6 +484,18 @@ class _Checkpointer:
                 self.runs += 1
             except sqlite3.Error as exc:  # busy or gone: the next poke tries again
                 log.debug("run store %s: checkpoint failed: %s", self.path, exc)
+
+
+def summary_of(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """The summary of one model's result rows (:data:`SUMMARY_FIELDS`, as stored): the score
+    columns of :func:`tooleval_nb.scoring.summarize_rows`, the one definition of a per-model
+    summary, and the mean latency. With no row yet, the rates and means are None (nothing
+    measured), not 0."""
+    scores = summarize_rows(r[:5] for r in rows)
+    if not rows:
+        scores.update(pass_rate=None, tool_score=None, param_score=None, overall=None)
+    latency = [r[5] for r in rows if r[5] is not None]  # fsum: the same in any row order
+    return {**scores, "latency_mean_ms": math.fsum(latency) / len(latency) if latency else None}
 
 
 def resolve_store(store: Store | str | os.PathLike[str] | None = None) -> Store:

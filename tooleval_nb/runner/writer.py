@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import Event
-from .store import Store
+from .store import SUMMARY_FIELDS, Store
 
 __all__ = ["ResultWriter"]
 
@@ -44,6 +44,11 @@ class ResultWriter:
         self.job_id = job_id
         self.publish = publish
         self._rows: list[_Row] = []
+        #: per model label: the :data:`~.store.SUMMARY_FIELDS` of every row this writer
+        #: stored (the executor summarises a target from them instead of reading them back)
+        self.summary_rows: dict[str, list[tuple[Any, ...]]] = {}
+        #: rows found stored already (by a concurrent resume), so not written by this writer
+        self.duplicates = 0
 
     def add(self, record: dict[str, Any], events: list[Event],
             on_duplicate: Callable[[], Any] | None = None) -> None:
@@ -65,10 +70,14 @@ class ResultWriter:
         written = self.store.write_results(
             self.job_id, [(record, [(e.type, e.ts, e.data) for e in events])
                           for record, events, _ in rows])
-        for (_, events, on_duplicate), new in zip(rows, written, strict=True):
+        for (record, events, on_duplicate), new in zip(rows, written, strict=True):
             if new:
+                self.summary_rows.setdefault(record["model"], []).append(
+                    tuple(record[f] for f in SUMMARY_FIELDS))
                 for event in events:
                     self.publish(event)
-            elif on_duplicate is not None:
-                on_duplicate()
+            else:
+                self.duplicates += 1
+                if on_duplicate is not None:
+                    on_duplicate()
         return sum(written)

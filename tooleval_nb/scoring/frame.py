@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,27 +115,31 @@ def summarize_rows(rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
     module docstring; :func:`summarize_scores` applies it per group, the run store to the rows
     it holds). A missing score (None or NaN) counts 0 in the means, except that an unscored
     parameter score of a case that did not error stays out of its mean."""
-    n = n_passed = n_errored = n_params = 0
-    tool = overall = params = 0.0
+    n = n_passed = n_errored = 0
+    tool: list[float] = []
+    overall: list[float] = []
+    params: list[float] = []
     for passed, error, tool_score, param_score, overall_score in rows:
         n += 1
         errored = not _missing(error) and str(error) != ""
         if errored:
             n_errored += 1
             if not _missing(param_score):  # a scored parameter of an errored case is 0
-                n_params += 1
+                params.append(0.0)
             continue
         n_passed += not _missing(passed) and bool(passed)
-        tool += 0.0 if _missing(tool_score) else float(tool_score)
-        overall += 0.0 if _missing(overall_score) else float(overall_score)
+        if not _missing(tool_score):
+            tool.append(float(tool_score))
+        if not _missing(overall_score):
+            overall.append(float(overall_score))
         if not _missing(param_score):
-            params += float(param_score)
-            n_params += 1
+            params.append(float(param_score))
+    # math.fsum: exact, so the same rows give the same means in any order
     return {"n_cases": n, "n_passed": n_passed, "n_failed": n - n_passed - n_errored,
             "n_errored": n_errored, "pass_rate": n_passed / n if n else 0.0,
-            "tool_score": tool / n if n else 0.0,
-            "param_score": params / n_params if n_params else None,
-            "overall": overall / n if n else 0.0}
+            "tool_score": math.fsum(tool) / n if n else 0.0,
+            "param_score": math.fsum(params) / len(params) if params else None,
+            "overall": math.fsum(overall) / n if n else 0.0}
 
 
 def summarize_scores(df: pd.DataFrame) -> pd.DataFrame:
