@@ -226,3 +226,17 @@ def test_hand_written_schemas_map_to_gorilla_types():
     assert fn["parameters"]["properties"]["l"]["items"] == {"type": "integer"}
     truth = [{"f": {"n": [2.0], "l": [[1, 2], ""]}}]
     assert bfcl_verdict([{"f": '{"n": 2, "l": [1, 2]}'}], [tool], truth, "simple").passed
+
+
+@pytest.mark.parametrize("text", ['{"a": 1}', ' {"a": 1} ', '{"a": 1}\n', '{"a": 1} \x0c',
+                                  '{"a": 1', "", "[1, 2]", '{"a": 1}{}', "NaN"])
+def test_fc_arguments_decode_as_json_loads(text):
+    """BFCL's FC handlers parse each call's arguments with json.loads: our short-cut decodes
+    and refuses exactly what it does (a trailing form feed is not JSON whitespace)."""
+    try:
+        expected = [{"f": json.loads(text)}]
+    except ValueError:
+        with pytest.raises(DecodeError):
+            decode_result([{"f": text}])
+        return
+    assert decode_result([{"f": text}]) == expected

@@ -27,16 +27,18 @@ __all__ = ["DecodeError", "decode_result", "decode_prompt", "is_call_list", "is_
 
 
 _DECODER = json.JSONDecoder()
-_json_raw = _DECODER.raw_decode
+#: what ``raw_decode`` calls: ``(value, end)``, or StopIteration when no value starts at 0
+_scan_once = _DECODER.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
+_JSON_BLANKS = " \t\n\r"  # the whitespace JSON allows around a value
 
 
 def _json_decode(text: str) -> Any:
     """``json.loads`` for a str, with the common case (no surrounding blanks) short-cut."""
     try:
-        value, end = _json_raw(text)
-    except ValueError:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError):
         return _DECODER.decode(text)  # leading blanks, or a real error (raised here)
-    if end != len(text) and text[end:].strip():
+    if end != len(text) and text[end:].strip(_JSON_BLANKS):
         return _DECODER.decode(text)  # raises "Extra data"
     return value
 
