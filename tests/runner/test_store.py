@@ -124,6 +124,21 @@ def test_commits_leave_checkpoints_to_the_store_thread(tmp_path, monkeypatch):
     assert store._checkpointer.runs >= 1
     assert path.stat().st_size > 5_000_000  # copied into the database by the thread
     assert store.count_results("run_1") == 301
+    # idle, the thread ends (no thread, no file held for an idle store); a commit restarts it
+    monkeypatch.setattr(store_module, "CHECKPOINT_IDLE_S", 0.05)
+    store.write_result("job_1", record(case_id="again"))
+    thread = store._checkpointer._thread
+    deadline = time.monotonic() + 10
+    while thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not thread.is_alive()
+    runs = store._checkpointer.runs
+    store.write_result("job_1", record(case_id="restart"))
+    assert store._checkpointer._thread is not thread
+    deadline = time.monotonic() + 10
+    while store._checkpointer.runs == runs and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert store._checkpointer.runs > runs
 
 
 def test_transaction_rolls_back(store):

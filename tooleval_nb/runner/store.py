@@ -54,6 +54,9 @@ DEFAULT_MAX_JOBS = 2
 #: one inside a commit after every 1,000 pages written)
 CHECKPOINT_EVERY_S = 0.5
 
+#: after how long (seconds) without a commit the checkpoint thread ends (a commit starts it)
+CHECKPOINT_IDLE_S = 30.0
+
 log = logging.getLogger(__name__)
 
 def default_store_path() -> Path:
@@ -438,12 +441,14 @@ class _Checkpointer:
 
     Every commit pokes it (a flag set: no wait). It then waits :data:`CHECKPOINT_EVERY_S`, so
     that one checkpoint covers the commits of that time, and runs ``PRAGMA
-    wal_checkpoint(PASSIVE)`` on its own connection. A passive checkpoint never blocks a writer
-    nor waits for a reader, and SQLite releases the GIL while it copies and syncs, so the
-    thread that committed, usually the one running the event loop, goes on at once. What a
-    checkpoint leaves (pages a reader still needs) is taken by a later one; SQLite itself
-    checkpoints when the last connection to the database closes. A crash mid-checkpoint loses
-    nothing: the log stays valid until it is copied.
+    wal_checkpoint(PASSIVE)`` on a connection of its own, closed again after. A passive
+    checkpoint never blocks a writer nor waits for a reader, and SQLite releases the GIL while
+    it copies and syncs, so the thread that committed, usually the one running the event loop,
+    goes on at once. What a checkpoint leaves (pages a reader still needs) is taken by a later
+    one; SQLite itself checkpoints when the last connection to the database closes. A crash
+    mid-checkpoint loses nothing: the log stays valid until it is copied. The thread ends after
+    :data:`CHECKPOINT_IDLE_S` without a commit (the next one starts it again), so an idle store
+    holds no thread and no file open for it.
     """
 
     def __init__(self, path: Path) -> None:
@@ -456,33 +461,33 @@ class _Checkpointer:
         self.runs = 0
 
     def poke(self) -> None:
-        """Ask for a checkpoint soon (starts the thread on first use and after a fork)."""
-        if self._thread is None or self._pid != os.getpid():
+        """Ask for a checkpoint soon (starts the thread when none runs, as after a fork)."""
+        self._wake.set()
+        thread = self._thread
+        if thread is None or self._pid != os.getpid() or not thread.is_alive():
             with self._lock:
-                if self._thread is None or self._pid != os.getpid():
+                thread = self._thread
+                if thread is None or self._pid != os.getpid() or not thread.is_alive():
                     self._wake = threading.Event()
-                    self._thread = threading.Thread(target=self._run, daemon=True,
+                    self._wake.set()
+                    self._thread = threading.Thread(target=self._run, args=(self._wake,),
+                                                    daemon=True,
                                                     name=f"tooleval-checkpoint-{self.path.name}")
                     self._pid = os.getpid()
                     self._thread.start()
-        self._wake.set()
 
-    def _run(self) -> None:
-        wake = self._wake
-        try:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 30000")
-        except sqlite3.Error as exc:  # the writers' own connections report what is wrong
-            log.debug("run store %s: no checkpoint thread: %s", self.path, exc)
-            return
-        while True:
-            wake.wait()
+    def _run(self, wake: threading.Event) -> None:
+        while wake.wait(CHECKPOINT_IDLE_S):
             time.sleep(CHECKPOINT_EVERY_S)
             wake.clear()
             try:
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                finally:
+                    conn.close()
                 self.runs += 1
-            except sqlite3.Error as exc:  # busy or gone: the next poke tries again
+            except sqlite3.Error as exc:  # busy or gone: the next commit pokes again
                 log.debug("run store %s: checkpoint failed: %s", self.path, exc)
 
 
