@@ -89,7 +89,8 @@ def cmd_bfcl(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) ->
                           "max_concurrency": args.max_concurrency,
                           "timeout": args.request_timeout, "cache": args.cache,
                           "resume": args.resume, "name": args.name,
-                          "params": dict(args.sampling_params) if args.sampling_params else None}.items()
+                          "params": (dict(args.sampling_params) if args.sampling_params
+                                     else None)}.items()
         if v is not None}
     progress = "none" if args.progress == "none" else "text"
     job = run_bfcl(_models(args), args.category or "all", mode=args.mode, limit=args.limit,

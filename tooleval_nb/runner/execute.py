@@ -25,8 +25,8 @@ What a kill can lose is bounded: the requests in flight, plus the answered cases
 scored. Those are at most ``max_concurrency`` after each finisher iteration (when more wait, it
 takes the excess instead of :data:`FINISH_CHUNK`), plus the replies that land before its next
 one, plus the scored cases waiting for their commit (fewer than ``max_concurrency``, for at
-most :data:`COMMIT_AFTER_S`): about three times ``max_concurrency`` at worst. With the reply cache on (temperature 0, the
-default) even those are answered from the cache on resume.
+most :data:`COMMIT_AFTER_S`): about three times ``max_concurrency`` at worst. With the reply
+cache on (temperature 0, the default) even those are answered from the cache on resume.
 
 Where a cell runs is the plan's ``executor``. ``"local"`` (the default): the workers above, on
 this loop. ``"ray"`` or a ``te.RayExecutor``: :mod:`tooleval_nb.cluster` sends each cell to a
@@ -269,7 +269,7 @@ class Executor:
         aside_since: float | None = None
         while True:
             if not self._backlog:
-                if self.writer.pending and self._commit_due(loop, bound):
+                if self._commit_due(loop, bound):
                     self.writer.commit()
                     continue
                 self._wake.clear()

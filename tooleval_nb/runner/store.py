@@ -37,7 +37,8 @@ from ..scoring.frame import summarize_rows
 from .record import RESULT_FIELDS
 from .schema import INSERT_RESULT, MIGRATIONS, REQUIRED_TABLES
 
-__all__ = ["Store", "resolve_store", "summary_of", "SUMMARY_FIELDS", "default_store_path", "owner_id", "owner_alive", "EventRow"]
+__all__ = ["Store", "resolve_store", "summary_of", "SUMMARY_FIELDS", "default_store_path",
+           "owner_id", "owner_alive", "EventRow"]
 
 #: the result columns a per-model summary reads (:func:`summary_of`)
 SUMMARY_FIELDS = ("passed", "error", "tool_score", "param_score", "overall", "latency_ms")
@@ -58,6 +59,7 @@ CHECKPOINT_EVERY_S = 0.5
 CHECKPOINT_IDLE_S = 30.0
 
 log = logging.getLogger(__name__)
+
 
 def default_store_path() -> Path:
     """``runs.db`` under the user's data directory (platformdirs)."""
@@ -463,11 +465,9 @@ class _Checkpointer:
     def poke(self) -> None:
         """Ask for a checkpoint soon (starts the thread when none runs, as after a fork)."""
         self._wake.set()
-        thread = self._thread
-        if thread is None or self._pid != os.getpid() or not thread.is_alive():
+        if not self._running():
             with self._lock:
-                thread = self._thread
-                if thread is None or self._pid != os.getpid() or not thread.is_alive():
+                if not self._running():
                     self._wake = threading.Event()
                     self._wake.set()
                     self._thread = threading.Thread(target=self._run, args=(self._wake,),
@@ -475,6 +475,11 @@ class _Checkpointer:
                                                     name=f"tooleval-checkpoint-{self.path.name}")
                     self._pid = os.getpid()
                     self._thread.start()
+
+    def _running(self) -> bool:
+        """Whether this process's thread is alive (a forked child has none)."""
+        thread = self._thread
+        return thread is not None and self._pid == os.getpid() and thread.is_alive()
 
     def _run(self, wake: threading.Event) -> None:
         while wake.wait(CHECKPOINT_IDLE_S):

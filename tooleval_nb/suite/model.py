@@ -26,8 +26,8 @@ _UNHASHED = ("name", "description")
 
 
 def fingerprint_of(dumped: dict[str, Any]) -> str:
-    """:meth:`Suite.fingerprint` of a suite's ``model_dump(mode="json")`` (so that a caller
-    that needs the dump anyway, as the runner storing a job's config, dumps a large suite once)."""
+    """:meth:`Suite.fingerprint` of a suite's ``model_dump(mode="json")`` (for a caller that
+    has the dump already; one that also stores the suite's text uses :class:`SuiteText`)."""
     return SuiteText(dumped).fingerprint()
 
 
