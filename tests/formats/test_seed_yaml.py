@@ -198,11 +198,25 @@ def yaml_problems(tmp_path: Path, text: str) -> list[str]:
     ("kind: suite\ntools_file: missing.json\ncolour: red\n",
      ["document 1 (line 1): field colour: unknown header field; the header fields are kind, name, "
       "description, system_prompt, tools, tools_file, cases"]),
+    ("name: s\ntools: []\ncases:\n  - {name: a, input: x}\n",
+     ["document 1 (line 1): field kind: missing; a document with tools and cases is a suite "
+      "header: add 'kind: suite' to it (a case is a mapping with name and input)"]),
+    ("name: s\ntools: []\n---\nname: a\ninput: x\n",
+     ["document 1 (line 1): field kind: missing; a document with tools is a suite header: add "
+      "'kind: suite' to it (a case is a mapping with name and input)"]),
 ], ids=["missing-name", "case-fields-with-lines", "late-header", "unknown-kind",
-        "scalar-document", "header-fields"])
+        "scalar-document", "header-fields", "header-without-kind", "tools-without-kind"])
 def test_bad_yaml(tmp_path: Path, text: str, expected: list[str]) -> None:
     problems = yaml_problems(tmp_path, text)
     assert problems[:len(expected)] == expected
+
+
+def test_a_case_with_its_own_tools_is_still_a_case(tmp_path: Path) -> None:
+    text = ("name: a\ninput: Weather in Oslo\ntools:\n  - {name: get_weather, parameters: "
+            "{type: object, properties: {city: {type: string}}}}\n")
+    suite = load(tmp_path, text)
+    assert [c.name for c in suite.cases] == ["a"]
+    assert [t.name for t in suite.cases[0].tools or []] == ["get_weather"]
 
 
 def test_missing_tools_file_is_named(tmp_path: Path) -> None:

@@ -84,6 +84,11 @@ def loads(text: str, source: str = "<string>", default_name: str = "suite",
         elif isinstance(data, list):
             cases += data
             lines += _item_lines(node, len(data))
+        elif isinstance(data, dict) and _headerless(data):
+            problems.append(f"{where}: field kind: missing; a document with "
+                            f"{' and '.join(k for k in ('tools', 'cases') if k in data)} is a "
+                            "suite header: add 'kind: suite' to it (a case is a mapping with "
+                            "name and input)")
         elif isinstance(data, dict):
             cases.append(data)
             lines.append(line)
@@ -97,6 +102,14 @@ def loads(text: str, source: str = "<string>", default_name: str = "suite",
     raise_problems(problems, source)
     raw = {**header, "test_cases": cases}
     return build_suite(raw, source, default_name=default_name, case_lines=lines)
+
+
+def _headerless(data: dict[str, Any]) -> bool:
+    """A suite header written without ``kind: suite``: it lists cases or tools, which no case
+    field does (a case's own tools are under ``tools`` too, but a case has an ``input``)."""
+    return isinstance(data.get("cases"), list) or (
+        isinstance(data.get("tools"), list) and not any(
+            k in data for k in ("input", "prompt", "messages")))
 
 
 def _documents(text: str, source: str) -> list[tuple[int, Any, Any]]:
