@@ -155,6 +155,38 @@ def test_fail_on_errors(tmp_path, fake_server, capsys):
                               "(--fail-on-errors), first: openai/fake on case bad: ")
 
 
+def test_run_says_why_cases_errored_without_a_gate(tmp_path, capsys):
+    path = tmp_path / "w.json"
+    Suite(name="down", tools=[WEATHER], cases=[
+        {"name": n, "prompt": f"get_weather city {n}", "expected_tool": "get_weather"}
+        for n in ("Paris", "Oslo")]).save(str(path))
+    code, text = run_cli("run", "--suite", str(path), "--model", "openai/nobody", "--api-base",
+                         "http://127.0.0.1:9/v1", "--store", str(tmp_path / "s.sqlite"),
+                         "--progress", "none", "--retries", "0")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 0, text  # no gate: the table is the answer, the note says why
+    assert err[-1].startswith("tooleval-nb run: errors: openai/nobody: 2 of 2 cases errored; "
+                              "2x ModelConnectionError: cannot connect to http://127.0.0.1:9/v1")
+
+
+def test_error_notes_name_the_commonest_error_per_model():
+    import pandas as pd
+
+    from tooleval_nb.cli.gate import NOTE_CHARS, error_notes
+
+    long = "z" * 300
+    results = pd.DataFrame({
+        "model": ["a", "a", "a", "b", "c", "c"],
+        "error": [None, "boom", "boom", None, long, "other"],
+        "error_type": [None, "ModelServerError", "ModelServerError", None, None, "X"]})
+    notes = error_notes(results)
+    assert notes[0] == "a: 2 of 3 cases errored; 2x ModelServerError: boom"
+    assert notes[1].startswith("c: 2 of 2 cases errored; 1x zzz")
+    assert notes[1].endswith("...; 1 other error message(s)")
+    assert len(notes) == 2 and len(notes[1].split("1x ")[1].split("...")[0]) == NOTE_CHARS - 3
+    assert error_notes(results.iloc[:0]) == []
+
+
 def test_every_run_eval_option_is_reachable_from_the_command_line():
     import inspect
 

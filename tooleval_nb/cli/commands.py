@@ -17,7 +17,7 @@ from ..report import find_runs
 from ..runner import history
 from ..runner.export import frame_of, require_parquet, write_frame
 from ..runner.store import resolve_store
-from .gate import gate_failures
+from .gate import error_notes, gate_failures
 
 __all__ = ["params_of", "cmd_run", "cmd_report", "cmd_history", "cmd_export", "format_summary",
            "EXIT_GATE"]
@@ -89,6 +89,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> 
         for suite, run in zip(runs.suites, runs.runs, strict=True):
             out.write(format_summary(run.summary_df(), suite.name, len(suite.cases)) + "\n")
         out.write("runs: " + " ".join(runs.run_ids) + "\n")
+    for note in error_notes(runs.results):
+        err.write(f"tooleval-nb run: errors: {note}\n")
     return _gate(args, runs.results, "run", err)
 
 
