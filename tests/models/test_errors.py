@@ -143,12 +143,37 @@ def test_retry_after_is_read_from_the_response():
         ("OpenAIException - Connection error.", errors.ModelConnectionError),
         ("OpenAIException - Expecting value: line 1 column 39 (char 38)", errors.ModelResponseError),
         ("OpenAIException - Internal Server Error", errors.ModelServerError),
+        ("GroqException - Cannot connect to host api.groq.com:443 ssl:<ssl.SSLContext> [Name "
+         "or service not known]", errors.ModelConnectionError),
+        ("OpenAIException - Missing credentials. Please pass an `api_key`, or set the "
+         "`OPENAI_API_KEY` environment variable.", errors.ModelConfigError),
     ],
-    ids=["connection", "bad-json", "real-500"],
+    ids=["connection", "bad-json", "real-500", "cannot-connect", "no-credentials"],
 )
 def test_litellm_synthetic_500s_are_refined(message, target):
     exc = litellm().exceptions.InternalServerError(message, "openai", "m", response=_response(500))
     assert type(map_exception(exc)) is target
+
+
+def test_a_missing_api_key_is_a_configuration_error_naming_the_variable(monkeypatch):
+    """Real litellm through our transport, offline: the OpenAI and Gemini SDKs refuse to send
+    without a key (litellm reports one as a 500, the other as a connection error); neither is
+    worth a retry, and the message says what to set."""
+    import asyncio
+
+    from tooleval_nb.models.litellm_transport import complete
+    from tooleval_nb.models.transport import ChatRequest
+
+    for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for model, variable in (("openai/gpt-4o-mini", "OPENAI_API_KEY"),
+                            ("gemini/gemini-pro", "GEMINI_API_KEY")):
+        request = ChatRequest(model=model, messages=[{"role": "user", "content": "hi"}],
+                              timeout=5)
+        with pytest.raises(errors.ModelConfigError) as info:
+            asyncio.run(complete(request))
+        assert not info.value.retryable
+        assert variable in str(info.value) and "pass api_key in the model" in str(info.value)
 
 
 @pytest.mark.parametrize(

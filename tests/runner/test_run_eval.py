@@ -360,3 +360,17 @@ def test_resume_refuses_a_job_alive_elsewhere(fake, make_suite, model_of, store_
     with pytest.raises(StoreError, match="still running in process"):
         te.resume(job.id, progress="none")
     assert job.store.job(job.id)["status"] == "running"  # left alone
+
+
+def test_a_provider_without_an_api_key_fails_the_job_at_once(make_suite, store_path,
+                                                              monkeypatch):
+    """Real litellm, offline: the OpenAI SDK refuses to send without a key. Every case would
+    fail alike, so the job fails on the first one, saying what to set (not 12 errored rows
+    after retries)."""
+    for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(JobError, match="OPENAI_API_KEY.*no API key for this provider"):
+        te.run_eval(make_suite(12), ["openai/gpt-4o-mini"], progress="none", cache=False,
+                    max_concurrency=4)
+    hist = te.history()
+    assert hist.loc[0, "status"] == "failed" and hist.loc[0, "n_results"] == 0

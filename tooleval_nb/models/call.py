@@ -20,7 +20,9 @@ The walk of a call:
    or parsed from the text; usage, cost, latency.
 
 Provider errors never raise: they come back as a :class:`ModelReply` with ``error`` set.
-Misconfiguration (an unknown mode, a bad model value) raises :class:`ModelConfigError`.
+Misconfiguration raises :class:`ModelConfigError`, found before sending (an unknown mode, a bad
+model value) or by the transport (no API key for the provider, a provider litellm does not
+know): every call would fail alike.
 """
 
 from __future__ import annotations
@@ -154,6 +156,8 @@ class Route:
         try:
             await self.transport.open()
             result, _ = await retry_async(lambda _: self.send(exchange), policy)
+        except ModelConfigError:
+            raise  # found by the transport (no API key, an unknown provider): every call alike
         except (ModelError, EmbeddedModelError) as exc:
             return self._failed(exchange, exc)
         return self._replied(exchange, result)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import time
 import warnings
@@ -115,7 +116,7 @@ def _build_response_types(module: Any) -> None:
     TypedDict items silenced: built lazily later, under ``-W error`` (our tests, a strict user),
     that notice would break every completion as an ``APIConnectionError``."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*`ReadOnly` qualifier", category=UserWarning)
+        warnings.filterwarnings("ignore", message=_READONLY_NOTICE, category=UserWarning)
         try:
             types = sys.modules.get("litellm.types.utils") or module.types.utils
             for name in ("Message", "Delta", "ModelResponse"):
@@ -124,6 +125,19 @@ def _build_response_types(module: Any) -> None:
                     model.model_rebuild()
         except Exception:  # noqa: BLE001 - internals moved: litellm builds them itself
             pass
+
+
+#: pydantic's notice about ``ReadOnly`` TypedDict items, which litellm's own types raise when
+#: built (its response models, and provider modules it imports on a first call)
+_READONLY_NOTICE = r".*`ReadOnly` qualifier"
+
+
+def _ignore_readonly_notice() -> None:
+    """Ignore that notice, in front of the current filters (so even under ``-W error`` or a test
+    runner's ``filterwarnings = error``, which would otherwise turn a provider module's first
+    import inside a completion into a failed call: ``ModelResponseError: UserWarning: Items
+    'device_code' ... ReadOnly``). Only that message is ignored; a repeat replaces the entry."""
+    warnings.filterwarnings("ignore", message=_READONLY_NOTICE, category=UserWarning)
 
 
 def _status_of(exc: BaseException) -> int | None:
@@ -147,7 +161,12 @@ _CONNECTION_HINTS = (
     "connection refused",
     "server disconnected",
     "remoteprotocolerror",
+    "cannot connect to host",  # aiohttp's ClientConnectorError, as litellm's providers word it
 )
+#: a provider's SDK found no API key before sending (litellm reports it as a 500 or as a
+#: connection error, depending on the provider): a configuration problem, not worth a retry
+_NO_CREDENTIALS = re.compile(
+    r"missing credentials|missing [\w ]{0,30}api[ _-]?key|no (api )?key is set", re.IGNORECASE)
 _RESPONSE_HINTS = (
     "expecting value",
     "jsondecodeerror",
@@ -190,11 +209,18 @@ def map_exception(exc: BaseException, model: str = "") -> ModelError:
         else:
             target = ModelResponseError
     message = str(exc).strip() or type(exc).__name__
-    if target is ModelServerError:  # litellm wraps client-side failures as a synthetic 500
+    no_credentials = (target in (ModelServerError, ModelConnectionError, ModelResponseError)
+                      and _NO_CREDENTIALS.search(message) is not None)
+    if no_credentials:
+        target, status = ModelConfigError, None
+    elif target is ModelServerError:  # litellm wraps client-side failures as a synthetic 500
         refined = _refine_server_error(message)
         if refined is not None:
             target, status = refined, None
-    if target is ModelConfigError:
+    if no_credentials:
+        message += (" (no API key for this provider: set the environment variable named above, "
+                    "or pass api_key in the model, e.g. {'model': ..., 'api_key': ...})")
+    elif target is ModelConfigError:
         message += " (check the model string: 'provider/model', e.g. 'openai/gpt-4o-mini')"
     elif target is ModelAuthError:
         message += " (check the api_key / the provider's API key environment variable)"
@@ -232,6 +258,7 @@ async def complete(request: ChatRequest) -> ChatResult:
         kwargs["api_key"] = request.api_key
     elif request.api_base:
         kwargs["api_key"] = "sk-no-key-required"  # OpenAI-compatible local servers ignore it
+    _ignore_readonly_notice()
     started = time.perf_counter()
     try:
         response = await lib.acompletion(
@@ -374,6 +401,7 @@ async def embed(
         kwargs["api_key"] = api_key or "sk-no-key-required"
     elif api_key:
         kwargs["api_key"] = api_key
+    _ignore_readonly_notice()
     try:
         response = await lib.aembedding(
             model=model, input=texts, timeout=timeout, num_retries=0, max_retries=0, **kwargs
