@@ -57,6 +57,23 @@ def test_unknown_override_names_every_setting():
     assert "temprature" in message and "temperature" in message and "executor" in message
 
 
+def test_misspelt_names_and_values_get_the_nearest_one():
+    with pytest.raises(TypeError, match=r"temprature \(did you mean 'temperature'\?\)"):
+        RunSettings.build(temprature=0.3)
+    with pytest.raises(ValidationError) as info:
+        RunSettings.build(mode="hermess", tool_choice="requred")
+    errors = {str(e["loc"][0]): e["msg"] for e in info.value.errors()}
+    assert len(info.value.errors()) == 2  # one each, not one per literal of Mode
+    assert errors["mode"].startswith("Value error, unknown mode 'hermess' (did you mean "
+                                     "'hermes'?); the modes are native, hermes, ")
+    assert errors["tool_choice"] == (
+        "Value error, unknown tool_choice 'requred' (did you mean 'required'?); use required, "
+        "auto, none, or a dict {'type': 'function', 'function': {'name': ...}} forcing one "
+        "function")
+    forced = {"type": "function", "function": {"name": "get_weather"}}
+    assert RunSettings.build(mode="hermes", tool_choice=forced).tool_choice == forced
+
+
 def test_bad_values_name_their_field():
     with pytest.raises(ValidationError) as info:
         RunSettings.build(max_concurrency=0, tool_choice="sometimes")

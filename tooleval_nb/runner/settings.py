@@ -19,13 +19,14 @@ records the fallback. Pass ``tool_choice="auto"`` to measure what an agent in pr
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..models.spec import Mode
+from ..models.spec import MODES, Mode
 
 __all__ = ["RunSettings", "ToolChoice", "ToolChoiceName", "TOOL_CHOICES", "DEFAULT_TOOL_CHOICE",
            "JOB_OPTIONS", "settings_problems"]
@@ -114,7 +115,9 @@ class RunSettings(BaseModel):
         """
         unknown = sorted(set(overrides) - set(cls.model_fields))
         if unknown:
-            raise TypeError(f"unknown run setting(s) {', '.join(unknown)}; the settings are "
+            names = [*cls.model_fields, *JOB_OPTIONS]
+            hints = "".join(_nearest(name, names) for name in unknown)
+            raise TypeError(f"unknown run setting(s) {', '.join(unknown)}{hints}; the settings are "
                             f"{', '.join(cls.model_fields)} (and run_eval also takes "
                             f"{', '.join(JOB_OPTIONS)})")
         if settings is None:
@@ -143,6 +146,24 @@ class RunSettings(BaseModel):
     def _policy(cls, value: Any) -> Any:
         return value.model_dump() if hasattr(value, "model_dump") else value
 
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _known_mode(cls, value: Any) -> Any:
+        # one message instead of pydantic's one per literal branch of Mode
+        if isinstance(value, str) and value not in MODES:
+            raise ValueError(f"unknown mode {value!r}{_nearest(value, MODES)}; the modes are "
+                             f"{', '.join(MODES)}")
+        return value
+
+    @field_validator("tool_choice", mode="before")
+    @classmethod
+    def _known_tool_choice(cls, value: Any) -> Any:
+        if isinstance(value, str) and value not in TOOL_CHOICES:
+            raise ValueError(f"unknown tool_choice {value!r}{_nearest(value, TOOL_CHOICES)}; use "
+                             f"{', '.join(TOOL_CHOICES)}, or a dict {{'type': 'function', "
+                             "'function': {'name': ...}} forcing one function")
+        return value
+
     @field_validator("tags", "ids", mode="before")
     @classmethod
     def _listify(cls, value: Any) -> Any:
@@ -162,6 +183,12 @@ class RunSettings(BaseModel):
 
     def seed_for(self, sample: int) -> int | None:
         return self.seeds[sample] if self.seeds else None
+
+
+def _nearest(value: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice, or nothing."""
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def settings_problems(exc: ValidationError) -> dict[str, list[str]]:
