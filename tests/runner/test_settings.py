@@ -142,3 +142,15 @@ def test_experiments_build_the_settings_and_differ_only_on_purpose():
 
 def test_the_facade_exports_the_settings():
     assert te.RunSettings is RunSettings and te.TOOL_CHOICES == ("required", "auto", "none")
+
+
+def test_a_model_dict_key_that_nearly_spells_a_field_is_refused():
+    from tooleval_nb.errors import ModelConfigError
+    from tooleval_nb.runner.plan import make_targets
+
+    with pytest.raises(ModelConfigError, match=r"models\[1\]: key 'api_bse' is not a model "
+                                               r"field; did you mean 'api_base'\?"):
+        make_targets(["openai/a", {"model": "openai/b", "api_bse": "http://h/v1"}])
+    target, = make_targets([{"model": "openai/b", "top_p": 0.5, "name": "B",
+                             "params": {"api_bse": 1}}])
+    assert target.spec.params == {"api_bse": 1, "top_p": 0.5} and target.label == "B"

@@ -8,6 +8,7 @@ instead of starting again.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import ModelConfigError, StoreError
 from ..models import DEFAULT_MODEL, ModelSpec
 from ..models.spec import Mode
 from ..suite import EvalCase, Suite, SuiteText
@@ -70,11 +71,24 @@ def provider_group(model: str, api_base: str | None = None) -> str:
     return model
 
 
+def _refuse_misspelt_fields(index: int, extra: Mapping[str, Any]) -> None:
+    """A model dict's key that is not a field but nearly spells one (``api_bse``) would be sent
+    as a sampling parameter, and the endpoint or key it meant silently lost: refused."""
+    fields = [f for f in ModelSpec.model_fields if f != "params"]
+    for key in extra:
+        close = difflib.get_close_matches(str(key), fields, n=1, cutoff=0.8)
+        if close:
+            raise ModelConfigError(
+                f"models[{index}]: key {key!r} is not a model field; did you mean {close[0]!r}? "
+                "(keys that are not fields are sent as sampling parameters: to send this one, "
+                f"put it under 'params')")
+
+
 def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
     """Targets from litellm strings, dicts or :class:`~tooleval_nb.models.ModelSpec` objects.
 
-    Dict keys that are not ModelSpec fields are taken as sampling parameters (``params``).
-    ``mode`` overrides every model's own. Labels are made unique (``#2`` ...).
+    Dict keys that are not ModelSpec fields are taken as sampling parameters (``params``), unless
+    they nearly spell a field (``api_bse``: ModelConfigError). ``mode`` overrides every model's own. Labels are made unique (``#2`` ...).
     """
     if models is None:
         models = [DEFAULT_MODEL]
@@ -87,6 +101,7 @@ def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
             if "name" in data and "label" not in data:
                 data["label"] = data.pop("name")
             extra = {k: data.pop(k) for k in list(data) if k not in ModelSpec.model_fields}
+            _refuse_misspelt_fields(i, extra)
             if extra:
                 data["params"] = {**(data.get("params") or {}), **extra}
             item = data
