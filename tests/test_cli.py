@@ -228,8 +228,11 @@ def test_every_run_eval_option_is_reachable_from_the_command_line():
 @pytest.mark.parametrize("argv, message", [
     (["run", "--repeats", "2", "--seed", "1", "2", "3"], "sample_seeds: 3 seeds for 2 repeat"),
     (["run", "--agent", "no_colon"], "is not 'module:callable'"),
-    (["run", "--max-concurrency", "0"], "max_concurrency")],
-    ids=["seeds-vs-repeats", "agent-path", "concurrency"])
+    (["run", "--max-concurrency", "0"], "max_concurrency"),
+    (["run", "--max-cases", "0"], "(tooleval-nb run --help lists every option)"),
+    (["report", "--max-cases", "0", "--output", "o"],
+     "(tooleval-nb report --help lists every option)")],
+    ids=["seeds-vs-repeats", "agent-path", "concurrency", "run-help", "report-help"])
 def test_run_option_errors_exit_2(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err

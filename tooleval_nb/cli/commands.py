@@ -78,7 +78,7 @@ def _gate(args: argparse.Namespace, results: Any, command: str, err: TextIO) -> 
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
-    params = report.validate_params(**params_of(args))
+    params = report.validate_params(command="run", **params_of(args))
     suites = report.load_report_suites(params)
     runs = report.run_suites(params, suites, progress=_progress(args))
     if args.format == "csv":

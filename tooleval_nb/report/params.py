@@ -159,10 +159,11 @@ class ReportParams(BaseModel):
         return self
 
 
-def validate_params(**values: Any) -> ReportParams:
+def validate_params(*, command: str = "report", **values: Any) -> ReportParams:
     """Check report parameters; every problem is reported at once.
 
-    A value of None means the default.
+    A value of None means the default. ``command``: the CLI command whose options these are
+    (its ``--help`` is named in the message).
 
     Raises:
         ToolEvalError: a parameter has a wrong value (each named, with what is allowed).
@@ -175,7 +176,7 @@ def validate_params(**values: Any) -> ReportParams:
         problems = [f"{'.'.join(map(str, e['loc'])) or 'parameters'}: {e['msg']}"
                     for e in exc.errors()]
         raise ToolEvalError("invalid report parameters:\n  - " + "\n  - ".join(problems)
-                            + "\nfix them and run again (tooleval-nb report --help lists "
+                            + f"\nfix them and run again (tooleval-nb {command} --help lists "
                               "every option)") from None
     missing = [s for s in params.suites if not Path(s).exists()]
     if missing:
