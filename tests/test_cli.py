@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -96,6 +97,22 @@ def test_console_script_is_installed():
     for option in ("--suite", "--model", "--output", "--mode", "--tool-choice", "--max-cases",
                    "--tags", "--store", "--title", "--temperature"):
         assert option in result.stdout
+
+
+def test_a_provider_without_a_key_exits_1_with_one_clean_message(tmp_path, suite_file):
+    """Real litellm, offline, in a process of its own: the job fails at once (exit 1) on the
+    missing key, and the calls it cancels leave no "coroutine ... was never awaited" notice."""
+    exe = Path(sys.executable).with_name("tooleval-nb")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")}
+    result = subprocess.run(
+        [str(exe), "run", "--suite", str(suite_file), "--model", "openai/gpt-4o-mini",
+         "--store", str(tmp_path / "s.sqlite"), "--progress", "none", "--max-concurrency", "4"],
+        capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 1, result.stderr
+    assert "never awaited" not in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("tooleval-nb run: error: job ")
+    assert "OPENAI_API_KEY" in result.stderr and "no API key for this provider" in result.stderr
 
 
 # -- issue 16: CI gates, every run_eval option, history / export / validate / convert ----------

@@ -106,6 +106,10 @@ def litellm() -> Any:
         module.turn_off_message_logging = True
         module.disable_streaming_logging = True
         module.drop_params = False
+        # a call cancelled while litellm dispatches it in its executor thread leaves the
+        # provider's coroutine, made in that thread, unawaited: expected when a job fails at once
+        # or is cancelled, and harmless; its RuntimeWarning would print a traceback-like notice
+        warnings.filterwarnings("ignore", message=_UNAWAITED_CALL, category=RuntimeWarning)
         _build_response_types(module)
         _LITELLM = module
     return _LITELLM
@@ -127,6 +131,8 @@ def _build_response_types(module: Any) -> None:
             pass
 
 
+#: the RuntimeWarning of a provider coroutine litellm made for a call that was cancelled
+_UNAWAITED_CALL = r"coroutine '[\w.]*\.a(sync_)?(completion|embedding)' was never awaited"
 #: pydantic's notice about ``ReadOnly`` TypedDict items, which litellm's own types raise when
 #: built (its response models, and provider modules it imports on a first call)
 _READONLY_NOTICE = r".*`ReadOnly` qualifier"
