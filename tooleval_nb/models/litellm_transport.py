@@ -106,10 +106,7 @@ def litellm() -> Any:
         module.turn_off_message_logging = True
         module.disable_streaming_logging = True
         module.drop_params = False
-        # a call cancelled while litellm dispatches it in its executor thread leaves the
-        # provider's coroutine, made in that thread, unawaited: expected when a job fails at once
-        # or is cancelled, and harmless; its RuntimeWarning would print a traceback-like notice
-        warnings.filterwarnings("ignore", message=_UNAWAITED_CALL, category=RuntimeWarning)
+        _quiet_litellm_notices()
         _build_response_types(module)
         _LITELLM = module
     return _LITELLM
@@ -138,12 +135,21 @@ _UNAWAITED_CALL = r"coroutine '[\w.]*\.a(sync_)?(completion|embedding)' was neve
 _READONLY_NOTICE = r".*`ReadOnly` qualifier"
 
 
-def _ignore_readonly_notice() -> None:
-    """Ignore that notice, in front of the current filters (so even under ``-W error`` or a test
-    runner's ``filterwarnings = error``, which would otherwise turn a provider module's first
-    import inside a completion into a failed call: ``ModelResponseError: UserWarning: Items
-    'device_code' ... ReadOnly``). Only that message is ignored; a repeat replaces the entry."""
+def _quiet_litellm_notices() -> None:
+    """Ignore two notices of litellm's that say nothing to our users, in front of the current
+    filters (so also under ``-W error`` or a test runner's ``filterwarnings = error``, which is
+    why this runs before every call: such a runner resets the filters per test):
+
+    * pydantic's ``ReadOnly`` notice: a provider module imported on the first call would
+      otherwise turn that call into ``ModelResponseError: UserWarning: Items 'device_code' ...``;
+    * "coroutine '...acompletion' was never awaited": a call cancelled while litellm dispatches
+      it in its executor thread leaves the provider's coroutine, made in that thread, unawaited
+      (expected when a job fails at once or is cancelled, and harmless).
+
+    Only those messages are ignored; a repeat replaces the entries, so the list does not grow.
+    """
     warnings.filterwarnings("ignore", message=_READONLY_NOTICE, category=UserWarning)
+    warnings.filterwarnings("ignore", message=_UNAWAITED_CALL, category=RuntimeWarning)
 
 
 def _status_of(exc: BaseException) -> int | None:
@@ -264,7 +270,7 @@ async def complete(request: ChatRequest) -> ChatResult:
         kwargs["api_key"] = request.api_key
     elif request.api_base:
         kwargs["api_key"] = "sk-no-key-required"  # OpenAI-compatible local servers ignore it
-    _ignore_readonly_notice()
+    _quiet_litellm_notices()
     started = time.perf_counter()
     try:
         response = await lib.acompletion(
@@ -407,7 +413,7 @@ async def embed(
         kwargs["api_key"] = api_key or "sk-no-key-required"
     elif api_key:
         kwargs["api_key"] = api_key
-    _ignore_readonly_notice()
+    _quiet_litellm_notices()
     try:
         response = await lib.aembedding(
             model=model, input=texts, timeout=timeout, num_retries=0, max_retries=0, **kwargs
