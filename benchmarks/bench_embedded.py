@@ -98,6 +98,9 @@ def llama_rates(server: EmbeddedServer, prompt_tokens: int = 900, gen_tokens: in
     after a 600-token prefix, as a request's new tokens are evaluated after the cached prefix)."""
     from llama_cpp import Llama
 
+    from tooleval_nb.models._llama_main import configure_buffer_types
+
+    configure_buffer_types()  # as the server does: AMX buffers crash in a VM without tile state
     kwargs = {"n_threads": server.n_threads} if server.n_threads else {}
     llm = Llama(model_path=str(find_gguf()), n_ctx=server.n_ctx, verbose=False, **kwargs)
     text = " ".join(f"word{i} and some more text about tools" for i in range(400))

@@ -117,6 +117,18 @@ def _disable_extra_buffer_types() -> None:
     lib.llama_model_default_params = params
 
 
+def configure_buffer_types() -> bool:
+    """Turn llama.cpp's extra CPU buffer types off where they would crash (a CPU that advertises
+    AMX), or as ``TOOLEVAL_LLAMA_EXTRA_BUFTS`` says; call before a model is loaded. Anything that
+    loads the model in its own process (the server, ``benchmarks/bench_embedded.py``) calls it.
+    Returns whether they were turned off."""
+    choice = os.environ.get("TOOLEVAL_LLAMA_EXTRA_BUFTS", "")
+    if choice == "0" or (choice != "1" and _cpu_has_amx()):
+        _disable_extra_buffer_types()
+        return True
+    return False
+
+
 def _exit_when_parent_dies() -> None:
     """Start a daemon thread that ends the process when the parent's pipe reaches EOF."""
     value = os.environ.pop(PARENT_FD_ENV, "")
@@ -526,9 +538,7 @@ def main() -> None:
     if os.environ.get(SHORTCUTS_ENV, "") != "0":
         _shortcuts()
     _serve_stats()
-    choice = os.environ.get("TOOLEVAL_LLAMA_EXTRA_BUFTS", "")
-    if choice == "0" or (choice != "1" and _cpu_has_amx()):
-        _disable_extra_buffer_types()
+    configure_buffer_types()
     sys.argv[0] = "llama_cpp.server"
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 
