@@ -294,9 +294,13 @@ async def test_the_token_bound_holds_inside_native_tool_calls(tools):
 
 @pytest.fixture(scope="module")
 def llama():
-    """SmolLM2 loaded in this process (for the server's sampler, without the server)."""
+    """SmolLM2 loaded in this process (for the server's sampler, without the server), as the
+    server loads it (on a CPU that advertises AMX, llama.cpp's AMX buffers crash in a VM)."""
     from llama_cpp import Llama
 
+    from tooleval_nb.models._llama_main import configure_buffer_types
+
+    configure_buffer_types()
     llm = Llama(model_path=str(find_gguf()), n_ctx=1024, n_threads=1, verbose=False)
     yield llm
     llm.close()
@@ -544,3 +548,20 @@ def test_the_shortcuts_change_no_reply(monkeypatch):
     assert stats["1"]["early_choices"] == len(asks)
     assert stats["1"]["skipped_follow_ups"] == sum(bool(calls) for calls, _ in replies["1"])
     assert stats["1"]["generated_tokens"] < stats["0"]["generated_tokens"]
+
+
+@pytest.mark.parametrize(("choice", "amx", "off"), [
+    ("", True, True), ("", False, False), ("0", False, True), ("1", True, False),
+], ids=["amx-cpu", "no-amx", "forced-off", "forced-on"])
+def test_extra_buffer_types_are_off_where_they_would_crash(monkeypatch, choice, amx, off):
+    """One rule for every process that loads the model (the server, an in-process Llama):
+    llama.cpp's extra CPU buffer types are off on a CPU that advertises AMX (they SIGSEGV on the
+    first decode in a VM without AMX tile state), unless TOOLEVAL_LLAMA_EXTRA_BUFTS says."""
+    from tooleval_nb.models import _llama_main
+
+    turned_off = []
+    monkeypatch.setenv("TOOLEVAL_LLAMA_EXTRA_BUFTS", choice)
+    monkeypatch.setattr(_llama_main, "_cpu_has_amx", lambda: amx)
+    monkeypatch.setattr(_llama_main, "_disable_extra_buffer_types", lambda: turned_off.append(1))
+    assert _llama_main.configure_buffer_types() is off
+    assert turned_off == ([1] if off else [])

@@ -211,6 +211,8 @@ def _known_cost(spec: ModelSpec, result: ChatResult) -> float | None:
 
 
 _ROUTES: dict[tuple[Any, ...], tuple[object, Route]] = {}
+#: the retry policy of a call that names none (frozen: one instance serves every call)
+_DEFAULT_RETRY = RetryPolicy()
 
 
 def route_for(
@@ -295,7 +297,7 @@ async def call_model_async(
     exchange = route.exchange(
         messages, [_as_tool(t) for t in tools or ()], tool_choice, params, timeout
     )
-    policy = retry or RetryPolicy()
+    policy = retry or _DEFAULT_RETRY
 
     async def call(exchange: Exchange) -> ModelReply:
         return await route.answer(exchange, policy)
