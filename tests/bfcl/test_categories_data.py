@@ -131,3 +131,31 @@ def test_answers_that_do_not_match_the_questions_are_refused(tmp_path):
         json.dumps({"id": "multiple_9", "ground_truth": []}) + "\n")
     with pytest.raises(SuiteError, match="no ground truth for 1 question.*multiple_0"):
         BfclData(tmp_path).category("multiple")
+
+
+def test_ids_are_read_at_once_or_line_by_line_with_the_same_ids_and_line_numbers(tmp_path):
+    """Every line starting with its id (BFCL's files) is indexed in one pass; blank lines,
+    CRLF endings and a line that does not start with its id take the line-by-line path, and
+    both give the same ids and name the same line numbers."""
+    lines = [json.dumps({"id": f"irrelevance_{i}", "question": [[]], "function": []})
+             for i in range(4)]
+    lines[2] = json.dumps({"question": [[]], "id": "irrelevance_2", "function": []})
+    variants = {
+        "plain": "\n".join(lines) + "\n",
+        "crlf_and_blanks": "\r\n".join([lines[0], "", lines[1], "  ", *lines[2:]]) + "\r\n",
+    }
+    for name, text in variants.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "BFCL_v4_irrelevance.json").write_text(text, newline="")
+        data = BfclData(folder).category("irrelevance")
+        assert data.ids == [f"irrelevance_{i}" for i in range(4)], name
+        assert data.by_id["irrelevance_3"]["id"] == "irrelevance_3"
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "BFCL_v4_irrelevance.json").write_text(
+        "\r\n".join([lines[0], "", lines[1][:-1], lines[3]]) + "\r\n", newline="")
+    data = BfclData(bad).category("irrelevance")
+    assert data.ids == ["irrelevance_0", "irrelevance_1", "irrelevance_3"]
+    with pytest.raises(SuiteError, match="BFCL_v4_irrelevance.json, line 3: not JSON"):
+        data.head(2)

@@ -82,7 +82,36 @@ def test_fc_mode_end_to_end(bfcl_data, tmp_path, store):
     header = json.loads((score / "non_live" / "BFCL_v4_simple_python_score.json")
                         .read_text().splitlines()[0])
     assert header == {"accuracy": 1 / 3, "correct_count": 1, "total_count": 3}
-    assert (score / "entries.csv").is_file() and (score / "leaderboard.csv").is_file()
+    # the CSV files, written without pandas, read back as the frames they hold
+    import pandas as pd
+
+    written = pd.read_csv(score / "entries.csv")
+    expected = df.drop(columns=["result"])
+    assert list(written.columns) == list(expected.columns)
+    pd.testing.assert_frame_equal(written[["id", "passed", "error_type", "tool_score"]],
+                                  expected[["id", "passed", "error_type", "tool_score"]],
+                                  check_dtype=False)
+    pd.testing.assert_frame_equal(pd.read_csv(score / "leaderboard.csv"), run.bfcl_scores(),
+                                  check_dtype=False)
+
+
+def test_entries_are_judged_while_the_run_goes_as_they_are_at_the_end(bfcl_data, tmp_path,
+                                                                      store):
+    """Each stored entry is judged during the run (its result read from its stored reply);
+    the run's frame and files equal those of the same run judged only at the end."""
+    from tooleval_nb.bfcl.run import BfclRun
+
+    with FakeOpenAIServer(handler=_fc_handler) as server:
+        job = run_bfcl(_model(server), CATS, mode="fc", limit=3, store=store,
+                       data_dir=bfcl_data, progress="none")
+        run = job.result()
+    judged = job.tally.judged[run.models[0]]
+    assert sorted(judged) == sorted(c.id for c in run.suite.cases)
+    late = BfclRun.of(run, run.spec, run.suite)  # no tally: everything read at the end
+    assert late.bfcl_entries() == run.bfcl_entries()
+    assert late.bfcl_results_df().equals(run.bfcl_results_df())
+    assert judged["simple_python_1"][0] == [{"math_factorial": '{"number": 5}'}]
+    assert judged["simple_python_1"][1]["passed"] is True
 
 
 def test_prompt_mode_sends_bfcls_prompt_and_keeps_the_raw_text(bfcl_data, tmp_path, store):
@@ -189,3 +218,9 @@ def test_a_killed_run_resumes_without_asking_a_finished_entry_again(bfcl_data, t
     assert not set(second) & stored
     assert set(second) | stored == set(questions.values())
     assert len(run) == 6
+    # the entries stored by the killed process were not judged by this one: read at the end
+    judged = run.tally.judged.get(run.models[0], {})
+    assert set(judged) == set(second)
+    df = run.bfcl_results_df()
+    assert sorted(df["id"]) == sorted(questions.values())
+    assert (df["result"] == "no call").all() and not df["passed"].any()

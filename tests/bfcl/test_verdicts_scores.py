@@ -128,3 +128,28 @@ def test_leaderboard_sums_as_bfcl_does():
     assert list(table["category"])[:3] == ["simple_python", "simple_java", "simple_javascript"]
     js = table[table["category"] == "simple_javascript"].iloc[0]
     assert js["n"] == 8 and js["accuracy"] == 0.25 and js["ci_low"] < 0.25 < js["ci_high"]
+
+
+def test_the_scores_of_rows_equal_the_scores_of_the_frame(data):
+    """The files are written from rows (no pandas); the frames' functions give the same."""
+    from tooleval_nb.bfcl.scores import category_rows, leaderboard_rows
+    from tooleval_nb.bfcl.verdicts import ENTRY_COLUMNS
+
+    rows = []
+    for category, result in (("simple_python", "[math.factorial(number=5)]"),
+                             ("parallel", "[spotify.play(artist='Taylor Swift', duration=20)]"),
+                             ("live_simple", "text"), ("irrelevance", "No call.")):
+        cat = data.category(category)
+        entries = [{"id": i, "result": result} for i in cat.ids[:4]]
+        for model in ("a", "b"):
+            rows += verdict_rows(entries, cat, model=model, mode="prompt", credit=model == "a")
+    df = pd.DataFrame(rows, columns=list(ENTRY_COLUMNS))
+    pd.testing.assert_frame_equal(leaderboard(df), pd.DataFrame(
+        leaderboard_rows(rows), columns=leaderboard(df).columns))
+    table = category_table(df)  # from the frame's records: NaN where the rows hold None
+    pd.testing.assert_frame_equal(table, pd.DataFrame(category_rows(rows),
+                                                      columns=table.columns))
+    assert list(table["model"]) == [r["model"] for r in category_rows(rows)]
+    assert list(table["category"]) == ["simple_python", "parallel", "irrelevance",
+                                       "live_simple"] * 2
+    assert math.isnan(leaderboard(df).set_index("model").loc["b", "tool_score"])

@@ -3,8 +3,9 @@
 ``te.run_bfcl(model, categories, mode="fc" | "prompt", limit=None)`` builds the entries from
 BFCL's data (:mod:`.data`, :mod:`.suite`, shown as BFCL shows them: :mod:`.prompt`), runs them
 through the runner, writes result files the official checker reads (:mod:`.results`), and gives
-BFCL's verdicts with our partial credit beside them (:mod:`.verdicts`) and the leaderboard
-(:mod:`.scores`). :func:`score_result_files` (:mod:`.rescore`) scores files already on disk.
+BFCL's verdicts with our partial credit beside them (:mod:`.verdicts`, taken while the run goes:
+:mod:`.tally`) and the leaderboard (:mod:`.scores`). :func:`score_result_files`
+(:mod:`.rescore`) scores files already on disk.
 
 Names load on first use: scoring result files never imports the runner or model code.
 """

@@ -169,18 +169,30 @@ def bfcl_tools(functions: list[dict[str, Any]], category: str) -> list[Tool]:
 
     Each tool keeps the function's own (dotted) name; :attr:`Tool.api_name` is the name sent.
     Top-level parameters carry their BFCL type under ``x-bfcl-type`` (not sent).
+
+    The tools are built as BFCL builds them and not meta-checked as JSON Schema (pydantic's
+    ``model_construct``): BFCL's generation step sends its schemas unchecked, so a model sees
+    the same here, and the meta-check was most of the time spent preparing a run (its verdicts
+    are per distinct schema, and BFCL's schemas are nearly all distinct).
+    ``tests/bfcl/test_prompt.py`` checks that every schema of the reference data built here
+    passes the check, and that the tools equal validated ones. The shape is still checked:
+    ValueError for a function without a name, TypeError / AttributeError for one whose
+    parameters are not an object.
     """
     tools = []
     for original, hinted in zip(functions, bfcl_functions(functions, category), strict=True):
         fn = _as_openai_tool(hinted)["function"]
         params = fn["parameters"]
-        for pname, schema in (params.get("properties") or {}).items():
-            kind = ((original.get("parameters") or {}).get("properties") or {}).get(pname, {})
-            schema["x-bfcl-type"] = kind.get("type")
+        types = (original.get("parameters") or {}).get("properties") or {}
+        for pname, schema in params["properties"].items():
+            schema["x-bfcl-type"] = (types.get(pname) or {}).get("type")
+        name = str(original["name"])
+        if not name:
+            raise ValueError("a function needs a name")
         extra = {k: v for k, v in fn.items() if k not in ("name", "description", "parameters")}
-        tools.append(Tool(function=FunctionDef(
-            name=str(original["name"]), description=str(fn.get("description", "")),
-            parameters=params, **extra)))
+        tools.append(Tool.model_construct(function=FunctionDef.model_construct(
+            name=name, description=str(fn.get("description", "")), parameters=params,
+            **extra)))
     return tools
 
 

@@ -2,24 +2,33 @@
 
 One call builds the suite from BFCL's data (:mod:`.suite`), runs it with
 :func:`tooleval_nb.runner.run_eval` (so the response cache, resume, history, progress and
-cancellation are the runner's), then writes BFCL's result files and our score files when an
-output folder is given. The job gives a :class:`BfclRun`: a :class:`~tooleval_nb.runner.Run`
-with the BFCL views (``bfcl_results_df``, ``bfcl_category_df``, ``bfcl_scores``) and
-``write_bfcl``.
+cancellation are the runner's), judging each entry as soon as it is stored (:mod:`.tally`),
+then writes BFCL's result files and our score files when an output folder is given. The
+job gives a :class:`BfclRun`: a :class:`~tooleval_nb.runner.Run` with the BFCL views
+(``bfcl_results_df``, ``bfcl_category_df``, ``bfcl_scores``) and ``write_bfcl``.
+
+It calls the runner's ``prepare_job`` and ``Job.start`` (what ``run_eval`` does) rather than
+``run_eval``, so that the preparation runs with the garbage collector paused and the judging
+follows the job from its first event.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import csv
+import gc
 import json
+import math
 import os
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelConfigError, SuiteError
-from ..runner import Job, Run, run_eval, run_eval_async
+from ..runner import Job, Run
+from ..runner.launch import prepare_job
 from ..runner.plan import make_targets
 from ..suite import Suite
 from .categories import CATEGORIES, group_of, resolve_categories
@@ -34,8 +43,9 @@ from .results import (
     write_manifest,
     write_result_file,
 )
-from .scores import category_table, leaderboard
+from .scores import LEADERBOARD_COLUMNS, category_table, leaderboard, leaderboard_rows
 from .suite import BFCL_MODES, BfclMode, build_suite
+from .tally import EntryTally
 from .verdicts import ENTRY_COLUMNS, verdict_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +60,8 @@ _OWN_OPTIONS = ("mode", "tool_choice", "system_prompt", "ids", "tags", "agent")
 #: the parser that reads calls from prompt-mode text for the runner's own scores
 _PARSERS = {"python": "pythonic", "json": "json"}
 _TOOL_REJECTION = ("tool", "function")
+#: entries whose stored detail is read one by one at the end (more: the run's rows at once)
+_ONE_BY_ONE = 32
 
 
 @dataclass
@@ -82,6 +94,27 @@ def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: 
                     Path(output) if output is not None else None)
     spec.category_data = {c: data.category(c) for c in cats}
     return spec
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a run is prepared (the data read, the
+    suite built, the job's plan dumped and stored), not while it runs.
+
+    The preparation allocates tens of thousands of objects that all stay alive (entries,
+    tools, cases, the suite's JSON); they count towards the next collection, and a full one
+    walks every object of the process (about 40 ms with the runner's imports) to find no
+    garbage. Reference counting still frees what is dropped; the collector runs again as usual
+    afterwards (and the running job leaves the objects alive at its start out of its scans:
+    the runner's ``gc.freeze``).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _run_options(spec: BfclSpec, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -135,12 +168,15 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
         ModelConfigError: in ``fc`` mode, a model that rejects native tools (use
             ``mode="prompt"``).
     """
-    spec = _spec(categories, mode, prompt_format, data_dir, limit, output)
-    _precheck_output(spec, model)
-    suite = build_suite(list(spec.category_data.values()), spec.mode, limit=spec.limit,
-                        prompt_format=spec.prompt_format)
-    job = run_eval(suite, model, store=store, **_run_options(spec, run_options))
-    bfcl_job = BfclJob(job, spec, suite)
+    with collector_paused():  # run_eval(...), with the preparation apart from the run
+        spec = _spec(categories, mode, prompt_format, data_dir, limit, output)
+        _precheck_output(spec, model)
+        suite = build_suite(list(spec.category_data.values()), spec.mode, limit=spec.limit,
+                            prompt_format=spec.prompt_format)
+        job = prepare_job(suite, model, store=store, **_run_options(spec, run_options))
+    tally = _follow(job, spec, suite)
+    job.start()
+    bfcl_job = BfclJob(job, spec, suite, tally)
     if job.done() and job.status == "completed":  # ran to the end here (no event loop)
         bfcl_job.result()
     return bfcl_job
@@ -159,13 +195,24 @@ async def run_bfcl_async(model: Any = None, categories: str | Iterable[str] | No
     _precheck_output(spec, model)
     suite = await asyncio.to_thread(build_suite, list(spec.category_data.values()), spec.mode,
                                     limit=spec.limit, prompt_format=spec.prompt_format)
-    options = _run_options(spec, run_options)
-    run = await run_eval_async(suite, model, store=store, **options)
-    return await asyncio.to_thread(_finish, run, spec, suite)
+    options = {"progress": "none", **_run_options(spec, run_options)}
+    job = prepare_job(suite, model, store=store, **options)  # run_eval_async(...), followed
+    tally = _follow(job, spec, suite)
+    job.start()
+    run = await job
+    return await asyncio.to_thread(_finish, run, spec, suite, tally)
 
 
-def _finish(run: Run, spec: BfclSpec, suite: Suite) -> BfclRun:
-    bfcl_run = BfclRun.of(run, spec, suite)
+def _follow(job: Job, spec: BfclSpec, suite: Suite) -> EntryTally:
+    """Judge the job's entries while it runs (:mod:`.tally`)."""
+    tally = EntryTally(job.store, job.run_id, spec.mode, spec.prompt_format,
+                       spec.category_data, suite.cases)
+    job.subscribe(tally, ["tool_eval_result"])
+    return tally
+
+
+def _finish(run: Run, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None) -> BfclRun:
+    bfcl_run = BfclRun.of(run, spec, suite, tally)
     if spec.mode == "fc":
         bfcl_run.check_native_tools()
     if spec.output is not None:
@@ -178,10 +225,12 @@ class BfclJob:
     :class:`BfclRun` (its files written when an output folder was given). Everything else
     (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
 
-    def __init__(self, job: Job, spec: BfclSpec, suite: Suite) -> None:
+    def __init__(self, job: Job, spec: BfclSpec, suite: Suite,
+                 tally: EntryTally | None = None) -> None:
         self.job = job
         self.spec = spec
         self.suite = suite
+        self.tally = tally
         self._run: BfclRun | None = None
 
     def __getattr__(self, name: str) -> Any:
@@ -197,18 +246,19 @@ class BfclJob:
     async def _wait(self) -> BfclRun:
         run = await self.job
         if self._run is None:
-            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite)
+            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite,
+                                                self.tally)
         return self._run
 
     def result(self, timeout: float | None = None) -> BfclRun:
         """The finished :class:`BfclRun` (JobCancelled / JobError when it did not complete)."""
         if self._run is None:
-            self._run = _finish(self.job.result(timeout), self.spec, self.suite)
+            self._run = _finish(self.job.result(timeout), self.spec, self.suite, self.tally)
         return self._run
 
     def snapshot(self) -> BfclRun:
         """The run as stored right now (partial while running or after a cancel)."""
-        return BfclRun.of(self.job.snapshot(), self.spec, self.suite)
+        return BfclRun.of(self.job.snapshot(), self.spec, self.suite, self.tally)
 
 
 class BfclRun(Run):
@@ -216,12 +266,14 @@ class BfclRun(Run):
 
     spec: BfclSpec
     suite: Suite
+    tally: EntryTally | None
 
     @classmethod
-    def of(cls, run: Run, spec: BfclSpec, suite: Suite) -> BfclRun:
+    def of(cls, run: Run, spec: BfclSpec, suite: Suite,
+           tally: EntryTally | None = None) -> BfclRun:
         out = cls.__new__(cls)
         out.__dict__.update(run.__dict__)
-        out.spec, out.suite = spec, suite
+        out.spec, out.suite, out.tally = spec, suite, tally
         out.__dict__["_entries"] = None
         return out
 
@@ -233,14 +285,35 @@ class BfclRun(Run):
         if cached is not None:
             return cached
         tools = {c.id: c.tools or [] for c in self.suite.cases}
+        rows = [r for r in self._rows if r.get("sample") in (0, None)]  # BFCL: one answer
+        details = self._details(rows)
         out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for row in self.store.results(self.id, detail=True):
-            if row.get("sample") not in (0, None):
-                continue  # BFCL has one answer per entry: the first sample
-            detail = json.loads(row.get("detail") or "{}")
-            entry = result_entry(row, detail, self.spec.mode, tools.get(row["case_id"], []))
-            out.setdefault((row["model"], str(row["category"])), []).append(entry)
+        for row in rows:
+            label, case_id = row["model"], row["case_id"]
+            detail = details.get((label, case_id))
+            entry = result_entry(row, detail or {}, self.spec.mode, tools.get(case_id, []))
+            if detail is None and not row.get("error") and self.tally is not None:
+                entry["result"] = self.tally.result(label, case_id)[1]  # judged in the run
+            out.setdefault((label, str(row["category"])), []).append(entry)
         self.__dict__["_entries"] = out
+        return out
+
+    def _details(self, rows: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The stored detail of each entry that ran and whose result the tally has not: one by
+        one when they are few (a resumed run's earlier entries), else all in one read."""
+        tally = self.tally
+        wanted = [(r["model"], r["case_id"], r.get("sample") or 0) for r in rows
+                  if not r.get("error")
+                  and (tally is None or not tally.result(r["model"], r["case_id"])[0])]
+        if len(wanted) > _ONE_BY_ONE:
+            keys = {(m, c) for m, c, _ in wanted}
+            return {(r["model"], r["case_id"]): json.loads(r.get("detail") or "{}")
+                    for r in self.store.results(self.id, detail=True)
+                    if r.get("sample") in (0, None) and (r["model"], r["case_id"]) in keys}
+        out = {}
+        for label, case_id, sample in wanted:
+            text = self.store.result_detail(self.id, label, case_id, sample)
+            out[(label, case_id)] = json.loads(text or "{}")
         return out
 
     def bfcl_results_df(self, credit: bool = True) -> pd.DataFrame:
@@ -251,12 +324,13 @@ class BfclRun(Run):
     def _verdict_rows(self, credit: bool = True) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         order = {c: i for i, c in enumerate(CATEGORIES)}
+        judged = self.tally.judged if self.tally is not None else {}
         for (label, category), entries in sorted(self.bfcl_entries().items(),
                                                  key=lambda kv: (kv[0][0], order[kv[0][1]])):
             rows += verdict_rows(entries, self.spec.category_data[category],
                                  model=model_name(label),
                                  mode=self.spec.mode, prompt_format=self.spec.prompt_format,
-                                 credit=credit)
+                                 credit=credit, judged=judged.get(label))
         return rows
 
     def bfcl_category_df(self) -> pd.DataFrame:
@@ -271,16 +345,18 @@ class BfclRun(Run):
     def check_native_tools(self) -> None:
         """Raise when a model rejected native tools on every entry (fc mode): every request
         refused as a bad request, or every error about tools or functions."""
-        df = self.results_df()
-        for label, part in df.groupby("model", sort=False):
-            errors = part["error"].dropna()
-            kinds = part["error_type"].dropna()
-            if len(part) and len(errors) == len(part) and (
+        by_model: dict[str, list[dict[str, Any]]] = {}
+        for row in self._rows:
+            by_model.setdefault(row["model"], []).append(row)
+        for label, part in by_model.items():
+            errors = [r["error"] for r in part if r.get("error") is not None]
+            kinds = [r["error_type"] for r in part if r.get("error_type") is not None]
+            if len(errors) == len(part) and (
                     all(k == "ModelBadRequestError" for k in kinds)
                     or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)):
                 raise ModelConfigError(
                     f"model {label!r} rejected native tools on every BFCL entry (first error: "
-                    f"{str(errors.iloc[0])[:300]}); it cannot be run in mode='fc': run it with "
+                    f"{str(errors[0])[:300]}); it cannot be run in mode='fc': run it with "
                     "mode='prompt' (BFCL's prompting system prompt, calls read from the text)")
 
     def write_bfcl(self, output: str | os.PathLike[str]) -> dict[str, list[Path]]:
@@ -323,7 +399,8 @@ def _entries_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 def _write_scores(folder: Path, rows: list[dict[str, Any]], label: str,
                   categories: list[str]) -> list[Path]:
     """Our score files: BFCL's score-file shape per category (header, then every failed entry
-    with its error and our partial credit), every entry as CSV, and the leaderboard row."""
+    with its error and our partial credit), every entry as CSV, and the leaderboard row
+    (written from the rows: no DataFrame, so a run needs no pandas to finish)."""
     paths = []
     by_category: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -346,10 +423,24 @@ def _write_scores(folder: Path, rows: list[dict[str, Any]], label: str,
         path.write_text("".join(json.dumps(x, default=str) + "\n" for x in lines),
                         encoding="utf-8")
         paths.append(path)
-    entries = _entries_frame(rows)
     folder.mkdir(parents=True, exist_ok=True)
-    csv = folder / "entries.csv"
-    entries.drop(columns=["result"]).to_csv(csv, index=False)
+    entries = folder / "entries.csv"
+    _write_csv(entries, [c for c in ENTRY_COLUMNS if c != "result"], rows)
     board = folder / "leaderboard.csv"
-    leaderboard(entries).to_csv(board, index=False)
-    return [*paths, csv, board]
+    _write_csv(board, list(LEADERBOARD_COLUMNS), leaderboard_rows(rows))
+    return [*paths, entries, board]
+
+
+def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> None:
+    """Rows as CSV, as ``DataFrame.to_csv(index=False)`` writes them: a header, then the
+    values, an empty field for None and NaN."""
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows([_csv_value(row.get(c)) for c in columns] for row in rows)
+
+
+def _csv_value(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value

@@ -25,15 +25,13 @@ from typing import Any
 from ..scoring.bfcl import BfclVerdict, bfcl_verdict
 from ..scoring.bfcl_decode import DecodeError, decode_result
 from ..scoring.calls import compute_overall, score_calls
-from ..suite import FunctionDef, Tool
 from ..toolcall import ToolCall
 from .categories import is_relevance, language_of
 from .data import CategoryData
-from .prompt import openai_tool
 from .results import ERROR_PREFIX
 
-__all__ = ["ENTRY_COLUMNS", "entry_verdict", "decode_json_list", "partial_credit",
-           "verdict_rows", "INFERENCE_ERROR"]
+__all__ = ["ENTRY_COLUMNS", "VERDICT_COLUMNS", "CREDIT_COLUMNS", "entry_verdict",
+           "decode_json_list", "partial_credit", "judge", "verdict_rows", "INFERENCE_ERROR"]
 
 #: the error type of an entry whose model call failed
 INFERENCE_ERROR = "inference_error"
@@ -133,24 +131,15 @@ def _decoded_calls(result: Any, category: str, mode: str, prompt_format: str,
             decoded = decode_result(result, lang) if isinstance(result, str) else []
     except DecodeError:
         return []
-    calls = []
+    calls: list[ToolCall] = []
     for item in decoded:
         if isinstance(item, dict) and len(item) == 1:
             (name, args), = item.items()
             if isinstance(args, dict):
                 calls.append(ToolCall.create(api_names.get(str(name), str(name)),
-                                             json.dumps(args, default=str)))
+                                             json.dumps(args, default=str),
+                                             id=f"call_{len(calls)}"))
     return calls
-
-
-def _light_tools(functions: Iterable[Mapping[str, Any]]) -> list[Tool]:
-    """The entry's tools for partial credit (names, properties, required), not validated."""
-    out = []
-    for fn in functions:
-        params = openai_tool(dict(fn))["function"]["parameters"]
-        out.append(Tool.model_construct(function=FunctionDef.model_construct(
-            name=str(fn["name"]), description="", parameters=params)))
-    return out
 
 
 def partial_credit(result: Any, question: Mapping[str, Any], truth: Sequence[Any] | None,
@@ -171,7 +160,9 @@ def partial_credit(result: Any, question: Mapping[str, Any], truth: Sequence[Any
                 "calls_expected": 1 if wanted else 0, "calls_made": len(calls),
                 "calls_matched": int(ok and wanted), "call_matches": [ok] if wanted else []}
     expected = [([name], dict(args)) for call in truth or [] for name, args in call.items()]
-    scores, _ = score_calls(expected, calls, tools=_light_tools(functions))
+    # without the tools: they name each wrong value's problem (a wrong type or value), which
+    # none of these columns shows; right or wrong, and the pairing, never depend on them
+    scores, _ = score_calls(expected, calls)
     matches = [c.tool_score >= 1.0 and (c.param_score is None or c.param_score >= 1.0)
                for c in scores]
     tool_score = sum(c.tool_score for c in scores) / len(scores) if scores else 0.0
@@ -183,30 +174,57 @@ def partial_credit(result: Any, question: Mapping[str, Any], truth: Sequence[Any
             "calls_matched": sum(matches), "call_matches": matches}
 
 
+#: the columns :func:`judge` fills: BFCL's verdict, then our partial credit
+VERDICT_COLUMNS: tuple[str, ...] = ("passed", "error_type", "error", "errored",
+                                    "decoder_failed")
+CREDIT_COLUMNS: tuple[str, ...] = ("tool_score", "param_score", "overall", "calls_expected",
+                                   "calls_made", "calls_matched", "call_matches")
+
+
+def judge(result: Any, question: Mapping[str, Any], truth: Sequence[Any] | None,
+          category: str, mode: str, prompt_format: str = "python",
+          credit: bool = True) -> dict[str, Any]:
+    """BFCL's verdict of one ``result`` (:data:`VERDICT_COLUMNS`) and, with ``credit``, our
+    partial credit beside it (:data:`CREDIT_COLUMNS`)."""
+    verdict = entry_verdict(result, question, truth, category, mode, prompt_format)
+    out: dict[str, Any] = {
+        "passed": verdict.passed, "error_type": verdict.error_type,
+        "error": verdict.errors[0] if verdict.errors else None,
+        "errored": verdict.error_type == INFERENCE_ERROR,
+        "decoder_failed": str(verdict.error_type).startswith("ast_decoder:")}
+    if credit:
+        out.update(partial_credit(result, question, truth, category, mode, prompt_format))
+    return out
+
+
 def verdict_rows(entries: Iterable[Mapping[str, Any]], data: CategoryData, *, model: str,
-                 mode: str, prompt_format: str = "python",
-                 credit: bool = True) -> list[dict[str, Any]]:
+                 mode: str, prompt_format: str = "python", credit: bool = True,
+                 judged: Mapping[str, tuple[Any, Mapping[str, Any]]] | None = None
+                 ) -> list[dict[str, Any]]:
     """One :data:`ENTRY_COLUMNS` row per written entry of one category (``credit=False``
-    leaves the partial-credit columns empty, for the verdicts alone)."""
+    leaves the partial-credit columns empty, for the verdicts alone).
+
+    ``judged``: entry id -> ``(result, judge(result, ...))`` for entries judged already, with
+    credit (while the run went: :mod:`.tally`); an entry whose result is that one takes it,
+    any other is judged here (the judgement is a function of the result alone).
+    """
     rows = []
     category = data.category
     answers = data.answers
+    keep = (*VERDICT_COLUMNS, *CREDIT_COLUMNS) if credit else VERDICT_COLUMNS
     for entry in entries:
         entry_id = entry["id"]
-        question = data.by_id[entry_id]
-        truth = answers.get(entry_id) if answers is not None else None
         result = entry.get("result")
-        verdict = entry_verdict(result, question, truth, category, mode, prompt_format)
-        row: dict[str, Any] = {
-            "model": model, "mode": mode, "category": category, "id": entry_id,
-            "passed": verdict.passed, "error_type": verdict.error_type,
-            "error": verdict.errors[0] if verdict.errors else None,
-            "errored": verdict.error_type == INFERENCE_ERROR,
-            "decoder_failed": str(verdict.error_type).startswith("ast_decoder:"),
+        known = judged.get(entry_id) if judged is not None else None
+        if known is not None and known[0] == result:
+            part = {k: known[1][k] for k in keep}
+        else:
+            truth = answers.get(entry_id) if answers is not None else None
+            part = judge(result, data.by_id[entry_id], truth, category, mode, prompt_format,
+                         credit)
+        rows.append({
+            "model": model, "mode": mode, "category": category, "id": entry_id, **part,
             "result": result, "latency": entry.get("latency"),
             "input_token_count": entry.get("input_token_count"),
-            "output_token_count": entry.get("output_token_count")}
-        if credit:
-            row.update(partial_credit(result, question, truth, category, mode, prompt_format))
-        rows.append(row)
+            "output_token_count": entry.get("output_token_count")})
     return rows
