@@ -550,6 +550,29 @@ def test_the_shortcuts_change_no_reply(monkeypatch):
     assert stats["1"]["generated_tokens"] < stats["0"]["generated_tokens"]
 
 
+@pytest.mark.model
+def test_the_server_runs_the_model_on_one_thread():
+    """Requests served together (and the counters read between them) still reach the model
+    from one thread: a second calling thread gives llama.cpp's OpenMP a second team, and its
+    decode steps then run about 2.5 times slower (``_llama_main._one_compute_thread``). Without
+    that patch, this test's four concurrent requests were served by two threads."""
+    import concurrent.futures
+
+    body = {"model": "m", "temperature": 0, "max_tokens": 8,
+            "messages": [{"role": "user", "content": "Hi"}]}
+    with EmbeddedServer() as server:
+        _chat(server, body)
+
+        def ask(i: int) -> dict:
+            server.stats()
+            return _chat(server, {**body, "messages": [{"role": "user", "content": f"Hi {i}"}]})
+
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            replies = list(pool.map(ask, range(4)))
+        assert all(r["choices"][0]["message"] for r in replies)
+        assert server.stats()["compute_threads"] == 1
+
+
 @pytest.mark.parametrize(("choice", "amx", "off"), [
     ("", True, True), ("", False, False), ("0", False, True), ("1", True, False),
 ], ids=["amx-cpu", "no-amx", "forced-off", "forced-on"])

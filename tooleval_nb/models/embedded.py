@@ -280,7 +280,8 @@ class EmbeddedServer:
         that fell back to the grammar over the vocabulary), ``cut_completions`` / ``cut_tokens``
         (inner completions stopped by the token bound, and what they generated) and
         ``completion_lengths`` (inner completions by finish reason and length), and
-        ``early_choices`` / ``skipped_follow_ups`` (the handler shortcuts; see
+        ``early_choices`` / ``skipped_follow_ups`` (the handler shortcuts), and
+        ``compute_threads`` (the threads that have called the model: 1, see
         :mod:`._llama_main`)."""
         url = f"{self.api_base.removesuffix('/v1')}{STATS_PATH}"
         try:
