@@ -9,9 +9,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${BFCL_VENV:-/tmp/bfcl_official_venv}"
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('bfcl-eval') == '2026.3.23'; import soundfile" 2>/dev/null; then
-    uv venv -p 3.11 "$VENV"
+    # uv as the set-up pinned it in .venv (no uv on PATH needed); --python names the target:
+    # run from another venv's python, uv would otherwise install into that one
+    bash "$ROOT/scripts/setup.sh"
+    "$ROOT/.venv/bin/python" -m uv venv -p 3.11 "$VENV"
     # soundfile: imported by qwen-agent, which bfcl-eval's model table imports, but not declared
-    VIRTUAL_ENV="$VENV" uv pip install "bfcl-eval==2026.3.23" soundfile
+    "$ROOT/.venv/bin/python" -m uv pip install --python "$VENV/bin/python" \
+        "bfcl-eval==2026.3.23" soundfile
 fi
 cd "$ROOT"
 LITELLM_LOCAL_MODEL_COST_MAP=True exec .venv/bin/python scripts/bfcl_official.py --venv "$VENV" "$@"
