@@ -23,3 +23,14 @@ def test_the_pure_core_is_clean_under_mypy_strict(tmp_path):
         cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "Success" in result.stdout
+
+
+def test_the_whole_package_is_clean_under_mypy(tmp_path):
+    """The house's habit as a test: mypy (the project's ``[tool.mypy]`` settings) on every
+    module of the package. Altair's ``alt.layer`` may give a FacetChart, a widget's free text
+    is not yet a Literal: such gaps are closed in the code, not ignored here."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy"), "tooleval_nb"],
+        cwd=ROOT, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "Success" in result.stdout

@@ -273,8 +273,8 @@ class Executor:
                     self.writer.commit()
                     continue
                 self._wake.clear()
-                timer = (loop.call_at(self._commit_at, self._wake.set)
-                         if self.writer.pending else None)
+                due = self._commit_at if self.writer.pending else None
+                timer = loop.call_at(due, self._wake.set) if due is not None else None
                 try:
                     await self._wake.wait()
                 finally:

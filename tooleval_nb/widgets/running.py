@@ -97,8 +97,10 @@ def run_request(models: Sequence[str], *, temperature: float = 0.0,
     tag_list = [t.strip() for t in tags.split(",") if t.strip()] or None
     targets = [(specs or {}).get(n, n) for n in names]
     try:
-        settings = RunSettings(temperature=float(temperature), tool_choice=tool_choice,
-                               system_prompt=prompt, tags=tag_list, mode=mode)
+        # the form's free text is validated here (a bad value becomes a problem, not a crash)
+        settings = RunSettings.model_validate(
+            {"temperature": float(temperature), "tool_choice": tool_choice,
+             "system_prompt": prompt, "tags": tag_list, "mode": mode})
     except ValidationError as exc:
         return None, settings_problems(exc)
     return RunRequest(models=targets, settings=settings, max_cases=max_cases), {}
