@@ -38,6 +38,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -325,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{requests:.2f} s of requests ({n / requests:,.1f} entries/s, against the "
                   f"bare loop's {bare_wall:.2f} s: {bare_wall / requests:.2f}), {after:.2f} s "
                   "after the last case (verdicts, partial credit, files)")
-        median = sorted(ratios)[len(ratios) // 2]
+        median = statistics.median(ratios)
         print(f"END TO END: ours / bare loop = {median:.2f} (median of {len(ratios)} "
               f"alternating rounds: {', '.join(f'{r:.2f}' for r in ratios)}); target >= "
               f"{TARGET_RATIO:.2f}: {'met' if median >= TARGET_RATIO else 'NOT met'}")

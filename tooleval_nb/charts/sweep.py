@@ -38,8 +38,8 @@ def forest_chart(trials: pd.DataFrame) -> alt.LayerChart:
                                             alt.Tooltip("score:Q", format=".3f"), "n_cases:Q",
                                             "state:N"])
     zero = alt.Chart({"values": [{"x": 0}]}).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
-    return alt.LayerChart(layer=[ci, pt, zero]).properties(width=420, height=max(80, 22 * len(df)),
-                                              title="Trials: delta vs base (CI)")
+    return alt.LayerChart(layer=[ci, pt, zero]).properties(
+        width=420, height=max(80, 22 * len(df)), title="Trials: delta vs base (CI)")
 
 
 def effects_chart(effects: pd.DataFrame) -> alt.FacetChart:

@@ -49,4 +49,5 @@ def timeline_chart(timeline: pd.DataFrame) -> alt.LayerChart:
     if len(best):
         layers.append(alt.Chart(best).mark_text(text="★", size=18, dy=-14).encode(
             x="order:O", y="score:Q"))
-    return alt.LayerChart(layer=layers).properties(width=480, height=220, title="Experiment timeline")
+    return alt.LayerChart(layer=layers).properties(
+        width=480, height=220, title="Experiment timeline")

@@ -38,8 +38,8 @@ def candidates_chart(candidates: pd.DataFrame) -> alt.LayerChart:
     pt = base.mark_point(filled=True).encode(x="delta:Q", tooltip=["cand:N", "split:N",
                                                                     alt.Tooltip("delta:Q",
                                                                                 format="+.3f")])
-    return alt.LayerChart(layer=[ci, pt]).properties(width=380, height=max(80, 30 * len(ev)),
-                                        title="Prompt candidates: dev vs holdout")
+    return alt.LayerChart(layer=[ci, pt]).properties(
+        width=380, height=max(80, 30 * len(ev)), title="Prompt candidates: dev vs holdout")
 
 
 def best_so_far_chart(generations: pd.DataFrame) -> alt.Chart:

@@ -273,8 +273,10 @@ class Executor:
                     self.writer.commit()
                     continue
                 self._wake.clear()
-                due = self._commit_at if self.writer.pending else None
-                timer = loop.call_at(due, self._wake.set) if due is not None else None
+                timer = None
+                if self.writer.pending:  # _commit_due has just set when they are due
+                    assert self._commit_at is not None
+                    timer = loop.call_at(self._commit_at, self._wake.set)
                 try:
                     await self._wake.wait()
                 finally:
