@@ -29,11 +29,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 
-_CORE = {"errors", "toolcall"}
+_CORE = {"errors", "toolcall", "credentials"}
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
     "aio": set(),
+    # what a credential is, and its redaction: pure, for every room that stores or shows data
+    "credentials": set(),
     "toolcall": {"errors"},
     "suite": _CORE,
     "parsers": _CORE | {"suite"},

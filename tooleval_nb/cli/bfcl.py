@@ -3,6 +3,10 @@
     tooleval-nb bfcl --model local/smollm2-135m --category simple_python --category irrelevance \\
         --mode fc --limit 50 --output bfcl_out
 
+The model's key comes from the environment: the provider's variable (``OPENAI_API_KEY`` ...) or
+the one named by ``--api-key-env NAME``; ``--api-key KEY`` is refused (exit 2), since a key given
+as a flag value stays in the shell history and the process list.
+
 Writes BFCL's result files under ``DIR/result/`` and our score files under
 ``DIR/score_tooleval/``, and prints the leaderboard table (per-category accuracy, overalls,
 errored and decoder-failed counts). Exit status as every command: 0, 1 a failure while running,
@@ -36,7 +40,10 @@ def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="a litellm model string (repeatable; default the embedded model)")
     p.add_argument("--api-base", default=None, metavar="URL",
                    help="an OpenAI-compatible endpoint for --model")
-    p.add_argument("--api-key", default=None, metavar="KEY", help="its key")
+    add_flags(p, "api-key-env")
+    # refused with the safe way (cli.flags.credential_problem): a key given as a flag value
+    # stays in the shell history and the process list
+    p.add_argument("--api-key", default=None, help=argparse.SUPPRESS)
     p.add_argument("--category", action="append", default=None, metavar="NAME",
                    help=f"a category or group (repeatable; default all). Groups: "
                    f"{', '.join(GROUPS)}; categories: {', '.join(CATEGORIES)}")
@@ -61,10 +68,10 @@ def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def _models(args: argparse.Namespace) -> Any:
     names = args.model or [None]
-    if args.api_base is None and args.api_key is None:
+    if args.api_base is None and args.api_key_env is None:
         return [n for n in names if n is not None] or None
     return [{k: v for k, v in {"model": n, "api_base": args.api_base,
-                               "api_key": args.api_key}.items() if v is not None}
+                               "api_key_env": args.api_key_env}.items() if v is not None}
             for n in names]
 
 

@@ -30,12 +30,12 @@ _PRINTED_COLUMNS = ["model", "mode", "n_cases", "n_passed", "n_errored", "pass_r
                     "tool_score", "param_score", "overall", "latency_p50_ms", "cost"]
 #: option dest -> ReportParams field, where the names differ
 _RENAMED = {"modes": "mode"}
-_PARAM_OPTIONS = ("runs", "suites", "models", "store", "api_base", "temperature", "tool_choice",
-                  "modes", "max_cases", "tags", "ids", "system_prompt", "max_rounds", "cache",
-                  "max_concurrency", "repeats", "sample_seeds", "sampling_params", "rpm", "tpm",
-                  "request_timeout", "case_timeout", "retries", "name", "resume",
-                  "include_drafts", "live_tools", "live_tool_timeout", "agent", "title", "worst",
-                  "experiment")
+_PARAM_OPTIONS = ("runs", "suites", "models", "store", "api_base", "api_key_env", "temperature",
+                  "tool_choice", "modes", "max_cases", "tags", "ids", "system_prompt",
+                  "max_rounds", "cache", "max_concurrency", "repeats", "sample_seeds",
+                  "sampling_params", "rpm", "tpm", "request_timeout", "case_timeout", "retries",
+                  "name", "resume", "include_drafts", "live_tools", "live_tool_timeout", "agent",
+                  "title", "worst", "experiment")
 
 
 def params_of(args: argparse.Namespace) -> dict[str, Any]:

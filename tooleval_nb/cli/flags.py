@@ -5,6 +5,12 @@
 one spelling, one destination and one help text; a command adds the ones it takes with
 :func:`add_flags`. Defaults are None, so that the library's own default applies (see
 :mod:`.options`).
+
+No option takes a credential: a key on the command line stays in the shell history and the
+process list, and ``--param`` values are stored with the run. :func:`credential_problem` says
+what is refused (``--param api_key=...``, ``--param extra_headers='{"Authorization": ...}'``,
+``bfcl --api-key``) and the safe way: the provider's environment variable, or ``--api-key-env
+NAME``. The parser calls it after parsing, so every command exits 2 before anything runs.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ import argparse
 import json
 from typing import Any
 
-__all__ = ["FLAGS", "add_flags", "key_value"]
+from ..credentials import credential_paths, is_credential_key, key_variable, refusal
+
+__all__ = ["FLAGS", "add_flags", "credential_problem", "key_value"]
 
 
 def key_value(text: str) -> tuple[str, Any]:
@@ -49,6 +57,11 @@ FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "metavar": "KEY=VALUE",
         "help": "an extra sampling parameter for every model, VALUE as JSON or text (e.g. "
                 "top_p=0.9, max_tokens=256); repeatable"}),
+    "api-key-env": (("--api-key-env",), {
+        "default": None, "metavar": "NAME",
+        "help": "the name of an environment variable holding the API key of the models (all "
+                "but the embedded one); read when they are called, only the name is stored "
+                "(default: the provider's own variable, e.g. OPENAI_API_KEY)"}),
     "name": (("--name",), {"default": None, "help": "a label for the runs in the history"}),
     "no-resume": (("--no-resume",), {
         "dest": "resume", "action": "store_false", "default": None,
@@ -65,3 +78,21 @@ def add_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *names:
     for name in names:
         flags, keywords = FLAGS[name]
         parser.add_argument(*flags, **keywords)
+
+
+def credential_problem(args: argparse.Namespace) -> str | None:
+    """Why the parsed options hold a credential, and the safe way to pass it; None when they
+    hold none."""
+    models = [m for m in (getattr(args, "models", None) or getattr(args, "model", None) or [])
+              if m]
+    if getattr(args, "api_key", None):
+        variables = list(dict.fromkeys(v for v in map(key_variable, models) if v))
+        env = " or ".join(variables) or "the provider's API key variable (e.g. OPENAI_API_KEY)"
+        return ("--api-key is refused: a key on the command line stays in the shell history "
+                f"and the process list. Set it in the environment as {env}, or put it in "
+                "another variable and give that variable's name with --api-key-env NAME")
+    found = [f"--param {key}=..." for key, value in getattr(args, "sampling_params", None) or ()
+             if is_credential_key(key) or credential_paths(value)]
+    if found:
+        return refusal(found, "--param values", models, cli=True)
+    return None

@@ -7,11 +7,12 @@ a default lives in one place (a test checks the CLI's and the template's default
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..models.spec import MODES
 from ..runner.settings import TOOL_CHOICES
 from .bfcl import add_bfcl_parser
-from .flags import add_flags
+from .flags import add_flags, credential_problem
 
 __all__ = ["build_parser", "version_text", "COMMANDS", "EXIT_CODES"]
 
@@ -32,6 +33,18 @@ _MODES = MODES
 _TOOL_CHOICES = TOOL_CHOICES
 _EPILOG = "exit status: " + "; ".join(f"{k} {v.split(':')[0].split(' (')[0]}"
                                       for k, v in EXIT_CODES.items())
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser of ``tooleval-nb`` and its commands: a credential among the options (see
+    :func:`.flags.credential_problem`) is a usage error, exit status 2, before anything runs."""
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, rest = super().parse_known_args(args, namespace)
+        problem = credential_problem(parsed)
+        if problem:
+            self.error(problem)
+        return parsed, rest
 
 
 def version_text() -> str:
@@ -67,15 +80,16 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("how the models are called (run_eval's options)")
     g.add_argument("--api-base", default=None, metavar="URL",
                    help="an OpenAI-compatible endpoint for every model but the embedded "
-                   "one (a local server); keys come from the usual environment variables")
+                   "one (a local server); keys come from the usual environment variables "
+                   "or --api-key-env")
     g.add_argument("--tool-choice", choices=_TOOL_CHOICES, default=None,
                    help="required (falls back to auto where unsupported), auto or none "
                    "(default required)")
     g.add_argument("--mode", dest="modes", action="append", choices=_MODES, default=None,
                    help="how tools are offered: native tools or a raw-text format; "
                    "repeat to run every model in each mode (default native)")
-    add_flags(g, "temperature", "no-cache", "max-concurrency", "param", "request-timeout",
-              "name", "no-resume", "progress")
+    add_flags(g, "api-key-env", "temperature", "no-cache", "max-concurrency", "param",
+              "request-timeout", "name", "no-resume", "progress")
     g.add_argument("--system-prompt", default=None, metavar="TEXT",
                    help="one system prompt for every model (default: each suite's own)")
     g.add_argument("--max-rounds", type=int, default=None, metavar="N",
@@ -113,7 +127,7 @@ def _gates(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``tooleval-nb`` (subcommands: :data:`COMMANDS`)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tooleval-nb", description="Measure how well LLMs call tools.", epilog=_EPILOG)
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(COMMANDS)

@@ -28,8 +28,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from ..credentials import credential_paths, refusal
 from ..models.spec import Mode
 from ..runner.settings import ToolChoiceName
 
@@ -123,7 +124,7 @@ class Config(BaseModel):
         {'temperature': (0.3, 0.0), 'top_p': (0.9, None)}
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     model: str = DEFAULT_MODEL_NAME
     #: an OpenAI-compatible endpoint (local servers); part of the identity
@@ -145,10 +146,14 @@ class Config(BaseModel):
 
     @field_validator("params")
     @classmethod
-    def _no_field_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _no_field_keys(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         clash = sorted(set(value) & FIELD_KEYS)
         if clash:
             raise ValueError(f"params may not hold config fields {clash}; set them directly")
+        secret = credential_paths(value, "params")
+        if secret:  # a config is stored, hashed and shown: a key never is
+            raise ValueError(refusal(secret, "experiment configs",
+                                     [str(info.data.get("model") or "")]))
         return FrozenMap({k: freeze(v) for k, v in value.items() if v is not None})
 
     # -- composition -------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..credentials import redact_command
 from ..errors import MCPImportError
 from .failures import describe_failure, endpoint_hint, single_leaf, stderr_tail
 from .wire import ScreenedTransport, ToolScreen
@@ -69,19 +70,22 @@ class MCPTarget(BaseModel):
     transport: Transport
     url: str | None = None
     command: list[str] | None = None
-    env: dict[str, str] | None = None
+    #: credentials often (API keys for a stdio server, an ``Authorization`` header): never
+    #: shown nor dumped
+    env: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
     cwd: str | None = None
-    headers: dict[str, str] | None = Field(default=None, repr=False)
+    headers: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
 
     @property
     def label(self) -> str:
-        """How messages name the target: the URL without credentials or query, or the command."""
+        """How messages and imported suites name the target: the URL without credentials or
+        query, or the command line with its credential flags' values redacted."""
         if self.url is not None:
             parts = urlsplit(self.url)
             host = parts.hostname or ""
             netloc = f"{host}:{parts.port}" if parts.port else host
             return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-        return shlex.join(self.command or [])
+        return shlex.join(redact_command(self.command or []))
 
 
 def resolve_target(target: str | Sequence[str] | MCPTarget, transport: str | None = None, *,

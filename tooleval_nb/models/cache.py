@@ -1,7 +1,9 @@
 """The response cache: successful replies stored in SQLite under the user cache directory.
 
 Keyed by a hash of model, api_base, mode, the messages and tools actually sent, tool_choice and
-every sampling parameter, so a changed prompt or parameter never hits a stale entry. By default the
+every sampling parameter, so a changed prompt or parameter never hits a stale entry. No
+credential goes into a key (the parameters are hashed with their credentials redacted: see
+:mod:`tooleval_nb.credentials`) nor into a stored reply (the model's key and headers are masked). By default the
 cache is used for deterministic calls only (temperature 0); ``cache=False`` bypasses it for one
 call or one run. Location: ``$TOOLEVAL_CACHE_DIR`` or
 ``platformdirs.user_cache_dir("tooleval_nb")``, file ``responses.sqlite3``. Errors are never cached.
@@ -23,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from ..credentials import mask, redact
 from .exchange import Exchange
 from .reply import ModelReply
 
@@ -114,10 +117,14 @@ class ResponseCache:
         self.hits += 1
         return json.loads(row[0])  # type: ignore[no-any-return]
 
-    def put(self, key: str, model: str, reply: dict[str, Any]) -> None:
+    def put(
+        self, key: str, model: str, reply: dict[str, Any], secrets: tuple[str, ...] = ()
+    ) -> None:
+        """Store ``reply`` under ``key``, with each of ``secrets`` masked wherever it appears."""
+        text = json.dumps(reply, ensure_ascii=False)
         self._conn().execute(
             "INSERT OR REPLACE INTO responses (key, model, created, reply) VALUES (?, ?, ?, ?)",
-            (key, model, time.time(), json.dumps(reply, ensure_ascii=False)),
+            (key, model, time.time(), mask(text, secrets) if secrets else text),
         )
 
     def clear(self, model: str | None = None) -> int:
@@ -188,7 +195,7 @@ def exchange_key(exchange: Exchange) -> str:
         messages=request.messages,
         tools=request.tools,
         tool_choice=request.tool_choice,
-        params=request.params,
+        params=redact(request.params),
     )
 
 
@@ -206,7 +213,12 @@ def cached(call: Call, store: ResponseCache, *, read: bool = True) -> Call:
             return ModelReply.model_validate(hit)
         reply = await call(exchange)
         if reply.error is None:
-            store.put(key, exchange.spec.model, reply.model_dump(mode="json", exclude={"cached"}))
+            store.put(
+                key,
+                exchange.spec.model,
+                reply.model_dump(mode="json", exclude={"cached"}),
+                exchange.spec.secrets(),
+            )
         return reply
 
     return calling

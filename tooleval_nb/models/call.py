@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..aio import run_sync
+from ..credentials import mask
 from ..errors import EmbeddedModelError, ModelConfigError, ModelError
 from ..suite import Tool
 from .cache import CacheOption, cached, store_for
@@ -144,7 +145,7 @@ class Route:
             tool_choice=parts.tool_choice if parts.tools else None,
             params={**self.params, **params} if params else dict(self.params),
             api_base=spec.api_base,
-            api_key=spec.api_key,
+            api_key=spec.call_key(),
             timeout=timeout or self.timeout,
         )
         exchange = Exchange(spec, request, tools, parts.names)
@@ -166,7 +167,7 @@ class Route:
         return ModelReply(
             model=self.spec.model,
             mode=self.spec.mode,
-            error=str(exc),
+            error=mask(str(exc), self.spec.secrets()),
             error_type=type(exc).__name__,
             status_code=getattr(exc, "status_code", None),
             tries=exchange.tries,
@@ -193,12 +194,8 @@ class Route:
             fallback=exchange.fell_back,
             tool_choice=exchange.request.tool_choice,
             parse_problems=reading.problems,
-            raw=result.raw if result.secret_free else scrub_secrets(result.raw, _secrets(spec)),
+            raw=result.raw if result.secret_free else scrub_secrets(result.raw, spec.secrets()),
         )
-
-
-def _secrets(spec: ModelSpec) -> tuple[str, ...]:
-    return (spec.api_key,) if spec.api_key else ()
 
 
 def _known_cost(spec: ModelSpec, result: ChatResult) -> float | None:

@@ -91,9 +91,9 @@ _SECRET_WORDS = (
 )
 
 
-def _secret_free(body: bytes, api_key: str | None) -> bool:
-    """Whether a response body surely holds no secret: no secret-looking word, not our key."""
-    if api_key and api_key.encode() in body:
+def _secret_free(body: bytes, secrets: tuple[str | None, ...]) -> bool:
+    """Whether a response body surely holds no secret: no secret-looking word, none of ours."""
+    if any(secret and secret.encode() in body for secret in secrets):
         return False
     low = body.lower()
     return not any(word in low for word in _SECRET_WORDS)
@@ -130,6 +130,7 @@ async def post_json(
     timeout: float,
     model: str,
     tools: list[dict[str, Any]] | None = None,
+    extra_headers: dict[str, str] | None = None,
 ) -> tuple[Any, float, bool]:
     """POST ``payload``; return (decoded JSON, latency ms, secret-free?) or raise a ModelError."""
     import aiohttp
@@ -137,6 +138,8 @@ async def post_json(
     headers = {"Content-Type": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
+    if extra_headers:
+        headers.update({str(k): str(v) for k, v in extra_headers.items()})
     data = json.dumps(payload, ensure_ascii=False).encode()
     if tools:  # spliced in: the same tools are serialised once, not on every call
         data = b"".join((data[:-1], b', "tools": ', _tools_json(tools), b"}"))
@@ -172,7 +175,11 @@ async def post_json(
             status, body.decode("utf-8", "replace"), resp_headers, model=model, where=url
         )
     try:
-        return json.loads(body), latency_ms, _secret_free(body, api_key)
+        return (
+            json.loads(body),
+            latency_ms,
+            _secret_free(body, (api_key, *(extra_headers or {}).values())),
+        )
     except ValueError as exc:
         raise ModelResponseError(
             f"{model} at {url} returned a body that is not JSON: {body[:200]!r}",
@@ -196,10 +203,13 @@ async def complete(request: ChatRequest) -> ChatResult:
         if request.tool_choice is not None:
             payload["tool_choice"] = request.tool_choice
     payload.update(request.params)
+    # as in the OpenAI client and litellm: extra_headers are HTTP headers, not body fields
+    extra_headers = payload.pop("extra_headers", None)
     data, latency_ms, secret_free = await post_json(
         f"{request.api_base}/chat/completions",
         payload,
         api_key=request.api_key,
+        extra_headers=extra_headers,
         timeout=request.timeout,
         model=request.model,
         tools=request.tools or None,

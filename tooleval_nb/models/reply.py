@@ -7,20 +7,14 @@ A reply is always returned, errors included: a call that failed after its retrie
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..credentials import REDACTED, is_credential_key, mask
 from ..toolcall import ToolCall
 
 __all__ = ["ModelReply", "scrub_secrets"]
-
-_SECRET_KEY = re.compile(
-    r"(^|[_-])(api[_-]?key|secret|password|authorization|auth[_-]?token|"
-    r"access[_-]?token|bearer)$",
-    re.IGNORECASE,
-)
 
 
 class ModelReply(BaseModel):
@@ -88,33 +82,21 @@ class ModelReply(BaseModel):
     __str__ = __repr__
 
 
-_KEY_VERDICT: dict[str, bool] = {}
-
-
-def _secret_key(key: Any) -> bool:
-    if not isinstance(key, str):
-        return False
-    verdict = _KEY_VERDICT.get(key)
-    if verdict is None:
-        verdict = bool(_SECRET_KEY.search(key))
-        if len(_KEY_VERDICT) < 10000:
-            _KEY_VERDICT[key] = verdict
-    return verdict
-
-
 def scrub_secrets(value: Any, secrets: tuple[str, ...] = ()) -> Any:
-    """A copy of ``value`` without secret-looking keys, and with the given secret strings masked."""
+    """A copy of ``value`` with credentials' values replaced (keys that
+    :func:`~tooleval_nb.credentials.is_credential_key` names), and the given secret strings
+    masked."""
     secrets = tuple(s for s in secrets if s and len(s) >= 6)
     return _scrub(value, secrets)
 
 
 def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, dict):
-        return {k: ("***" if _secret_key(k) else _scrub(v, secrets)) for k, v in value.items()}
+        return {
+            k: (REDACTED if is_credential_key(k) else _scrub(v, secrets)) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_scrub(v, secrets) for v in value]
     if secrets and isinstance(value, str):
-        for secret in secrets:
-            if secret in value:
-                value = value.replace(secret, "***")
+        return mask(value, secrets)
     return value

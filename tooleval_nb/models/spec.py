@@ -15,10 +15,28 @@ Modes (recorded with every result, so one suite can be compared native vs prompt
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_serializer,
+)
 
+from ..credentials import (
+    credential_values,
+    key_variable,
+    redact,
+    url_credentials,
+    without_credentials,
+)
 from ..errors import ModelConfigError
 from ..parsers.registry import PARSER_FORMATS, ParserFormat
 
@@ -68,6 +86,10 @@ OPENAI_COMPATIBLE = frozenset(
 )
 
 
+#: an environment variable's name
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def provider_of(model: str) -> tuple[str, str]:
     """``("provider", "model_id")`` from a litellm model string (``""`` when there is no prefix)."""
     provider, sep, model_id = model.partition("/")
@@ -77,15 +99,20 @@ def provider_of(model: str) -> tuple[str, str]:
 class ModelSpec(BaseModel):
     """A model to call: litellm model string, optional endpoint and key, mode, default params.
 
-    ``api_key`` is never shown in reprs nor written by ``model_dump`` (so stored runs hold no
-    secrets).
+    ``api_key`` is never shown in reprs nor written by ``model_dump``, and neither are the
+    credentials in ``params`` (an ``extra_headers`` ``Authorization``, see
+    :mod:`tooleval_nb.credentials`): they reach the provider call, and stored runs hold none.
+    ``api_key_env`` names an environment variable holding the key instead: it is read at each
+    call (:meth:`call_key`), and only its name is stored.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     model: str = Field(min_length=1)
     api_base: str | None = None
     api_key: str | None = Field(default=None, repr=False, exclude=True)
+    #: the name of an environment variable holding the API key (read at call time; stored)
+    api_key_env: str | None = None
     mode: Mode = "native"
     params: dict[str, Any] = Field(default_factory=dict)
     transport: Transport = "auto"
@@ -98,7 +125,37 @@ class ModelSpec(BaseModel):
     @field_validator("api_base")
     @classmethod
     def _strip_slash(cls, value: str | None) -> str | None:
+        found = url_credentials(value) if value else []
+        if found:
+            raise ValueError(
+                f"api_base holds {' and '.join(found)}, and the endpoint is stored "
+                "with the run; give the URL without it and the key as api_key (or "
+                "api_key_env: the name of a variable holding it)"
+            )
         return value.rstrip("/") if value else value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not _VARIABLE.fullmatch(value):
+            # never echo the value: it may be the key itself, given in the wrong place
+            raise ValueError(
+                "api_key_env takes the NAME of an environment variable holding the "
+                "key (letters, digits and _, e.g. 'MY_GATEWAY_KEY'), not the key; "
+                "set the variable and give its name"
+            )
+        return value
+
+    @field_serializer("params")
+    def _params_without_credentials(self, params: dict[str, Any]) -> dict[str, Any]:
+        return without_credentials(params)  # type: ignore[no-any-return]
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("api_key_env", "") is None:  # as stored before it existed: same config key
+            del data["api_key_env"]
+        return data
 
     @classmethod
     def of(
@@ -123,11 +180,15 @@ class ModelSpec(BaseModel):
         elif isinstance(obj, dict):
             try:
                 spec = cls.model_validate(obj)
-            except Exception as exc:
+            except ValidationError as exc:
+                # the problems without the values given: a key in the dict is never echoed
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'model'}: {e['msg']}" for e in exc.errors()
+                )
                 raise ModelConfigError(
-                    f"invalid model specification {obj!r:.200}: {exc}; give at "
+                    f"invalid model specification {redact(obj)!r:.200}: {problems}; give at "
                     "least {'model': '<litellm model string>'}"
-                ) from exc
+                ) from None
         else:
             raise ModelConfigError(
                 f"a model must be a string, a dict or a ModelSpec, not {obj!r:.100}"
@@ -150,6 +211,41 @@ class ModelSpec(BaseModel):
                 )
             update["transport"] = transport
         return spec.model_copy(update=update) if update else spec
+
+    def call_key(self) -> str | None:
+        """The API key to send now: ``api_key``, else the value of ``api_key_env`` (read from
+        the environment at each call), else None (the provider's own variable applies).
+
+        Raises:
+            ModelConfigError: ``api_key_env`` names a variable that is not set.
+        """
+        if self.api_key:
+            return self.api_key
+        if self.api_key_env is None:
+            return None
+        value = os.environ.get(self.api_key_env)
+        if not value:
+            raise ModelConfigError(
+                f"model {self.model!r}: api_key_env names the environment variable "
+                f"{self.api_key_env}, which is not set; set it to the API key (export "
+                f"{self.api_key_env}=...) or give another variable's name"
+            )
+        return value
+
+    def secrets(self) -> tuple[str, ...]:
+        """The credential strings this spec sends (its key, the credentials in ``params``),
+        to mask wherever text from the call is kept."""
+        found = list(credential_values(self.params))
+        key = self.api_key or (os.environ.get(self.api_key_env) if self.api_key_env else None)
+        if key:
+            found.insert(0, key)
+        return tuple(found)
+
+    @property
+    def key_variable(self) -> str | None:
+        """The variable holding this model's key: ``api_key_env``, else litellm's variable of
+        its provider (``OPENAI_API_KEY`` for ``openai/...``), else None."""
+        return self.api_key_env or key_variable(self.model)
 
     @property
     def embedded(self) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..credentials import credential_paths, refusal, url_credentials
 from ..errors import SuiteError, ToolEvalError
 from ..models.spec import Mode
 from ..runner.settings import RunSettings, ToolChoiceName
@@ -57,6 +58,10 @@ class ReportParams(BaseModel):
 
     How the suites run (``run_eval``'s options; unused when ``runs`` are given):
         api_base: An OpenAI-compatible endpoint for every model but the embedded one.
+        api_key_env: The name of an environment variable holding the API key of every model
+            but the embedded one (read when the models are called; only the name is stored).
+            No parameter holds a key: these parameters go into the report notebook, so a
+            credential in ``sampling_params`` is refused.
         temperature, tool_choice: Sent with every request.
         mode: How tools are offered; several modes run every model once per mode.
         max_cases: Keep at most this many cases per suite (after the tag filter).
@@ -82,13 +87,14 @@ class ReportParams(BaseModel):
         section (its timeline, best config and baseline); None: no experiment section.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     runs: list[str] = Field(default_factory=list)
     suites: list[str] = Field(default_factory=list)
     models: list[str] = Field(default_factory=lambda: [DEFAULT_MODEL], min_length=1)
     store: str | None = None
     api_base: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     temperature: float = Field(default=_RUN.temperature, ge=0.0, le=2.0)
     tool_choice: ToolChoice = _RUN.tool_choice  # type: ignore[assignment]
     mode: list[Mode] = Field(default_factory=lambda: list[Mode](["native"]), min_length=1)
@@ -140,6 +146,22 @@ class ReportParams(BaseModel):
         if value is not None and ":" not in value:
             raise ValueError(f"{value!r} is not 'module:callable' (e.g. 'my_agents:run_case')")
         return value
+
+    @field_validator("api_base")
+    @classmethod
+    def _no_url_credentials(cls, value: str | None) -> str | None:
+        found = url_credentials(value) if value else []
+        if found:
+            raise ValueError(f"the URL holds {' and '.join(found)}; give the endpoint without "
+                             "it and the key with api_key_env (--api-key-env NAME)")
+        return value
+
+    @model_validator(mode="after")
+    def _no_credentials(self) -> ReportParams:
+        paths = credential_paths(self.sampling_params, "sampling_params")
+        if paths:
+            raise ValueError(refusal(paths, "report parameters", self.models, cli=True))
+        return self
 
     def run_settings(self) -> RunSettings:
         """The :class:`~tooleval_nb.runner.settings.RunSettings` these parameters ask for (the

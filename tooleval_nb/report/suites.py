@@ -54,6 +54,8 @@ def targets(params: ReportParams) -> list[Any]:
         base = {"model": model}
         if params.api_base and not model.startswith("local/"):
             base["api_base"] = params.api_base
+        if params.api_key_env and not model.startswith("local/"):
+            base["api_key_env"] = params.api_key_env
         if len(params.mode) > 1:
             out.extend({**base, "mode": mode} for mode in params.mode)
         else:

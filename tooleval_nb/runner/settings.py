@@ -20,12 +20,20 @@ records the fallback. Pass ``tool_choice="auto"`` to measure what an agent in pr
 from __future__ import annotations
 
 import difflib
+import shlex
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..credentials import (
+    credential_paths,
+    is_credential_key,
+    redact_command,
+    refusal,
+    url_credentials,
+)
 from ..models.spec import MODES, Mode
 
 __all__ = ["RunSettings", "ToolChoice", "ToolChoiceName", "TOOL_CHOICES", "DEFAULT_TOOL_CHOICE",
@@ -49,10 +57,12 @@ class RunSettings(BaseModel):
 
     Build one with keywords, or from another with :meth:`build` (``settings`` plus overrides).
     Stored with the run (``Run.settings``) and part of the configuration key that lets
-    ``run_eval`` resume an interrupted identical run.
+    ``run_eval`` resume an interrupted identical run. So it holds no credential: an API key or
+    an ``Authorization`` header in ``params`` (or a password in a ``live_tools`` URL) is refused,
+    naming the safe way (see :mod:`tooleval_nb.credentials`); errors never echo the values.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     #: sampling temperature sent with every request
     temperature: float = Field(default=0.0, ge=0.0)
@@ -114,6 +124,9 @@ class RunSettings(BaseModel):
             pydantic.ValidationError: a value is wrong (each field named).
         """
         unknown = sorted(set(overrides) - set(cls.model_fields))
+        secret = [name for name in unknown if is_credential_key(name)]
+        if secret:
+            raise TypeError(refusal(secret, "run settings"))
         if unknown:
             names = [*cls.model_fields, *JOB_OPTIONS]
             hints = "".join(_nearest(name, names) for name in unknown)
@@ -140,6 +153,35 @@ class RunSettings(BaseModel):
         if values.get("params", ()) is None:
             values.pop("params")
         return cls(**values)
+
+    @field_validator("params")
+    @classmethod
+    def _no_credentials(cls, value: dict[str, Any]) -> dict[str, Any]:
+        paths = credential_paths(value, "params")
+        if paths:
+            raise ValueError(refusal(paths, "run settings"))
+        return value
+
+    @field_validator("live_tools")
+    @classmethod
+    def _no_url_credentials(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if value is None:
+            return value
+        if isinstance(value, str) and value.strip().lower().startswith(("http://", "https://")):
+            found = url_credentials(value)
+            if found:
+                raise ValueError(f"live_tools: the URL holds {' and '.join(found)}, and run "
+                                 "settings are stored with the run; pass the credential as a "
+                                 "header instead: live_tools=te.MCPToolRunner(url, headers="
+                                 "{'Authorization': 'Bearer ...'}) (not stored)")
+            return value
+        argv = shlex.split(value) if isinstance(value, str) else list(value)
+        if redact_command(argv) != argv:
+            raise ValueError("live_tools: the command line holds a credential, and run settings "
+                             "are stored with the run; give it to the server in its "
+                             "environment instead: live_tools=te.MCPToolRunner(command, "
+                             "env={'NAME': ...}) (not stored)")
+        return value
 
     @field_validator("retry", mode="before")
     @classmethod

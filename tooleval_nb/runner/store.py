@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..credentials import redact
 from ..errors import StoreError
 from ..scoring.frame import summarize_rows
 from .record import RESULT_FIELDS
@@ -214,8 +215,9 @@ class Store:
             c.execute("INSERT INTO runs (id, job_id, name, suite_name, suite_fingerprint, "
                       "targets_json, settings_json, status, n_total, created_at, drafts_skipped) "
                       "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
-                      (run_id, job_id, run_name, suite_name, suite_fingerprint, _dumps(targets),
-                       _dumps(settings), n_total, now, drafts_skipped))
+                      (run_id, job_id, run_name, suite_name, suite_fingerprint,
+                       _dumps(redact(targets)), _dumps(redact(settings)), n_total, now,
+                       drafts_skipped))
 
     def job(self, job_id: str) -> dict[str, Any]:
         """The job row as a dict (``config`` decoded); StoreError when unknown."""
@@ -236,8 +238,9 @@ class Store:
             raise StoreError(f"no run {run_id!r} in the run store {self.path}; "
                              "te.history() lists the runs in this store")
         out = dict(row)
-        out["targets"] = json.loads(out.pop("targets_json"))
-        out["settings"] = json.loads(out.pop("settings_json"))
+        # redacted when read too: a store written before credentials were refused may hold some
+        out["targets"] = redact(json.loads(out.pop("targets_json")))
+        out["settings"] = redact(json.loads(out.pop("settings_json")))
         return out
 
     def find_resumable(self, config_key: str) -> str | None:
@@ -408,8 +411,8 @@ class Store:
         out = []
         for row in self.connection().execute(sql):
             item = dict(row)
-            item["targets"] = json.loads(item.pop("targets_json"))
-            item["settings"] = json.loads(item.pop("settings_json"))
+            item["targets"] = redact(json.loads(item.pop("targets_json")))
+            item["settings"] = redact(json.loads(item.pop("settings_json")))
             out.append(item)
         return out
 

@@ -73,8 +73,10 @@ _ERROR_TYPES = {
 class _Protocol(asyncio.Protocol):
     """One HTTP/1.1 connection: requests answered in order, keep-alive."""
 
-    def __init__(self, state: Behaviour, conns: set[_Protocol], times: list[float] | None = None):
+    def __init__(self, state: Behaviour, conns: set[_Protocol], times: list[float] | None = None,
+                 headers: list[dict[str, str]] | None = None):
         self.state = state
+        self.headers = headers if headers is not None else []
         self.conns = conns
         self.times = times
         self.buf = b""
@@ -114,21 +116,26 @@ class _Protocol(asyncio.Protocol):
             self.close()
             return
         length = 0
+        headers: dict[str, str] = {}
         for line in lines[1:]:
-            if line[:15].lower() == "content-length:":
-                length = int(line[15:].strip())
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "content-length" in headers:
+            length = int(headers["content-length"])
         total = end + 4 + length
         if len(self.buf) < total:
             return
         raw = self.buf[end + 4 : total]
         self.buf = self.buf[total:]
-        self._handle(method, path.split("?", 1)[0], raw)
+        self._handle(method, path.split("?", 1)[0], raw, headers)
 
-    def _handle(self, method: str, path: str, raw: bytes) -> None:
+    def _handle(self, method: str, path: str, raw: bytes, headers: dict[str, str]) -> None:
         state = self.state
         if method == "POST" and path.endswith("/chat/completions"):
             if self.times is not None:
                 self.times.append(time.monotonic())
+            if state.record:
+                self.headers.append(headers)
             try:
                 body = json.loads(raw)
             except ValueError:
@@ -293,6 +300,7 @@ class FakeOpenAIServer:
         self._server: asyncio.base_events.Server | None = None
         self._conns: set[_Protocol] = set()
         self._times: list[float] = []
+        self._headers: list[dict[str, str]] = []
         self._proc: subprocess.Popen[bytes] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -316,7 +324,7 @@ class FakeOpenAIServer:
             try:
                 self._server = loop.run_until_complete(
                     loop.create_server(
-                        lambda: _Protocol(self._state, self._conns, self._times),
+                        lambda: _Protocol(self._state, self._conns, self._times, self._headers),
                         self.host,
                         self.port or 0,
                         backlog=1024,
@@ -438,6 +446,12 @@ class FakeOpenAIServer:
     def bodies(self) -> list[dict[str, Any]]:
         """The request bodies received so far (thread mode with ``record=True``)."""
         return self._state.bodies
+
+    @property
+    def request_headers(self) -> list[dict[str, str]]:
+        """The HTTP headers of each chat-completion request, names lowercased (thread mode with
+        ``record=True``): to check that a key reached the server (``authorization``)."""
+        return list(self._headers)
 
     @property
     def last_body(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal
 
 from ...aio import run_sync
+from ...credentials import redact
 from ..calls import actual_calls_of, expected_calls_of
 from ..compare import results_frame, run_label
 from ..llm_call import Answer, JsonCaller
@@ -270,7 +271,7 @@ def _save(report: JudgeReport, store: Any, judge: JsonCaller, repeats: int, seed
     es.insert("judge_reports", {
         "id": report.id, "run_id": report.run_id, "compare_run_id": report.compare_run_id,
         "judge_model": report.judge_model,
-        "judge_params_json": {**judge.params, "repeats": repeats, "seed": seed,
+        "judge_params_json": {**redact(judge.params), "repeats": repeats, "seed": seed,
                               "score_mode": report.score_mode, "rubric": report.rubric},
         "prompt_version": PROMPT_VERSION, "facts_json": report.facts.to_dict(),
         "report_json": {"synthesis": report.synthesis.model_dump(),
