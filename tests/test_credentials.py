@@ -333,7 +333,7 @@ def test_a_planted_key_is_never_written(tmp_path, monkeypatch, capsys, start_ser
     monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(work / "cache"))
     suite = _suite()
     suite_file = work / "suite.json"
-    suite.save(str(suite_file))
+    te.save_suite(suite, str(suite_file))
     events: list[dict[str, Any]] = []
     mcp_url = start_server("streamable-http")
 
@@ -514,7 +514,7 @@ def test_a_planted_key_is_never_written(tmp_path, monkeypatch, capsys, start_ser
 
         # MCP: headers to a real server (import, then live tools), a token in a URL (refused)
         imported = te.import_mcp(mcp_url, headers={"Authorization": f"Bearer {key}"})
-        imported.save(str(work / "imported.json"))
+        te.save_suite(imported, str(work / "imported.json"))
         runner = te.MCPToolRunner(mcp_url, headers={"Authorization": f"Bearer {key}"})
         te.run_eval(
             suite,
