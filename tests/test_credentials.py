@@ -400,29 +400,11 @@ def test_a_planted_key_is_never_written(tmp_path, monkeypatch, capsys, start_ser
             te.run_eval(suite, "openai/fake", store=store, progress="none", api_key=key)
 
         # the CLI: run with --api-key-env (sent), run and report with --param (refused)
+        target = ["--suite", str(suite_file), "--model", "openai/fake", "--api-base", url,
+                  "--store", store, "--progress", "none"]  # fmt: skip
         sent = _bearer(server, key)
-        assert (
-            main(
-                [
-                    "run",
-                    "--suite",
-                    str(suite_file),
-                    "--model",
-                    "openai/fake",
-                    "--api-base",
-                    url,
-                    "--api-key-env",
-                    VARIABLE,
-                    "--store",
-                    store,
-                    "--no-cache",
-                    "--progress",
-                    "none",
-                ],
-                out=io.StringIO(),
-            )
-            == 0
-        )
+        code = main(["run", *target, "--api-key-env", VARIABLE, "--no-cache"], out=io.StringIO())
+        assert code == 0
         assert _bearer(server, key) == sent + len(suite.cases)
         for argv in (
             ["run", "--param", f"api_key={key}"],
@@ -431,51 +413,13 @@ def test_a_planted_key_is_never_written(tmp_path, monkeypatch, capsys, start_ser
             ["bfcl", "--output", "refused", "--api-key", key],
             ["bfcl", "--output", "refused", "--param", f"api_key={key}"],
         ):
-            where = [] if argv[0] == "bfcl" else ["--suite", str(suite_file)]
-            with _refused(key):
-                main(
-                    [
-                        *argv,
-                        *where,
-                        "--model",
-                        "openai/fake",
-                        "--api-base",
-                        url,
-                        "--store",
-                        store,
-                        "--progress",
-                        "none",
-                    ],
-                    out=io.StringIO(),
-                )
+            with _refused(key):  # bfcl takes no --suite
+                main([*argv, *(target[2:] if argv[0] == "bfcl" else target)], out=io.StringIO())
         # the report: run with the key from the variable, then rendered (papermill, HTML)
         sent = _bearer(server, key)
-        assert (
-            main(
-                [
-                    "report",
-                    "--suite",
-                    str(suite_file),
-                    "--model",
-                    "openai/fake",
-                    "--api-base",
-                    url,
-                    "--api-key-env",
-                    VARIABLE,
-                    "--store",
-                    store,
-                    "--output",
-                    str(work / "report"),
-                    "--no-cache",
-                    "--max-cases",
-                    "2",
-                    "--progress",
-                    "none",
-                ],
-                out=io.StringIO(),
-            )
-            == 0
-        )
+        report = ["--output", str(work / "report"), "--no-cache", "--max-cases", "2"]
+        code = main(["report", *target, "--api-key-env", VARIABLE, *report], out=io.StringIO())
+        assert code == 0
         assert _bearer(server, key) == sent + 2
         # exports of the stored runs
         for fmt in ("csv", "jsonl"):
