@@ -53,8 +53,12 @@ T = TypeVar("T")
 #: seconds between two probes of our session's GCS (a lost one is let go after two misses)
 WATCH_EVERY = 2.0
 
+#: starts of a local cluster before giving up (a loaded machine can miss Ray's start windows)
+START_ATTEMPTS = 3
+
 #: Ray's loggers, quieted to errors while it starts (its notices are not the user's output)
-_RAY_LOGGERS = ("ray", "ray._private.worker", "ray._private.services", "ray._private.utils")
+_RAY_LOGGERS = ("ray", "ray._private.worker", "ray._private.node", "ray._private.services",
+                "ray._private.authentication.authentication_token_setup")
 
 
 class _Pool(Protocol):
@@ -157,7 +161,9 @@ def connect(address: str | None, *, num_cpus: int | None = None,
 
 def _connect(address: str | None, num_cpus: int | None, log_to_driver: bool) -> Session:
     global _SESSION, _LOST
-    if address not in (None, "auto"):
+    if address == "auto" and not ray.is_initialized():
+        _probe_auto()
+    elif address is not None and address != "auto":
         probe(address)
     session = _SESSION
     if session is not None and not ray.is_initialized():  # shut down behind our back
@@ -179,17 +185,17 @@ def _connect(address: str | None, num_cpus: int | None, log_to_driver: bool) -> 
     if local:
         kwargs["num_cpus"] = num_cpus
     target = "local" if local else address
-    for attempt in (1, 2):
+    for attempt in range(1, START_ATTEMPTS + 1):
         try:
             with _quiet(not log_to_driver):
                 ray.init(address=target, **kwargs)
             break
         except Exception as exc:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception), _quiet(not log_to_driver):
                 ray.shutdown()
             # a local start on a busy machine can miss the raylet's 15 s window for its agents;
-            # the second start finds their code in the page cache
-            if local and attempt == 1 and "timed out during startup" in str(exc):
+            # a later start finds their code in the page cache
+            if local and attempt < START_ATTEMPTS and "timed out during startup" in str(exc):
                 continue
             lost = f" (the last session was lost: {_LOST})" if _LOST else ""
             raise ClusterError(f"could not connect to the Ray cluster at {where}: {exc}{lost}; "
@@ -297,6 +303,19 @@ def probe(address: str) -> None:
     except OSError as exc:
         raise ClusterError(f"the Ray cluster at {address} cannot be reached ({exc}); start it "
                            "(`ray start --head`) or fix RayExecutor(address=...)") from exc
+
+
+def _probe_auto() -> None:
+    """For ``address="auto"``: the cluster Ray would pick must answer (a dead kernel's or a
+    stopped ``ray start`` leaves its address behind; Ray would wait for it)."""
+    try:
+        found = ray._private.services.canonicalize_bootstrap_address("auto")
+    except Exception as exc:  # nothing running: Ray's own message says so
+        raise ClusterError(f"no Ray cluster runs on this machine for address='auto' ({exc}); "
+                           "start one (`ray start --head`) or give address=None (a new "
+                           "local cluster)") from exc
+    if found:
+        probe(found)
 
 
 @contextlib.contextmanager
