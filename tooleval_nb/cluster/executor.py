@@ -45,8 +45,8 @@ class RayExecutor(BaseModel):
       ``tpm`` budget is held by one Ray actor, so together they never exceed it.
 
     Args:
-        address: ``None`` (connect to the cluster Ray is already connected to, or that
-            ``RAY_ADDRESS`` names, else start a local one), ``"auto"`` (a cluster running on
+        address: ``None`` (the Ray this process is already connected to, or that
+            ``RAY_ADDRESS`` names, else a new local cluster), ``"auto"`` (a cluster running on
             this machine), ``"ray://host:10001"`` (Ray Client) or ``"host:6379"`` (the head's
             GCS address).
         replicas: replicas per model (default: the cluster's CPUs divided by
@@ -211,10 +211,8 @@ def shutdown_cluster() -> bool:
     Raises :class:`ClusterError` while a job runs on Ray (cancel it or wait for it first).
     Without Ray installed, or before any Ray run, there is nothing to end: returns False.
     """
-    if importlib.util.find_spec("ray") is None:
+    # the session module (which imports Ray) is loaded by the first Ray run: none, nothing to end
+    session = sys.modules.get(f"{__package__}.session")
+    if session is None:
         return False
-    if "tooleval_nb.cluster.session" not in sys.modules:  # no Ray run in this process yet
-        return False
-    from .session import shutdown_cluster as end
-
-    return end()
+    return session.shutdown_cluster()  # type: ignore[no-any-return]
