@@ -150,9 +150,9 @@ def cancel(k: Kernel) -> None:
 def two_jobs(k: Kernel) -> None:
     async def main() -> None:
         executor = te.RayExecutor(**SMALL)
-        for _ in range(2):
-            await asyncio.gather(k.run_async(executor, 20), k.run_async("ray", 20),
-                                 k.run_async(te.RayExecutor(**SMALL), 20))
+        for _ in range(2):  # two jobs on one executor's pool, one on a run's own executor
+            await asyncio.gather(k.run_async(executor, 20), k.run_async(executor, 20),
+                                 k.run_async("ray", 20))
         executor.close()
 
     asyncio.run(main())
