@@ -173,8 +173,7 @@ def _connect(address: str | None, num_cpus: int | None, log_to_driver: bool) -> 
         _end(session, shutdown=True)  # killed from outside: start again
         session = None
     if session is None and ray.is_initialized():  # the user's: attach, never shut down
-        session = _SESSION = _new(ray.get_runtime_context().gcs_address, ours=False,
-                                  local=False)
+        session = _SESSION = _new(_address_of(None), ours=False, local=False)
     if session is not None:
         _check_same(session, address)
         return session
@@ -202,9 +201,17 @@ def _connect(address: str | None, num_cpus: int | None, log_to_driver: bool) -> 
                                "start it (`ray start --head`) or fix "
                                "RayExecutor(address=...)") from exc
     _LOST = None
-    session = _SESSION = _new(ray.get_runtime_context().gcs_address, ours=True, local=local)
+    session = _SESSION = _new(_address_of(address), ours=True, local=local)
     _watch(session)
     return session
+
+
+def _address_of(address: str | None) -> str:
+    """The connected cluster's GCS address (through Ray Client: its server's address)."""
+    try:
+        return str(ray.get_runtime_context().gcs_address)
+    except Exception:  # Ray Client: no GCS address here
+        return (address or "").removeprefix("ray://")
 
 
 def _new(gcs_address: str, *, ours: bool, local: bool) -> Session:
