@@ -7,7 +7,8 @@ usage: python kernel.py SEQUENCE '{"store": "/tmp/x/runs.db", ...}'
 
 Sequences: ``ray_runs`` (``executor="ray"`` three times), ``new_executors``, ``reused``,
 ``cancel``, ``two_jobs``, ``sweep_tune``, ``bfcl``, ``user_ray``, ``killed``, ``first`` (a run,
-then the process is SIGKILLed: a kernel that dies), ``restart`` (a run, after a ``first``).
+then the process is SIGKILLed: a kernel that dies), ``restart`` (a run, after a ``first``),
+``stale`` (runs with a half-stopped ``ray start`` cluster on the machine).
 """
 
 from __future__ import annotations
@@ -226,6 +227,16 @@ def restart(k: Kernel) -> None:
     k.run(te.RayExecutor(**SMALL))
 
 
+def stale(k: Kernel) -> None:
+    """A ``ray start`` cluster of this machine was left half stopped (its address remains)."""
+    try:  # first: once connected, "auto" means the session this process has
+        k.run(te.RayExecutor(address="auto", **SMALL))
+    except te.JobError as exc:
+        say("auto", error=str(exc))
+    k.run("ray")
+    k.run("ray")
+
+
 def _replica_pids(executor: te.RayExecutor) -> list[int]:
     import ray
 
@@ -251,7 +262,7 @@ def _exists(pid: int) -> bool:
 
 SEQUENCES: dict[str, Callable[[Kernel], None]] = {
     f.__name__: f for f in (ray_runs, new_executors, reused, cancel, two_jobs, sweep_tune, bfcl,
-                            user_ray, killed, first, restart)}
+                            user_ray, killed, first, restart, stale)}
 
 
 def main() -> None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 pytest.importorskip("ray")
@@ -129,3 +131,32 @@ def test_a_restarted_kernel_starts_clean_after_one_that_died(tmp_path):
     # the new kernel: the dead one's cluster files and any half-stopped process are left
     assert len(_runs(kernel("restart", tmp_path, timeout=300))) == 2
 
+
+
+def test_a_half_stopped_ray_start_cluster_is_never_waited_for(tmp_path):
+    # `ray start --head --block` whose raylet dies stops the rest and leaves its address in
+    # Ray's cluster file: address=None starts a new local cluster, "auto" fails at once
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    head = subprocess.Popen([str(Path(sys.executable).with_name("ray")), "start", "--head",
+                             "--block", f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
+                             "--disable-usage-stats"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in head.stdout:
+            if "block forever" in line:
+                break
+        raylets = [p for p in psutil.Process(head.pid).children() if p.name() == "raylet"]
+        assert raylets, "ray start did not start a raylet"
+        raylets[0].kill()
+        head.wait(timeout=60)
+    finally:
+        if head.poll() is None:
+            head.kill()
+            head.wait()
+        head.stdout.close()
+    steps = kernel("stale", tmp_path, timeout=300)
+    assert len(_runs(steps)) == 2
+    error = next(s for s in steps if s["step"] == "auto")["error"]
+    assert "cannot be reached" in error, error
