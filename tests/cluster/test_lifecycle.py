@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 pytest.importorskip("ray")
+psutil = pytest.importorskip("psutil")  # installed with Ray's dependencies (in the lock)
 
 KERNEL = Path(__file__).with_name("kernel.py")
 
