@@ -16,6 +16,10 @@ Cells:
                with a warm one; the cluster itself is started once, before (its start time is
                printed too)
 
+Everything runs in one process and one Ray session, as in a notebook kernel: the session is
+started by the toolkit (as ``executor="ray"`` would), the 1, 2 and 4 replica pools are
+``RayExecutor``s of that session (closed at the end), and ``te.shutdown_cluster()`` ends it.
+
 ``drv ms/cell`` is the driver's CPU per cell (this process: scoring, store, events, and for
 Ray the submit and receive). Every throughput cell runs on a warm pool (its replicas started by a small run first). Each
 cell's N is ``--seconds × ideal rate`` so every cell lasts about as long. The machine's load
@@ -38,10 +42,8 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import ray  # noqa: E402
-
 import tooleval_nb as te  # noqa: E402
-from tooleval_nb.cluster import RayExecutor  # noqa: E402
+from tooleval_nb.cluster import RayExecutor, session  # noqa: E402
 from tooleval_nb.testing import FakeOpenAIServer  # noqa: E402
 
 TOOLS = [te.Tool.create("get_weather", "Current weather", {"city": {"type": "string"}},
@@ -77,7 +79,7 @@ async def timed_run(suite: te.Suite, url: str, folder: str, *, executor: object,
 
 async def main(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    await asyncio.wrap_future(session.connect(None, num_cpus=args.cpus))
     print(f"local Ray cluster ({args.cpus} CPUs) started in {time.perf_counter() - t0:.1f} s")
     # the replicas wait on the server: half a CPU each lets the 7 of the three pools coexist
     pools = {r: RayExecutor(replicas=r, max_concurrency_per_replica=args.per,
@@ -92,7 +94,7 @@ async def main(args: argparse.Namespace) -> None:
                                            executor=cold, concurrency=args.per)
         _, first_warm, _ = await timed_run(make_suite(args.per, "warm"), server.url, folder,
                                            executor=cold, concurrency=args.per)
-        cold.shutdown()
+        cold.close()
         print(f"first result: {first_cold:.2f} s with a new replica, {first_warm:.3f} s warm "
               f"(load {open('/proc/loadavg').read().split()[0]})")
         for r, executor in pools.items():  # start every pool before measuring
@@ -123,9 +125,12 @@ async def main(args: argparse.Namespace) -> None:
             print(f"repeat {rep + 1}: Ray's overhead at one replica = {overhead * 100:.1f} % "
                   f"of local; ray-2 / ray-1 = {rates['ray-2'] / rates['ray-1']:.2f}x, "
                   f"ray-4 / ray-1 = {rates['ray-4'] / rates['ray-1']:.2f}x")
+            two, four = rates["ray-2"] / rates["ray-1"], rates["ray-4"] / rates["ray-1"]
+            print(f"targets: ray-2 >= 1.8x {'met' if two >= 1.8 else 'MISSED'}, "
+                  f"ray-4 >= 3.2x {'met' if four >= 3.2 else 'MISSED'}")
     for executor in pools.values():
-        executor.shutdown()
-    ray.shutdown()
+        executor.close()
+    te.shutdown_cluster()
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from .errors import (  # the exception tree is tiny and always needed
 
 if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
     from .bfcl.run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
-    from .cluster import RayExecutor
+    from .cluster import RayExecutor, shutdown_cluster
     from .experiments import (
         DEFAULT_SPACE,
         DEFAULT_SYSTEM_PROMPT,
@@ -205,7 +205,7 @@ _export("tooleval_nb.models", "DEFAULT_MODEL", "call_model", "call_model_async",
 _export("tooleval_nb.runner", "run_eval", "run_eval_async", "resume", "history", "load_run",
         "delete_run", "Job", "Run", "Store", "RunSettings", "ToolChoice", "TOOL_CHOICES")
 _export("tooleval_nb.runner", "subscribe")
-_export("tooleval_nb.cluster", "RayExecutor")
+_export("tooleval_nb.cluster", "RayExecutor", "shutdown_cluster")
 _export("tooleval_nb.bfcl.run", "run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun")
 _export("tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm",
         "sweep_form")
@@ -365,6 +365,7 @@ __all__ = [
     "score_params",
     "score_tool_selection",
     "scores_df",
+    "shutdown_cluster",
     "space",
     "split",
     "subscribe",

@@ -2,7 +2,9 @@
 
 ``te.run_eval(..., executor="ray")`` or ``executor=te.RayExecutor(...)``; see
 ``docs/cluster.md``. Modules: ``executor`` (the options, :func:`open_cluster`; no Ray import),
-``backend`` (the connection, the replica pool, a job's cells streamed back: imports Ray),
+``session`` (the process's one Ray session: connected once, watched, shut down at exit or by
+:func:`shutdown_cluster`; imports Ray), ``backend`` (an executor's replica pool, a job's cells
+streamed back: imports Ray),
 ``replica`` (the actor that serves a model and runs cells), ``ratelimit`` (one rpm / tpm budget
 shared by every replica), ``errors`` (:class:`ClusterError`). Ray is imported only when a run asks for it.
 """
@@ -10,6 +12,6 @@ shared by every replica), ``errors`` (:class:`ClusterError`). Ray is imported on
 from __future__ import annotations
 
 from .errors import ClusterError
-from .executor import RayExecutor, open_cluster, resolve_executor
+from .executor import RayExecutor, open_cluster, resolve_executor, shutdown_cluster
 
-__all__ = ["ClusterError", "RayExecutor", "open_cluster", "resolve_executor"]
+__all__ = ["ClusterError", "RayExecutor", "open_cluster", "resolve_executor", "shutdown_cluster"]

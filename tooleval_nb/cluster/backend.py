@@ -1,8 +1,11 @@
-"""The Ray side of a run: the connection, the replica pool, and a job's cells sent and streamed.
+"""The Ray side of a run: the replica pool, and a job's cells sent and streamed.
 
-:class:`RayBackend` belongs to one :class:`~.executor.RayExecutor`: it connects (or starts a
-local cluster) off the event loop, and keeps a pool of :class:`~.replica.Replica` actors that
-outlive a job, so the model servers they started stay warm for the next run.
+:class:`RayBackend` belongs to one :class:`~.executor.RayExecutor`: it has the process's Ray
+session (:mod:`.session`) connected off the event loop, and keeps a pool of
+:class:`~.replica.Replica` actors that outlive a job, so the model servers they started stay
+warm for the executor's next run. The pool ends with the executor (``close()``, or when it is
+collected), with the job that owns it (``executor="ray"``: one pool per run), or with the
+session.
 
 :class:`ClusterJob` runs one job's cells. For a target it picks its replicas (one per endpoint,
 or ``replicas``), keeps ``max_concurrency_per_replica`` cells in flight on each (a pull queue:
@@ -21,9 +24,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import os
-import socket
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ from ray.exceptions import (
     WorkerCrashedError,
 )
 
+from . import session
 from .errors import ClusterError
 from .ratelimit import RateLimitHolder
 from .replica import Replica
@@ -49,9 +50,6 @@ __all__ = ["ClusterJob", "RayBackend"]
 #: errors that mean the replica (its process or node) went away, not that the cell failed
 _LOST = (RayActorError, WorkerCrashedError, ObjectLostError)
 
-_CONNECT_LOCK = threading.Lock()
-
-
 @dataclass(slots=True)
 class _Member:
     """One replica of the pool: its actor handle and what the driver knows of it."""
@@ -63,67 +61,46 @@ class _Member:
 
 
 class RayBackend:
-    """A :class:`RayExecutor`'s connection and replica pool."""
+    """A :class:`RayExecutor`'s replica pool, in the process's Ray session (:mod:`.session`).
+
+    It holds a copy of the executor's options, not the executor: the executor's finalizer
+    (when it is collected) closes this pool."""
 
     def __init__(self, options: RayExecutor) -> None:
-        self.options = options
+        self.options = options.model_copy()
         self.pool: list[_Member] = []
+        self.closed = False
         self._replica = ray.remote(Replica)
         self._holder = ray.remote(RateLimitHolder)
         self._cpus = 1.0
+        self._generation = 0
+        session.register(self)
 
     # -- connection --------------------------------------------------------------------------
-    async def open_job(self, job_id: str, runner: Any) -> ClusterJob:
+    async def open_job(self, job_id: str, runner: Any, *, owned: bool = False) -> ClusterJob:
         """Connect (off the loop), ship the job's runner once, and return the job's cells'
-        dispatcher. Fails with :class:`ClusterError` before any cell runs."""
-        await asyncio.to_thread(self._connect)
+        dispatcher; ``owned``: the job closes this pool when it ends (``executor="ray"``).
+        Fails with :class:`ClusterError` before any cell runs."""
+        if self.closed:
+            raise ClusterError("this RayExecutor was closed (executor.close()); create a new "
+                               "one for the next run: executor=te.RayExecutor(...), or "
+                               "executor='ray'")
+        opts = self.options
+        current = await asyncio.wrap_future(session.connect(
+            opts.address, num_cpus=opts.num_cpus, log_to_driver=opts.log_to_driver))
+        if current.generation != self._generation:  # a new session: the old pool is gone
+            self.drop()
+            self._generation, self._cpus = current.generation, current.cpus
         try:
             box = [ray.put(runner)]
         except Exception as exc:  # an agent or live-tools object that cannot be pickled
+            if owned:
+                self.close()
             raise ClusterError(f"the run cannot be sent to the Ray workers: {exc}; give an "
                                "importable agent function and live tools as an MCP "
                                "target") from exc
-        return ClusterJob(self, job_id, box)
-
-    def _connect(self) -> None:
-        address = self.options.address
-        with _CONNECT_LOCK:
-            if address not in (None, "auto"):
-                _probe(address)
-            if ray.is_initialized():
-                self._check_same(address)
-            else:
-                self._init(address)
-            self._cpus = float(ray.cluster_resources().get("CPU", 1.0))
-
-    def _init(self, address: str | None) -> None:
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        local = address is None and not os.environ.get("RAY_ADDRESS")
-        if local and self.options.num_cpus is not None:
-            kwargs["num_cpus"] = self.options.num_cpus
-        where = address or os.environ.get("RAY_ADDRESS") or "a new local cluster"
-        for attempt in (1, 2):
-            try:
-                ray.init(address=address, **kwargs)
-                return
-            except Exception as exc:
-                # a local start on a busy machine can miss the raylet's 15 s window for its
-                # agents; the second start finds their code in the page cache
-                if local and attempt == 1 and "timed out during startup" in str(exc):
-                    continue
-                raise ClusterError(f"could not connect to the Ray cluster at {where}: {exc}; "
-                                   "start it (`ray start --head`) or fix "
-                                   "RayExecutor(address=...)") from exc
-
-    @staticmethod
-    def _check_same(address: str | None) -> None:
-        if address in (None, "auto"):
-            return
-        current = ray.get_runtime_context().gcs_address
-        if address.removeprefix("ray://") != current:
-            raise ClusterError(f"this process is already connected to the Ray cluster at "
-                               f"{current}, not {address}; one process talks to one cluster: "
-                               "give address=None (that cluster) or restart the kernel")
+        session.job_started(job_id)
+        return ClusterJob(self, job_id, box, owned=owned)
 
     # -- the pool ----------------------------------------------------------------------------
     def default_replicas(self) -> int:
@@ -156,20 +133,34 @@ class RayBackend:
         return self._holder.options(num_cpus=0, max_concurrency=1000).remote(limiter)
 
     def shutdown(self) -> None:
-        """Kill the pool's replicas (their model servers exit with them)."""
+        """Kill the pool's replicas (their model servers exit with them); the next job starts
+        new ones."""
         pool, self.pool = self.pool, []
+        if session.current() is None:  # no session: the replicas ended with it
+            return
         for member in pool:
             with contextlib.suppress(Exception):
                 ray.kill(member.handle)
+
+    def close(self) -> None:
+        """Kill the replicas; no job runs here again (twice is harmless)."""
+        self.closed = True
+        self.shutdown()
+
+    def drop(self) -> None:
+        """Forget the replicas of a session that ended (they ended with it)."""
+        self.pool = []
 
 
 class ClusterJob:
     """One job's cells on the cluster (see the module docstring)."""
 
-    def __init__(self, backend: RayBackend, job_id: str, box: list[Any]) -> None:
+    def __init__(self, backend: RayBackend, job_id: str, box: list[Any], *,
+                 owned: bool = False) -> None:
         self.backend = backend
         self.job_id = job_id
         self.box = box
+        self.owned = owned
         self._limits: dict[int, Any] = {}
         self._used: set[int] = set()
 
@@ -256,15 +247,21 @@ class ClusterJob:
                                "job to run the rest")
 
     async def close(self) -> None:
-        """Release the job: its runner on the replicas, its rate-limit actors."""
-        for member in self.backend.pool:
-            if member.index in self._used and not member.dead:
-                with contextlib.suppress(Exception):
-                    member.handle.forget.remote(self.job_id)
+        """Release the job: its runner on the replicas, its rate-limit actors; the replicas
+        too when the job owns them (``executor="ray"``)."""
+        session.job_ended(self.job_id)
+        if self.owned:
+            self.backend.close()
+        else:
+            for member in self.backend.pool:
+                if member.index in self._used and not member.dead:
+                    with contextlib.suppress(Exception):
+                        member.handle.forget.remote(self.job_id)
         for actor in self._limits.values():
             with contextlib.suppress(Exception):
                 ray.kill(actor)
         self._limits.clear()
+        self.box.clear()
 
 
 async def _ready(member: _Member) -> None:
@@ -293,14 +290,3 @@ def _lookup(table: dict[str, Any], target: Any) -> Any:
             return table[key]
     return None
 
-
-def _probe(address: str) -> None:
-    """ClusterError naming ``address`` when nothing answers there (checked before Ray tries,
-    which would otherwise wait for its own long timeouts)."""
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    try:
-        with socket.create_connection((host, int(port)), timeout=5):
-            pass
-    except OSError as exc:
-        raise ClusterError(f"the Ray cluster at {address} cannot be reached ({exc}); start it "
-                           "(`ray start --head`) or fix RayExecutor(address=...)") from exc
