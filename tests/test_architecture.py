@@ -29,10 +29,12 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 
-_CORE = {"errors", "toolcall"}
+# extras: which optional parts are installed (the one check naming a missing extra), package data
+_CORE = {"errors", "toolcall", "extras"}
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
+    "extras": {"errors"},
     "aio": set(),
     "toolcall": {"errors"},
     "suite": _CORE,
