@@ -60,6 +60,7 @@ MAY_IMPORT: dict[str, set[str]] = {
                        "mcp", "runner", "experiments", "charts", "aio"},
     "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "bfcl",
                     "runner", "experiments", "charts", "report", "aio"},
+    "__main__": {"cli"},  # python -m tooleval_nb: the command line
 }
 
 #: the parts of scoring that may call a model (LLM graders, the semantic matcher's optional

@@ -76,6 +76,13 @@ def test_the_semantic_mode_names_its_extra(monkeypatch):
         load_wordllama.cache_clear()
 
 
+def test_a_run_of_the_embedded_model_is_refused_before_it_starts(monkeypatch):
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    suite = load_suite("bundled:weather")
+    with pytest.raises(ModelConfigError, match=r"local/smollm2-135m .*'embedded' extra"):
+        te.run_eval(suite, [te.DEFAULT_MODEL])
+
+
 def test_executor_ray_names_its_extra(monkeypatch):
     from tooleval_nb.cluster import resolve_executor
 
