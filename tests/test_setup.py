@@ -125,6 +125,7 @@ def test_an_interrupted_setup_is_finished_by_the_next(tmp_path):
     shutil.copytree(ROOT / "tooleval_nb", project / "tooleval_nb",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "README.md", project / "README.md")
+    shutil.copy(ROOT / "LICENSE", project / "LICENSE")  # pyproject's license-files
     env = {**os.environ, "PYTHON": sys.executable if sys.prefix == sys.base_prefix
            else os.path.join(sys.base_prefix, "bin", "python3")}
     venv = project / ".venv"
