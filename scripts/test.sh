@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test command: set up .venv with the test extras (idempotent), then run the whole test suite
-# (pytest, then the notebooks under nbval). Slow tests are excluded unless TOOLEVAL_SLOW=1.
+# (pytest, then the notebooks under nbval), then build the sdist and the wheel and check them
+# (scripts/wheel_check.py: metadata, the core wheel in a fresh venv, the CLI from outside the
+# repository against the fake server). Slow tests are excluded unless TOOLEVAL_SLOW=1.
 #   usage: bash scripts/test.sh [extra pytest options]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,3 +20,5 @@ marker="not slow"
 TOOLEVAL_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}' \
 .venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg -p no:randomly notebooks \
   -o addopts="" -W ignore::DeprecationWarning
+# the package as users get it: built, checked, installed alone into a fresh venv, run elsewhere
+.venv/bin/python scripts/wheel_check.py

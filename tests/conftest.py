@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,9 +14,15 @@ from tooleval_nb.testing import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
+#: optional: the reference folder beside the checkout (nothing needs it; see bfcl_data)
 REFERENCE = ROOT.parent / "shared" / "reference"
 BFCL_DATA = REFERENCE / "bfcl" / "data"
-BFCL_RESULTS = REFERENCE / "bfcl" / "results" / "glyphh-ada-1.1"
+#: a real model's BFCL results with the official verdicts (source and licence: its README.md)
+BFCL_RESULTS_ARCHIVE = ROOT / "tests" / "fixtures" / "bfcl" / "glyphh-ada-1.1.tar.xz"
+#: the single-turn categories the BFCL tests use (the reference results cover these)
+BFCL_SINGLE_TURN = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+                    "parallel_multiple", "irrelevance", "live_simple", "live_multiple",
+                    "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance")
 
 _KEY_VARS = [k for k in os.environ if k.endswith(("_API_KEY", "_API_TOKEN", "_API_BASE"))]
 
@@ -60,17 +67,41 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def bfcl_data() -> Path:
-    if not BFCL_DATA.exists():
-        pytest.skip(f"BFCL reference data not found at {BFCL_DATA}")
-    return BFCL_DATA
+def bfcl_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of BFCL's single-turn question and answer files: those inside the installed
+    bfcl-eval wheel (scripts/setup.sh installs it with --no-deps), linked into one folder with
+    only these categories; ../shared/reference/bfcl/data (byte-identical) when no wheel is
+    installed."""
+    import importlib.metadata
+
+    try:
+        wheel = Path(str(importlib.metadata.distribution("bfcl-eval")
+                         .locate_file("bfcl_eval/data")))
+    except importlib.metadata.PackageNotFoundError:
+        wheel = None
+    if wheel is None or not wheel.is_dir():
+        if BFCL_DATA.exists():
+            return BFCL_DATA
+        pytest.skip("BFCL data not found: install it with `bash scripts/setup.sh` (bfcl-eval, "
+                    f"--no-deps) or put the reference folder at {BFCL_DATA}")
+    folder = tmp_path_factory.mktemp("bfcl-data")
+    (folder / "possible_answer").mkdir()
+    for category in BFCL_SINGLE_TURN:
+        name = f"BFCL_v4_{category}.json"
+        (folder / name).symlink_to(wheel / name)
+        if (wheel / "possible_answer" / name).is_file():
+            (folder / "possible_answer" / name).symlink_to(wheel / "possible_answer" / name)
+    return folder
 
 
 @pytest.fixture(scope="session")
-def bfcl_results() -> Path:
-    if not BFCL_RESULTS.exists():
-        pytest.skip(f"BFCL reference results not found at {BFCL_RESULTS}")
-    return BFCL_RESULTS
+def bfcl_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference results with their official score files (result/, score/), unpacked from
+    the compressed fixture in tests/fixtures/bfcl."""
+    folder = tmp_path_factory.mktemp("bfcl-results")
+    with tarfile.open(BFCL_RESULTS_ARCHIVE, "r:xz") as archive:
+        archive.extractall(folder, filter="data")
+    return folder / "glyphh-ada-1.1"
 
 
 # -- shared by the runner's and the cluster's tests ---------------------------------------------

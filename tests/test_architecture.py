@@ -29,10 +29,12 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 
-_CORE = {"errors", "toolcall", "credentials"}
+# extras: which optional parts are installed (the one check naming a missing extra), package data
+_CORE = {"errors", "toolcall", "credentials", "extras"}
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
+    "extras": {"errors"},
     "aio": set(),
     # what a credential is, and its redaction: pure, for every room that stores or shows data
     "credentials": set(),
@@ -60,6 +62,7 @@ MAY_IMPORT: dict[str, set[str]] = {
                        "mcp", "runner", "experiments", "charts", "aio"},
     "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "bfcl",
                     "runner", "experiments", "charts", "report", "aio"},
+    "__main__": {"cli"},  # python -m tooleval_nb: the command line
 }
 
 #: the parts of scoring that may call a model (LLM graders, the semantic matcher's optional

@@ -66,11 +66,12 @@ def test_the_venv_matches_the_lock():
 
 
 def test_every_imported_package_is_declared():
-    """Each third-party package our code imports is a declared dependency (not only a
-    dependency of a dependency, which may drop it in any release)."""
+    """Each third-party package our code imports is a declared dependency, of the core or of an
+    extra (not only a dependency of a dependency, which may drop it in any release)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    declared = {Requirement(r).name.lower().replace("_", "-")
-                for r in project["dependencies"]}
+    requirements = project["dependencies"] + [
+        r for extra in project["optional-dependencies"].values() for r in extra]
+    declared = {Requirement(r).name.lower().replace("_", "-") for r in requirements}
     # import name -> distribution name, for every third-party import under tooleval_nb/
     imported = {"pydantic": "pydantic", "jsonschema": "jsonschema", "yaml": "pyyaml",
                 "fastjsonschema": "fastjsonschema",
@@ -124,6 +125,7 @@ def test_an_interrupted_setup_is_finished_by_the_next(tmp_path):
     shutil.copytree(ROOT / "tooleval_nb", project / "tooleval_nb",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "README.md", project / "README.md")
+    shutil.copy(ROOT / "LICENSE", project / "LICENSE")  # pyproject's license-files
     env = {**os.environ, "PYTHON": sys.executable if sys.prefix == sys.base_prefix
            else os.path.join(sys.base_prefix, "bin", "python3")}
     venv = project / ".venv"

@@ -174,6 +174,7 @@ if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ lo
     from .toolcall import FunctionCall, ToolCall, to_tool_calls
     from .widgets import ResultsExplorer, RunPanel, SuiteEditor, SweepForm, sweep_form
 
+#: the version, written here only (pyproject.toml reads it: `dynamic = ["version"]`)
 __version__ = "0.1.0"
 
 # public name -> module that defines it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -121,20 +122,15 @@ def test_the_environment_variable_comes_first(tmp_path, monkeypatch) -> None:
     assert load_corpus("json").path.endswith("data/parsers/json.yaml")  # others still found
 
 
-def test_an_installed_package_finds_its_shared_data(tmp_path, monkeypatch) -> None:
-    """A non-editable install: no repository beside the package, the corpus under
-    ``<prefix>/share/tooleval_nb/parsers`` (where pyproject's data-files put it)."""
-    import sys
+def test_the_corpus_is_package_data_found_from_any_folder(tmp_path, monkeypatch) -> None:
+    """The corpus ships inside the package (tooleval_nb/data/parsers, read with
+    importlib.resources): found without the repository as the working directory."""
+    from importlib.resources import files
 
-    from tooleval_nb.errors import ParserError
     from tooleval_nb.parsers import corpus as corpus_mod
 
-    monkeypatch.setattr(corpus_mod, "CORPUS_DIR", tmp_path / "no-repo" / "data" / "parsers")
-    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv"))
-    with pytest.raises(ParserError) as info:
-        load_corpus("hermes")
-    shared = tmp_path / "venv" / "share" / "tooleval_nb" / "parsers"
-    assert str(shared / "hermes.yaml") in str(info.value)
-    assert str(tmp_path / "no-repo" / "data" / "parsers" / "hermes.yaml") in str(info.value)
-    _copy_corpus(shared, description="installed")
-    assert load_corpus("hermes").description == "installed"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TOOLEVAL_PARSER_CORPUS", raising=False)
+    shipped = files("tooleval_nb").joinpath("data", "parsers")
+    assert corpus_mod.corpus_dirs() == [Path(str(shipped))]
+    assert Path(load_corpus("hermes").path).resolve() == (REPO_CORPUS / "hermes.yaml").resolve()

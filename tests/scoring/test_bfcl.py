@@ -33,14 +33,18 @@ def test_agreement_with_official_scores(category, bfcl_data, bfcl_results):
     assert int(df["passed"].sum()) == header["correct_count"]
 
 
-def test_agreement_script_prints_the_table(bfcl_results, capsys):
+def test_agreement_script_prints_the_table(bfcl_data, bfcl_results, tmp_path, capsys):
     import importlib.util
 
     path = Path(__file__).resolve().parents[2] / "scripts" / "bfcl_agreement.py"
     spec = importlib.util.spec_from_file_location("bfcl_agreement", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main([]) == 0
+    reference = tmp_path / "reference"  # the layout of ../shared/reference/bfcl, from fixtures
+    (reference / "results").mkdir(parents=True)
+    (reference / "data").symlink_to(bfcl_data)
+    (reference / "results" / bfcl_results.name).symlink_to(bfcl_results)
+    assert module.main(["--reference", str(reference)]) == 0
     out = capsys.readouterr().out
     assert "3625/3625 100.0%" in out and "585/585  100.0%" in out
 

@@ -5,9 +5,9 @@ The question files (``BFCL_v4_<category>.json``) and possible answers
 
 1. a folder given as ``data_dir`` (``run_bfcl(data_dir=...)``, ``--data-dir``);
 2. the ``TOOLEVAL_BFCL_DATA`` environment variable;
-3. the data files inside an installed ``bfcl-eval`` distribution (``pip install
-   'tooleval_nb[bfcl]'``), located through its package metadata, as files: its code is never
-   imported (that import takes seconds and loads every provider SDK).
+3. the data files inside an installed ``bfcl-eval`` distribution (``pip install --no-deps
+   bfcl-eval==2026.3.23``, beside ``tooleval_nb[bfcl]``), located through its package metadata,
+   as files: its code is never imported (that import takes seconds and loads every provider SDK).
 
 This module reads files; it parses nothing about scores.
 """
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError
+from ..extras import install_command
 from .categories import VERSION_PREFIX, is_relevance
 
 __all__ = ["BfclData", "CategoryData", "locate_data", "read_jsonl", "DATA_ENV", "DISTRIBUTION"]
@@ -35,7 +36,7 @@ DISTRIBUTION = "bfcl-eval"
 
 _HOW = (f"give the folder holding BFCL_v4_<category>.json and possible_answer/ as "
         f"data_dir=... (CLI: --data-dir; or set {DATA_ENV}), or install the data with "
-        "pip install 'tooleval_nb[bfcl]' (the bfcl-eval package)")
+        f"{install_command('bfcl')}")
 
 
 def _installed_data() -> Path | None:

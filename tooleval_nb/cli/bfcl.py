@@ -35,7 +35,7 @@ def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Run a model on BFCL's single-turn categories (V4), write BFCL result files "
         "(DIR/result/<model>/...) and our score files (DIR/score_tooleval/), and print the "
         "leaderboard. Data: --data-dir, TOOLEVAL_BFCL_DATA, or an installed bfcl-eval "
-        "(pip install 'tooleval_nb[bfcl]').")
+        "(pip install 'tooleval_nb[bfcl]' && pip install --no-deps bfcl-eval==2026.3.23).")
     p.add_argument("--model", action="append", default=None, metavar="MODEL",
                    help="a litellm model string (repeatable; default the embedded model)")
     p.add_argument("--api-base", default=None, metavar="URL",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..formats.bundled import BUNDLED_PREFIX, bundled_suite_names
 from ..models.spec import MODES
 from ..runner.settings import TOOL_CHOICES
 from .bfcl import add_bfcl_parser
@@ -60,8 +61,11 @@ def version_text() -> str:
 def _suites_models(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("what to run")
     g.add_argument("--suite", dest="suites", action="extend", nargs="+", metavar="PATH",
-                   default=[], help="a suite file (.json, .yaml) or a folder of them; "
-                   "repeatable (default: the bundled suites)")
+                   default=[], help="a suite file (.json, .yaml), a folder of them, or a "
+                   "suite shipped with tooleval_nb: "
+                   + ", ".join(f"{BUNDLED_PREFIX}:{n}" for n in bundled_suite_names())
+                   + f" ({BUNDLED_PREFIX} alone: all of them); repeatable "
+                   "(default: all the bundled suites)")
     g.add_argument("--model", dest="models", action="extend", nargs="+", metavar="NAME",
                    default=[], help="a litellm model name; repeatable (default: the "
                    "embedded local/smollm2-135m)")

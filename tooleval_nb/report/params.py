@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..credentials import credential_paths, refusal, url_credentials
 from ..errors import SuiteError, ToolEvalError
+from ..formats.bundled import resolve_suite_path
 from ..models.spec import Mode
 from ..runner.settings import RunSettings, ToolChoiceName
 
@@ -200,7 +200,7 @@ def validate_params(*, command: str = "report", **values: Any) -> ReportParams:
         raise ToolEvalError("invalid report parameters:\n  - " + "\n  - ".join(problems)
                             + f"\nfix them and run again (tooleval-nb {command} --help lists "
                               "every option)") from None
-    missing = [s for s in params.suites if not Path(s).exists()]
+    missing = [s for s in params.suites if not resolve_suite_path(s).exists()]
     if missing:
         raise SuiteError(f"suite path(s) not found: {', '.join(missing)}; give suite files "
                          "(.json, .yaml) or folders of them with --suite",

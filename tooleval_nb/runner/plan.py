@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ModelConfigError, StoreError
+from ..extras import require_extra
 from ..models import DEFAULT_MODEL, ModelSpec
 from ..models.spec import Mode
 from ..suite import EvalCase, Suite, SuiteText
@@ -111,6 +112,8 @@ def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
         spec = ModelSpec.of(item)
         if mode is not None:
             spec = spec.with_mode(mode)
+        if spec.embedded:  # refused before the run starts, naming the extra to install
+            require_extra("embedded", ModelConfigError, part=f"{spec.model} (the embedded model)")
         targets.append(Target(label=spec.name, spec=spec, index=i))
     if not targets:
         raise ValueError("models is empty; give at least one model (e.g. te.DEFAULT_MODEL)")

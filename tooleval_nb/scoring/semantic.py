@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ModelConfigError, ScoringError
+from ..extras import require_extra
 
 __all__ = ["DEFAULT_EMBEDDING_MODEL", "embed", "similarity", "cosine", "load_wordllama",
            "clear_cache"]
@@ -35,13 +36,11 @@ def load_wordllama() -> Any:
     Raises:
         ModelConfigError: wordllama is not installed or its bundled weights are missing.
     """
-    try:
-        import wordllama
-        from wordllama import WordLlama
-    except ImportError:
-        raise ModelConfigError("semantic matching needs the 'wordllama' package: "
-                               "pip install wordllama") from None
+    require_extra("semantic", ModelConfigError)
     from pathlib import Path
+
+    import wordllama
+    from wordllama import WordLlama
 
     folder = Path(wordllama.__file__).parent
     try:
