@@ -325,8 +325,29 @@ def test_a_chosen_renderer_is_kept():
     code = ("import altair as alt; alt.renderers.enable('html'); "
             "from tooleval_nb import charts; print(alt.renderers.active)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.stdout.strip() == "html", done.stderr
+
+
+@pytest.mark.parametrize("order", ["tooleval_nb first", "altair first"])
+def test_altair_charts_in_a_notebook_that_imported_tooleval_nb_draw_offline(order):
+    """A chart made with Altair directly (not through tooleval_nb.charts) gets the renderer too,
+    whichever of the two was imported first; importing tooleval_nb alone loads no altair."""
+    imports = ("import tooleval_nb; import altair as alt" if order == "tooleval_nb first"
+               else "import altair as alt; import tooleval_nb")
+    code = (f"import sys; {imports}\n"
+            "out = alt.Chart({'values': [{'x': 1}]}).mark_point().encode(x='x:Q')"
+            "._repr_mimebundle_()\n"
+            "out = out[0] if isinstance(out, tuple) else out\n"
+            "print(alt.renderers.active, 'window.vegaEmbed=' in out['text/html'], "
+            "'cdn.jsdelivr' in out['text/html'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.split() == [embed.RENDERER, "True", "False"], done.stderr[-2000:]
+    light = subprocess.run([sys.executable, "-c", "import sys, tooleval_nb; "
+                            "print('altair' in sys.modules)"], capture_output=True, text=True,
+                           timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert light.stdout.strip() == "False", light.stderr
 
 
 def test_the_cdn_is_one_switch(results_df, restore_renderer, monkeypatch):
