@@ -109,7 +109,7 @@ def test_notebook_in_jupyterlab(name, shared_lab, browser):
                                       f"{name}: the notebook's kernel never became idle")
     browser.execute_script(LISTEN)
     browser.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
-    WebDriverWait(browser, 1500, poll_frequency=2).until(
+    WebDriverWait(browser, 2400, poll_frequency=2).until(
         lambda d: d.execute_script(ALL_CELLS_RAN), f"{name}: the cells did not all run")
     # charts draw asynchronously after their cell ran: give them a minute to all be drawn
     with contextlib.suppress(TimeoutException):
