@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -342,3 +346,100 @@ def test_sample_seeds_expand_or_must_match_repeats():
     assert report.validate_params(repeats=3, sample_seeds=[5]).sample_seeds == [5, 6, 7]
     with pytest.raises(ToolEvalError, match="sample_seeds: 2 seeds for 3 repeat"):
         report.validate_params(repeats=3, sample_seeds=[1, 2])
+
+
+# -- any notebook as a report (report --notebook NAME -p KEY VALUE) ------------------------------
+def _notebook(path: Path, *cells: str, parameters: str | None = "n = 2\nwords = ['a']") -> Path:
+    body = [nbformat.v4.new_markdown_cell("# A small notebook")]
+    if parameters is not None:
+        body.append(nbformat.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}))
+    body += [nbformat.v4.new_code_cell(c) for c in cells]
+    nb = nbformat.v4.new_notebook(cells=body)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_notebook_parameters_are_read_and_values_coerced():
+    path = ROOT / "notebooks" / "02_compare_models.ipynb"
+    params = report.notebook_parameters(path)
+    assert {"suite_file", "tags", "max_cases", "models", "store"} <= set(params)
+    values = report.coerce_values(path, {"max_cases": "1", "tags": "smoke, hard",
+                                         "store": "/tmp/x.db", "models": '["a", {"model": "b"}]'})
+    assert values == {"max_cases": 1, "tags": ["smoke", "hard"], "store": "/tmp/x.db",
+                      "models": ["a", {"model": "b"}]}
+    assert report.coerce_values(path, {"tags": "None", "max_cases": 2}) == {"tags": None,
+                                                                             "max_cases": 2}
+
+
+def test_an_unknown_parameter_or_notebook_is_named(tmp_path):
+    path = ROOT / "notebooks" / "02_compare_models.ipynb"
+    with pytest.raises(ToolEvalError, match=r"02_compare_models.ipynb has no parameter "
+                                            r"'max_casse'; its parameters are: .*max_cases "
+                                            r"\(default 3\)"):
+        report.coerce_values(path, {"max_casse": "1"})
+    with pytest.raises(ToolEvalError, match=r"no notebook 'nope'.*02_compare_models"):
+        report.find_notebook("nope")
+    assert report.find_notebook("02_compare_models") == path.resolve()
+    bare = _notebook(tmp_path / "bare.ipynb", "x = 1", parameters=None)
+    with pytest.raises(ToolEvalError, match="bare.ipynb: no cell tagged 'parameters'"):
+        report.notebook_parameters(bare)
+
+
+def test_render_notebook_runs_it_with_the_values_given(tmp_path):
+    nb = _notebook(tmp_path / "small.ipynb",
+                   "print('n twice:', n * 2, '| words:', words)",
+                   "import pandas as pd\nfrom tooleval_nb import charts\n"
+                   "df = pd.DataFrame({'x': list(range(n)), 'y': list(range(n))})\n"
+                   "import altair as alt\nalt.Chart(df).mark_point().encode(x='x', y='y')")
+    files = report.render_notebook(nb, tmp_path / "out", {"n": "5", "words": "b,c"})
+    assert files.html == tmp_path / "out" / "small.html" and files.index.exists()
+    executed = files.notebook.read_text(encoding="utf-8")
+    assert "n twice: 10 | words: ['b', 'c']" in executed
+    page = files.html.read_text(encoding="utf-8")
+    assert 'class="tooleval-chart"' in page and "window.vegaEmbed=" in page  # drawn offline
+    assert "cdn.jsdelivr" not in page and not re.search(r"<script[^>]*\bsrc=\"https?:", page)
+    assert "A small notebook" in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["-p", "max_cases", "1"], "-p/--parameter sets a parameter of the notebook given with "
+                               "--notebook NAME"),
+    (["--notebook", "02_compare_models", "--max-cases", "1"],
+     "--notebook takes its values with -p KEY VALUE, not the report template's options "
+     "(max_cases)"),
+    (["--notebook", "02_compare_models", "-p", "max_casse", "1"],
+     "02_compare_models.ipynb has no parameter 'max_casse'")],
+    ids=["p-without-notebook", "template-option", "unknown-parameter"])
+def test_notebook_options_are_checked_before_anything_runs(argv, message, tmp_path, capsys):
+    from tooleval_nb.cli import main
+
+    assert main(["report", *argv, "--output", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_report_kernel_talks_over_local_sockets(tmp_path):
+    """papermill's kernel listens on Unix sockets (ipc): no TCP port, no "running over TCP
+    without encryption" warning in the middle of the progress; papermill's own default (TCP)
+    shows that warning, so the check can fail."""
+    nb = _notebook(tmp_path / "k.ipynb",
+                   "from ipykernel.kernelapp import IPKernelApp\n"
+                   "print('transport:', IPKernelApp.instance().transport)")
+    code = ("import sys, papermill\nfrom tooleval_nb.report import execute_notebook\n"
+            f"src, out = {str(nb)!r}, {str(tmp_path / 'out.ipynb')!r}\n"
+            "if sys.argv[1] == 'ours':\n"
+            "    execute_notebook(src, out, {}, cwd=" + repr(str(tmp_path)) + ")\n"
+            "else:\n"
+            "    papermill.execute_notebook(src, out, progress_bar=False)\n")
+    seen = {}
+    for how in ("ours", "papermill"):
+        done = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
+                              timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0, done.stderr[-2000:]
+        printed = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells[-1].outputs
+        seen[how] = (printed[0]["text"].strip(), "without encryption" in done.stderr)
+    assert seen == {"ours": ("transport: ipc", False), "papermill": ("transport: tcp", True)}
+    assert not list(tmp_path.glob("kernel*")) and not list(Path(tempfile.gettempdir()).glob(
+        "tooleval-kernel-*/kernel-*"))

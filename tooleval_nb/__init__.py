@@ -11,6 +11,9 @@ The public API is re-exported here and loaded lazily (PEP 562 ``__getattr__``), 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
 from typing import TYPE_CHECKING, Any
 
 from .errors import (  # the exception tree is tiny and always needed
@@ -392,6 +395,34 @@ def _wire_runner() -> None:
     ``progress="widget"`` display lives in ``widgets`` (the runner imports no widget code), and
     importing that module registers it (ipywidgets itself loads only when a widget is made)."""
     importlib.import_module("tooleval_nb.widgets.progress")
+
+
+class _AfterAltair(importlib.abc.MetaPathFinder):
+    """Imports ``tooleval_nb.charts`` right after ``altair``: importing it enables the one
+    offline renderer (``tooleval_nb.charts.embed``), so a chart made with Altair directly in a
+    notebook that imported tooleval_nb draws with no network too."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "altair":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        loader = spec.loader if spec is not None else None
+        if loader is not None and hasattr(loader, "exec_module"):
+            run = loader.exec_module
+
+            def exec_module(module: Any) -> None:
+                run(module)
+                importlib.import_module("tooleval_nb.charts")
+
+            loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+if "altair" in sys.modules:
+    importlib.import_module("tooleval_nb.charts")
+elif not any(isinstance(f, _AfterAltair) for f in sys.meta_path):
+    sys.meta_path.insert(0, _AfterAltair())
 
 
 def __getattr__(name: str) -> Any:

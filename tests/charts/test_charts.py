@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import altair as alt
 import numpy as np
@@ -10,7 +15,10 @@ import pandas as pd
 import pytest
 
 from tooleval_nb import ToolEvalError, charts
+from tooleval_nb.charts import embed
 from tooleval_nb.scoring import interval_method, mean_ci
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def datasets(spec: dict) -> list[list[dict]]:
@@ -269,8 +277,15 @@ def test_format_calls(value, expected):
 @pytest.fixture
 def restore_renderer():
     active = alt.renderers.active
+    saved = dict(embed._STATE)
     yield
     alt.renderers.enable(active)
+    embed._STATE.update(saved)
+
+
+def _html(chart) -> dict[str, str]:
+    out = chart._repr_mimebundle_()
+    return out[0] if isinstance(out, tuple) else out
 
 
 def test_chart_html_embeds_the_spec(results_df):
@@ -287,10 +302,78 @@ def test_enable_offline_needs_no_network(results_df, restore_renderer):
     bundle = shown._repr_mimebundle_()["text/html"]
     assert "window.vegaEmbed=" in bundle and "cdn.jsdelivr" not in bundle
     assert bundle.lower().count("</script") == 1
-    bundle_out = charts.leaderboard_chart(results_df, n_boot=20)._repr_mimebundle_()
-    mimebundle = bundle_out[0] if isinstance(bundle_out, tuple) else bundle_out
+    mimebundle = _html(charts.leaderboard_chart(results_df, n_boot=20))
     assert "vegaEmbed" in mimebundle["text/html"] and "jsdelivr" not in mimebundle["text/html"]
+    assert "window.vegaEmbed=" not in mimebundle["text/html"]  # the bundle was shown already
     assert mimebundle["text/plain"].startswith("<Vega-Lite chart")
+
+
+def test_charts_are_offline_by_default_and_the_first_carries_the_bundle(results_df,
+                                                                        restore_renderer):
+    """Importing the charts enabled the renderer: no enable_offline() call is needed."""
+    assert alt.renderers.active == embed.RENDERER
+    embed.set_vega_source(None)  # also forgets that the bundle was shown
+    first = _html(charts.case_heatmap(results_df))["text/html"]
+    second = _html(charts.failure_chart(results_df))["text/html"]
+    assert "window.vegaEmbed=" in first and "window.vegaEmbed=" not in second
+    for page in (first, second):
+        assert "https://" not in page.split("<script", 1)[0]
+        assert not re.search(r"<script[^>]*\bsrc=", page) and "cdn.jsdelivr" not in page
+
+
+def test_a_chosen_renderer_is_kept():
+    code = ("import altair as alt; alt.renderers.enable('html'); "
+            "from tooleval_nb import charts; print(alt.renderers.active)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.strip() == "html", done.stderr
+
+
+@pytest.mark.parametrize("order", ["tooleval_nb first", "altair first"])
+def test_altair_charts_in_a_notebook_that_imported_tooleval_nb_draw_offline(order):
+    """A chart made with Altair directly (not through tooleval_nb.charts) gets the renderer too,
+    whichever of the two was imported first; importing tooleval_nb alone loads no altair."""
+    imports = ("import tooleval_nb; import altair as alt" if order == "tooleval_nb first"
+               else "import altair as alt; import tooleval_nb")
+    code = (f"import sys; {imports}\n"
+            "out = alt.Chart({'values': [{'x': 1}]}).mark_point().encode(x='x:Q')"
+            "._repr_mimebundle_()\n"
+            "out = out[0] if isinstance(out, tuple) else out\n"
+            "print(alt.renderers.active, 'window.vegaEmbed=' in out['text/html'], "
+            "'cdn.jsdelivr' in out['text/html'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.split() == [embed.RENDERER, "True", "False"], done.stderr[-2000:]
+    light = subprocess.run([sys.executable, "-c", "import sys, tooleval_nb; "
+                            "print('altair' in sys.modules)"], capture_output=True, text=True,
+                           timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert light.stdout.strip() == "False", light.stderr
+
+
+def test_the_cdn_is_one_switch(results_df, restore_renderer, monkeypatch):
+    embed.set_vega_source("cdn")
+    assert embed.vega_source() == "cdn"
+    page = _html(charts.case_heatmap(results_df))["text/html"]
+    assert page.count('src="https://cdn.jsdelivr.net/npm/') == 3
+    assert f"vega-lite@{alt.VEGALITE_VERSION}" in page and "window.vegaEmbed=" not in page
+    embed.set_vega_source(None)
+    monkeypatch.setenv(embed.SOURCE_ENV, "cdn")
+    assert embed.vega_source() == "cdn" and "cdn.jsdelivr" in charts.bundle_html()
+    monkeypatch.setenv(embed.SOURCE_ENV, "inline")
+    assert "cdn.jsdelivr" not in charts.bundle_html()
+
+
+def test_a_bad_source_is_named(monkeypatch):
+    with pytest.raises(ToolEvalError, match="'jsdelivr' is not a Vega source; use 'inline'"):
+        embed.set_vega_source("jsdelivr")  # type: ignore[arg-type]
+    monkeypatch.setenv(embed.SOURCE_ENV, "web")
+    with pytest.raises(ToolEvalError, match=r"\$TOOLEVAL_VEGA_SOURCE: 'web'"):
+        embed.vega_source()
+
+
+def test_a_missing_bundle_is_said_in_place_of_the_chart(results_df):
+    page = charts.chart_html(charts.case_heatmap(results_df))
+    assert "chart not drawn: the Vega bundle is not on this page" in page
 
 
 def test_samples_are_averaged_per_case_first(results_factory):

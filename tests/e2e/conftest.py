@@ -1,19 +1,32 @@
-"""Headless Chromium for the end-to-end tests: Debian's ``chromium`` and ``chromium-driver``
-(installed with apt-get when missing; no browser download), a fresh profile per test, no
-background network, and the browser console recorded (``driver.get_log("browser")``).
+"""JupyterLab and headless Chromium for the end-to-end tests.
+
+:func:`jupyter_lab` starts JupyterLab on loopback over a copy of the notebooks. Chromium is
+Debian's ``chromium`` and ``chromium-driver`` (installed with apt-get when missing, see
+:func:`ensure_chromium`; no browser download), a fresh profile per test, no background network,
+and the browser console recorded (``driver.get_log("browser")``).
 
 Skipped, with the reason, only when Chromium cannot be installed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
+import secrets
 import shutil
+import signal
+import socket
 import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -56,3 +69,112 @@ def browser(tmp_path):
         yield driver
     finally:
         driver.quit()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyter_lab(tmp_path: Path) -> Iterator[tuple[str, str, list[str]]]:
+    """JupyterLab on 127.0.0.1 with a token, rooted in a temp dir holding the notebooks and a
+    link to the bundled suites, with the notebook's windowing off (every cell in the DOM);
+    stopped (with its kernels) afterwards. Yields the URL, the token and the server's log."""
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        shutil.copy(nb, root / "notebooks" / nb.name)
+    (root / "data").symlink_to(ROOT / "data")
+    token, port = secrets.token_hex(16), _free_port()
+    settings = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}')
+    tracker = tmp_path / "lab-settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "IPYTHONDIR": str(tmp_path / "ipy"),
+           "TOOLEVAL_STORE": str(tmp_path / "runs.sqlite"),
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    cmd = [str(Path(sys.executable).with_name("jupyter-lab")), "--no-browser",
+           *(["--allow-root"] if os.geteuid() == 0 else []),
+           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+           "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={root}", "--expose-app-in-browser",
+           "--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines: queue.Queue[str] = queue.Queue()
+    log: list[str] = []
+
+    def pump() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            log.append(line)
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                line = lines.get(timeout=1)
+            except queue.Empty:
+                line = ""
+            if f"127.0.0.1:{port}/lab" in line:
+                break
+            if proc.poll() is not None:
+                pytest.fail("JupyterLab exited:\n" + "".join(log[-30:]))
+            if time.monotonic() > deadline:
+                pytest.fail("JupyterLab did not start within 120 s:\n" + "".join(log[-30:]))
+        yield url, token, log
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        try:  # what is left of the server's own process group
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _kill_marked(env["TOOLEVAL_STORE"])
+
+
+def _kill_marked(marker: str) -> None:
+    """End the processes this test started in other sessions (kernels, the embedded model
+    server): exactly those whose environment carries this test's own store path."""
+    needle = f"TOOLEVAL_STORE={marker}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            try:
+                os.kill(int(entry.name), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+
+KERNEL_IDLE = """
+const app = window.jupyterapp;
+const w = app && app.shell.currentWidget;
+const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+return !!(k && k.status === 'idle' && w.content && w.content.widgets.length);
+"""
+
+ALL_CELLS_RAN = """
+const w = window.jupyterapp.shell.currentWidget;
+const k = w.sessionContext.session.kernel;
+const cells = w.content.widgets.filter(c => c.model.type === 'code');
+return k.status === 'idle' && cells.every(c => c.model.executionCount !== null);
+"""

@@ -25,11 +25,13 @@ async def test_run_button_runs_and_fills_the_table(panel):
     panel.run_button.click()
     job = panel.job
     assert job is not None and panel.run_button.disabled and not panel.cancel_button.disabled
+    assert panel.cancel_button.button_style == "warning"  # lit while there is a run to cancel
     run = await job
     assert "data-rows='4'" in panel.table_view.value
     assert "milan_for_rome" in panel.table_view.value and "wrong_value" in panel.table_view.value
     assert "completed" in panel.progress_view.value and "4/4" in panel.progress_view.value
     assert not panel.run_button.disabled and panel.cancel_button.disabled
+    assert panel.cancel_button.button_style == ""  # not lit once the run has completed
     assert panel.run is not None and panel.run.id == run.id
     explorer = panel.explorer()
     assert explorer.count.value == "4 of 4 results"
@@ -71,7 +73,15 @@ async def test_cancel_button_stops_the_run(weather_suite, fake_server, store):
         await panel.job
     assert "cancelled" in panel.progress_view.value
     assert not panel.run_button.disabled and panel.cancel_button.disabled
+    assert panel.cancel_button.button_style == ""
     assert len(panel.run) < len(many.cases)
+    # then a run on the same panel: the button lights up for it and goes out when it completes
+    panel.max_cases_input.value = 2
+    panel.run_button.click()
+    assert panel.cancel_button.button_style == "warning" and not panel.cancel_button.disabled
+    second = await panel.job
+    assert len(second) == 2 and "completed" in panel.progress_view.value
+    assert panel.cancel_button.disabled and panel.cancel_button.button_style == ""
 
 
 async def test_attach_a_job_started_from_code(weather_suite, fake_model, store):

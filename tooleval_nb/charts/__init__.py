@@ -21,7 +21,11 @@ The experiment layer's charts take the frames its objects return::
     charts.candidate_heatmap(pt.case_matrix_df())               #   fixed / broken cases)
     charts.failure_modes_chart(report.failure_modes_df())       # a judge report
 
-``enable_offline()`` makes charts render without a kernel or network (reports).
+Every chart draws without a network, in a cell, a widget, an exported notebook or a report:
+importing this package enables the offline renderer of :mod:`.embed` (unless you chose another
+Altair renderer). ``enable_offline()`` at the top of a notebook keeps the Vega bundle in the saved
+notebook; ``set_vega_source("cdn")`` (or ``TOOLEVAL_VEGA_SOURCE=cdn``) is the one switch to load
+Vega from a CDN instead.
 """
 
 from __future__ import annotations
@@ -37,7 +41,15 @@ from .breakdown import (
 )
 from .calls import format_call, format_calls, parse_calls
 from .cases import worst_cases
-from .embed import bundle_html, chart_html, enable_offline
+from .embed import (
+    VegaSource,
+    activate,
+    bundle_html,
+    chart_html,
+    enable_offline,
+    set_vega_source,
+    vega_source,
+)
 from .frame import prepare, split_tags
 from .heatmap import case_heatmap, heatmap_table
 from .judge import failure_modes_chart
@@ -85,4 +97,9 @@ __all__ = [
     "tag_breakdown",
     "timeline_chart",
     "worst_cases",
+    "set_vega_source",
+    "vega_source",
+    "VegaSource",
 ]
+
+activate()  # the one way charts are embedded: offline, see .embed

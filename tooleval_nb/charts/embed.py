@@ -1,76 +1,154 @@
-"""Charts that render without a kernel and without a network (reports, exported HTML).
+"""The one way the package embeds Altair charts: offline by default, wherever a chart appears.
 
-Altair's default renderer loads Vega from a CDN, which an offline reader (or a CI machine) does
-not reach. :func:`enable_offline` instead puts the Vega/Vega-Lite/vega-embed bundle that
-``vl-convert-python`` ships into the notebook *once* (about 0.9 MB, guarded so that displaying it
-twice is harmless) and registers an Altair renderer whose output is a small ``text/html`` snippet
-calling that bundle. nbconvert copies such HTML as is, so an exported notebook draws every chart by
-itself. Every output carries a ``text/plain`` fallback.
+A chart shows in a cell's output, inside a widget's ``Output`` (the experiment, sweep, tune and
+results views), in a notebook exported to HTML and in a report. Altair's own renderers load Vega
+from a CDN (or need a JupyterLab extension for the Vega-Lite version at hand), which a reader
+with no network does not reach. This module's renderer draws every chart with the
+Vega/Vega-Lite/vega-embed bundle that ``vl-convert-python`` ships (about 0.9 MB):
+
+* the first chart a kernel shows carries the bundle inline (guarded, so a page holding it twice
+  defines it once); later charts are a small ``text/html`` snippet that waits for it.
+  :func:`enable_offline` shows the bundle on its own, at the top of a notebook, so that it stays
+  in the saved notebook even when the cell of the first chart is cleared;
+* nbconvert copies such HTML as is, so an exported notebook or a report draws every chart by
+  itself;
+* every output carries a ``text/plain`` fallback, and a chart whose bundle never arrives says
+  so in place of the chart.
+
+Importing :mod:`tooleval_nb.charts` enables this renderer (:func:`activate`), unless the user
+has chosen another Altair renderer. The single place to opt into a CDN instead is
+:func:`set_vega_source` (or ``TOOLEVAL_VEGA_SOURCE=cdn`` in the environment): scripts then come
+from cdn.jsdelivr.net, pinned to the versions Altair was built for.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import uuid
-from typing import Any
+from typing import Any, Literal, get_args
 
-__all__ = ["bundle_html", "chart_html", "offline_renderer", "enable_offline", "RENDERER"]
+from ..errors import ToolEvalError
+
+__all__ = ["bundle_html", "chart_html", "offline_renderer", "enable_offline", "activate",
+           "set_vega_source", "vega_source", "VegaSource", "RENDERER", "SOURCE_ENV"]
 
 #: The name the renderer is registered under in ``alt.renderers``.
 RENDERER = "tooleval_offline"
+#: The environment variable that may opt into the CDN (``cdn``; default ``inline``).
+SOURCE_ENV = "TOOLEVAL_VEGA_SOURCE"
+#: Where a page gets Vega from: the bundle inline (no network) or cdn.jsdelivr.net.
+VegaSource = Literal["inline", "cdn"]
 
+#: how long (ms) a chart waits for the bundle before saying it is missing
+_WAIT_MS = 15_000
 _BUNDLE_CACHE: dict[str, str] = {}
+_STATE: dict[str, Any] = {"source": None, "sent": False}
 
 
-def _vl_version() -> str:
+def _check_source(value: str, where: str) -> VegaSource:
+    if value not in get_args(VegaSource):
+        raise ToolEvalError(f"{where}: {value!r} is not a Vega source; use 'inline' (the bundle "
+                            "in the page, no network) or 'cdn' (cdn.jsdelivr.net)")
+    return value  # type: ignore[return-value]
+
+
+def set_vega_source(source: VegaSource | None) -> None:
+    """Choose where charts get Vega from: ``"inline"`` (the default: no network) or ``"cdn"``.
+    None goes back to ``$TOOLEVAL_VEGA_SOURCE`` (or the default).
+
+    Raises:
+        ToolEvalError: ``source`` is neither.
+    """
+    _STATE["source"] = None if source is None else _check_source(source, "set_vega_source")
+    _STATE["sent"] = False
+
+
+def vega_source() -> VegaSource:
+    """The source in force: :func:`set_vega_source`'s, else ``$TOOLEVAL_VEGA_SOURCE``'s, else
+    ``"inline"``."""
+    if _STATE["source"] is not None:
+        return _STATE["source"]  # type: ignore[no-any-return]
+    env = os.environ.get(SOURCE_ENV, "").strip().lower()
+    return _check_source(env, f"${SOURCE_ENV}") if env else "inline"
+
+
+def _versions() -> tuple[str, str, str]:
+    import altair as alt
+
+    return alt.VEGA_VERSION, alt.VEGALITE_VERSION, alt.VEGAEMBED_VERSION
+
+
+def _inline_bundle() -> str:
     from altair.utils._importers import vl_version_for_vl_convert
 
-    return vl_version_for_vl_convert()
+    try:
+        import vl_convert
+    except ImportError:
+        raise ToolEvalError("charts cannot draw offline: vl-convert-python is not installed "
+                            "(pip install vl-convert-python), or call "
+                            "tooleval_nb.charts.set_vega_source('cdn')") from None
+    bundle = vl_convert.javascript_bundle(None, vl_version=vl_version_for_vl_convert())  # type: ignore[arg-type]
+    js = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
+    return ('<script type="text/javascript">\nif (!window.vegaEmbed) { (function () {\n'
+            f"{js}\n}})(); }}\n</script>")
 
 
 def bundle_html() -> str:
-    """A ``<script>`` defining ``window.vegaEmbed`` (unless already defined), without network.
+    """The ``<script>`` that defines ``window.vegaEmbed`` (unless already defined): inline, with
+    no network, or (``set_vega_source("cdn")``) three script tags from cdn.jsdelivr.net.
 
-    Falls back to CDN ``<script src>`` tags when ``vl-convert-python`` is not installed.
+    Raises:
+        ToolEvalError: the inline bundle needs vl-convert-python, which is not installed.
     """
-    if "html" in _BUNDLE_CACHE:
-        return _BUNDLE_CACHE["html"]
-    try:
-        import vl_convert
-    except ImportError:  # the charts still render for readers who are online
-        html = ('<script src="https://cdn.jsdelivr.net/npm/vega@6"></script>'
-                '<script src="https://cdn.jsdelivr.net/npm/vega-lite@6"></script>'
-                '<script src="https://cdn.jsdelivr.net/npm/vega-embed@7"></script>')
-    else:
-        bundle = vl_convert.javascript_bundle(None, vl_version=_vl_version())  # type: ignore[arg-type]
-        js = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
-        html = ('<script type="text/javascript">\nif (!window.vegaEmbed) { (function () {\n'
-                f"{js}\n}})(); }}\n</script>")
-    _BUNDLE_CACHE["html"] = html
-    return html
+    source = vega_source()
+    if source not in _BUNDLE_CACHE:
+        if source == "cdn":
+            vega, lite, embed = _versions()
+            _BUNDLE_CACHE[source] = "".join(
+                f'<script src="https://cdn.jsdelivr.net/npm/{name}@{version}"></script>'
+                for name, version in (("vega", vega), ("vega-lite", lite),
+                                      ("vega-embed", embed)))
+        else:
+            _BUNDLE_CACHE[source] = _inline_bundle()
+    return _BUNDLE_CACHE[source]
 
 
-def chart_html(chart: Any, embed_options: dict[str, Any] | None = None) -> str:
-    """The HTML snippet that draws ``chart`` (an Altair chart or a Vega-Lite dict) once the
-    bundle of :func:`bundle_html` is on the page. It waits for the bundle when needed."""
+def chart_html(chart: Any, embed_options: dict[str, Any] | None = None, *,
+               bundle: bool = False) -> str:
+    """The HTML snippet that draws ``chart`` (an Altair chart or a Vega-Lite dict).
+
+    It waits for the bundle of :func:`bundle_html` to be on the page; with ``bundle=True`` it
+    carries it. A chart whose bundle never arrives says so, with what to do, in its place.
+    """
     spec = chart.to_dict() if hasattr(chart, "to_dict") else dict(chart)
     div = f"tooleval-vega-{uuid.uuid4().hex[:12]}"
     spec_json = json.dumps(spec, ensure_ascii=False).replace("</", "<\\/")
     options = json.dumps({"actions": False, **(embed_options or {})})
-    return (f'<div id="{div}" class="tooleval-chart"></div>\n'
+    missing = ("chart not drawn: the Vega bundle is not on this page (run "
+               "tooleval_nb.charts.enable_offline() in a cell above)")
+    return ((bundle_html() if bundle else "")
+            + f'<div id="{div}" class="tooleval-chart"></div>\n'
             '<script type="text/javascript">\n(function (spec, opt) {\n'
-            f'  var el = document.getElementById("{div}");\n'
+            f'  var el = document.getElementById("{div}"), waited = 0;\n'
             "  function draw() { if (window.vegaEmbed) { window.vegaEmbed(el, spec, opt)"
             ".catch(function (e) { el.textContent = 'chart error: ' + e; }); }\n"
-            "    else { setTimeout(draw, 50); } }\n"
+            f"    else if (waited > {_WAIT_MS}) {{ el.textContent = {json.dumps(missing)}; }}\n"
+            "    else { waited += 50; setTimeout(draw, 50); } }\n"
             f"  draw();\n}})({spec_json}, {options});\n</script>")
 
 
 def offline_renderer(spec: dict[str, Any], **metadata: Any) -> dict[str, str]:
-    """Altair renderer: ``text/html`` drawing the chart with the embedded bundle + text."""
-    return {"text/html": chart_html(spec, metadata.get("embed_options")),
-            "text/plain": f"<Vega-Lite chart: {spec.get('title', '') or spec.get('mark', '')}>"}
+    """Altair renderer: ``text/html`` drawing the chart (with the bundle, the first time this
+    process shows one) and a ``text/plain`` fallback."""
+    text = f"<Vega-Lite chart: {spec.get('title', '') or spec.get('mark', '')}>"
+    try:
+        page = chart_html(spec, metadata.get("embed_options"), bundle=not _STATE["sent"])
+    except ToolEvalError as exc:  # display never breaks the notebook
+        return {"text/plain": f"{text}\n{exc}"}
+    _STATE["sent"] = True
+    return {"text/html": page, "text/plain": text}
 
 
 class _Html:
@@ -86,17 +164,34 @@ class _Html:
         return self.text
 
 
-def enable_offline() -> _Html:
-    """Register and enable the offline renderer; return the bundle to display once.
-
-    Use it as the last line of a cell at the top of a notebook::
-
-        from tooleval_nb.charts import enable_offline
-        enable_offline()
-    """
+def _register() -> Any:
     import altair as alt
 
     if RENDERER not in alt.renderers.names():
         alt.renderers.register(RENDERER, offline_renderer)
+    return alt
+
+
+def activate() -> None:
+    """Register the renderer and enable it, unless another renderer than Altair's default was
+    chosen (the user's choice wins). Called when :mod:`tooleval_nb.charts` is imported."""
+    alt = _register()
+    if alt.renderers.active in ("default", RENDERER):
+        alt.renderers.enable(RENDERER)
+
+
+def enable_offline() -> _Html:
+    """Enable the renderer (whatever was chosen before) and return the bundle to display once.
+
+    Charts draw without it (the first one carries the bundle); showing it at the top of a
+    notebook keeps the bundle in the saved notebook even when that first chart's cell is
+    cleared or re-run::
+
+        from tooleval_nb import charts
+        charts.enable_offline()
+    """
+    alt = _register()
     alt.renderers.enable(RENDERER)
-    return _Html(bundle_html(), "Vega charts enabled (offline bundle)")
+    shown = _Html(bundle_html(), f"Vega charts enabled ({vega_source()} bundle)")
+    _STATE["sent"] = True
+    return shown

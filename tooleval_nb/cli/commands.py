@@ -95,6 +95,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> 
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
+    if args.notebook is not None or args.notebook_params:
+        return _notebook_report(args, out, err)
     shown: list[Any] = []
     started = time.monotonic()
 
@@ -109,6 +111,32 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
     err.write(f"report written in {time.monotonic() - started:.0f} s\n")
     out.write(f"report: {files.html}\nnotebook: {files.notebook}\nindex: {files.index}\n")
     return _gate(args, shown[0].results, "report", err)
+
+
+def _notebook_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``report --notebook NAME -p KEY VALUE ...``: any notebook rendered as a report."""
+    if args.notebook is None:
+        raise ToolEvalError("-p/--parameter sets a parameter of the notebook given with "
+                            "--notebook NAME; the report template's parameters are options "
+                            "(--model, --max-cases, ...: tooleval-nb report --help)")
+    clashing = [k for k in params_of(args) if k != "store"]
+    if clashing or args.latest or args.fail_under is not None or args.fail_on_errors:
+        given = clashing + [k for k in ("latest", "fail_under", "fail_on_errors")
+                            if getattr(args, k) not in (None, False)]
+        raise ToolEvalError(f"--notebook takes its values with -p KEY VALUE, not the report "
+                            f"template's options ({', '.join(given)}); e.g. tooleval-nb report "
+                            f"--notebook {args.notebook} -p max_cases 1 --output DIR")
+    values = dict(args.notebook_params or [])
+    if args.store is not None:
+        values.setdefault("store", args.store)
+    started = time.monotonic()
+    err.write(f"rendering the notebook {args.notebook} into {args.output} ...\n")
+    err.flush()
+    files = report.render_notebook(args.notebook, args.output, values, timeout=args.timeout,
+                                   progress=_progress(args))
+    err.write(f"report written in {time.monotonic() - started:.0f} s\n")
+    out.write(f"report: {files.html}\nnotebook: {files.notebook}\nindex: {files.index}\n")
+    return 0
 
 
 _HISTORY_COLUMNS = ["run_id", "created_at", "status", "suite", "models", "n_results", "n_total",

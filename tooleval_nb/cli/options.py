@@ -171,6 +171,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "baseline and best config)")
     report.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit per report cell (default none)")
+    notebook = report.add_argument_group(
+        "any notebook as a report (instead of the report template)")
+    notebook.add_argument("--notebook", default=None, metavar="NAME",
+                          help="execute this notebook (a name of notebooks/, such as "
+                          "02_compare_models, or a path) and write NAME.html to --output")
+    notebook.add_argument("-p", "--parameter", dest="notebook_params", nargs=2,
+                          action="append", default=None, metavar=("KEY", "VALUE"),
+                          help="a value for the notebook's parameters cell, as JSON or text "
+                          "(a list may be comma-separated); repeatable")
     _run_options(report)
     _gates(report)
 

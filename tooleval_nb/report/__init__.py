@@ -11,13 +11,22 @@ kernel or a network, and adds it to the folder's ``index.html``. The console scr
 Modules: :mod:`.params` (the parameters), :mod:`.suites` (loading and running suites),
 :mod:`.runs` (stored runs, headline figures), :mod:`.tables` (styled tables, configuration),
 :mod:`.experiment` (the experiment section), :mod:`.build` (notebook and HTML), :mod:`.site`
-(the folder's index).
+(the folder's index), :mod:`.execute` (papermill on a kernel over local sockets),
+:mod:`.notebooks` (any notebook of ``notebooks/`` rendered as a report with its parameters).
 """
 
 from __future__ import annotations
 
 from .build import TEMPLATE, ReportFiles, build_report, export_html, render_report
+from .execute import LocalKernelManager, execute_notebook
 from .experiment import TIMELINE_REPORT_COLUMNS, experiment_summary, open_experiment, timeline_table
+from .notebooks import (
+    NotebookParameter,
+    coerce_values,
+    find_notebook,
+    notebook_parameters,
+    render_notebook,
+)
 from .params import (
     DEFAULT_MODEL,
     DEFAULT_TITLE,
@@ -55,4 +64,6 @@ __all__ = ["ReportParams", "ReportFiles", "SuiteRuns", "validate_params", "param
            "configuration", "build_report", "render_report", "export_html", "open_experiment",
            "experiment_summary", "timeline_table", "read_manifest", "ReportEntry",
            "SiteManifest", "TEMPLATE", "DEFAULT_TITLE", "DEFAULT_MODEL", "ENV_PARAMS", "Mode",
-           "VERSIONED", "TIMELINE_REPORT_COLUMNS"]
+           "VERSIONED", "TIMELINE_REPORT_COLUMNS", "render_notebook", "find_notebook",
+           "notebook_parameters", "coerce_values", "NotebookParameter", "execute_notebook",
+           "LocalKernelManager"]

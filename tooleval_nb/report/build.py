@@ -11,15 +11,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..errors import JobError
 from ..runner.store import resolve_store
 from . import site
+from .execute import execute_notebook
 from .experiment import open_experiment
 from .params import ENV_PARAMS, ReportParams, validate_params
 from .runs import Headline, SuiteRuns, headline, latest_run_ids, load_runs
@@ -86,34 +86,6 @@ def _without_env(name: str) -> Iterator[None]:
             os.environ[name] = saved
 
 
-class _Lines:
-    """A stream for tqdm that turns each redraw into one plain line (for logs and pipes)."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-
-    def write(self, text: str) -> int:
-        text = text.replace("\r", "").strip()
-        if text:
-            self.stream.write(text + "\n")
-        return len(text)
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-
-def _cell_progress(progress: Any) -> bool | dict[str, Any]:
-    """papermill's ``progress_bar`` for the runner's ``progress`` setting: cells done on stderr,
-    a bar on a terminal, a line at most every 5 s in a log."""
-    if progress in (None, False, "none"):
-        return False
-    stream = sys.stderr
-    tty = bool(getattr(stream, "isatty", lambda: False)())
-    return {"file": stream if tty else _Lines(stream), "desc": "rendering the report",
-            "ascii": not tty, "mininterval": 0.5 if tty else 5.0,
-            "bar_format": "{desc}: cell {n_fmt}/{total_fmt} in {elapsed}"}
-
-
 def render_report(params: ReportParams, out_dir: Path, *, template: str | Path | None = None,
                   timeout: float | None = None, kernel_name: str = "python3",
                   progress: Any = "none") -> tuple[Path, Path]:
@@ -131,11 +103,8 @@ def render_report(params: ReportParams, out_dir: Path, *, template: str | Path |
     values["suites"] = [str(Path(s).resolve()) for s in params.suites]
     try:
         with _without_env(ENV_PARAMS):
-            papermill.execute_notebook(str(template or TEMPLATE), str(nb_path),
-                                       parameters=values, kernel_name=kernel_name,
-                                       progress_bar=_cell_progress(progress),
-                                       execution_timeout=timeout,
-                                       cwd=str(out_dir))
+            execute_notebook(template or TEMPLATE, nb_path, values, cwd=out_dir,
+                             kernel_name=kernel_name, timeout=timeout, progress=progress)
     except papermill.PapermillExecutionError as exc:
         export_html(nb_path, html_path, params.title)
         raise JobError(

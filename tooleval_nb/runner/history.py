@@ -22,7 +22,8 @@ __all__ = ["history", "load_run", "delete_run", "resume", "HISTORY_COLUMNS"]
 
 #: ``history()`` columns, one row per run, newest first. ``status`` shows ``interrupted`` for a
 #: run whose process died; ``n_results`` counts stored case × model × sample rows of ``n_total``;
-#: ``pass_rate`` and ``overall`` are over the stored rows.
+#: ``pass_rate`` and ``overall`` are over the stored rows; ``created_at`` and ``finished_at`` are UTC
+#: times to the second.
 HISTORY_COLUMNS = ("run_id", "job_id", "name", "created_at", "finished_at", "status", "suite",
                    "suite_fingerprint", "models", "n_total", "n_results", "n_passed",
                    "n_errored", "pass_rate", "overall", "temperature", "tool_choice")
@@ -42,9 +43,8 @@ def history(store: StoreArg = None, limit: int | None = None) -> pd.DataFrame:
         n = r["n_results"] or 0
         rows.append({
             "run_id": r["run_id"], "job_id": r["job_id"], "name": r["name"],
-            "created_at": pd.to_datetime(r["created_at"], unit="s", utc=True),
-            "finished_at": (pd.to_datetime(r["finished_at"], unit="s", utc=True)
-                            if r["finished_at"] else pd.NaT),
+            "created_at": _to_second(r["created_at"]),
+            "finished_at": _to_second(r["finished_at"]) if r["finished_at"] else pd.NaT,
             "status": status, "suite": r["suite_name"], "suite_fingerprint": r["suite_fingerprint"],
             "models": [t["label"] for t in r["targets"]], "n_total": r["n_total"],
             "n_results": n, "n_passed": int(r["n_passed"] or 0), "n_errored": int(r["n_errored"] or 0),
@@ -54,6 +54,14 @@ def history(store: StoreArg = None, limit: int | None = None) -> pd.DataFrame:
             "tool_choice": r["settings"].get("tool_choice"),
         })
     return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
+
+
+def _to_second(epoch: float) -> pd.Timestamp:
+    """A stored time (epoch seconds) as the package shows times: UTC, to the second, without an
+    offset (as an experiment's timeline and ``tooleval-nb history`` show them)."""
+    import pandas as pd
+
+    return pd.Timestamp(int(epoch), unit="s")
 
 
 def _run_id(store: Store, run_or_job_id: str) -> str:

@@ -123,8 +123,7 @@ class RunPanel(W.VBox):
         self.max_cases_input = W.BoundedIntText(description="max cases", value=0, min=0,
                                                 max=1_000_000, style=wide)
         self.run_button = W.Button(description="Run", button_style="primary", icon="play")
-        self.cancel_button = W.Button(description="Cancel", button_style="warning", icon="stop",
-                                      disabled=True)
+        self.cancel_button = W.Button(description="Cancel", icon="stop", disabled=True)
         self.errors = {k: W.HTML() for k in ("suite", "models", "temperature", "tool_choice",
                                              "mode", "system_prompt", "max_cases", "run")}
         self.progress_view = W.HTML()
@@ -242,6 +241,8 @@ class RunPanel(W.VBox):
         running = not self.live.finished
         self.run_button.disabled = running
         self.cancel_button.disabled = not running
+        # a disabled button keeps its colour: lit only while there is something to cancel
+        self.cancel_button.button_style = "warning" if running else ""
         if not running and self.run is None and self.job is not None:
             try:
                 self.run = self.job.snapshot()

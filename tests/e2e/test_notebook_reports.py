@@ -1,0 +1,93 @@
+"""Every notebook of ``notebooks/`` is a papermill report: it has a cell tagged ``parameters``,
+and ``tooleval-nb report --notebook NAME -p KEY VALUE ...`` renders it with values other than its
+defaults, which the output then reflects.
+
+Each notebook's own parameters are read (``report.notebook_parameters``); the values given are
+chosen by name from :data:`OVERRIDES`, and each name has its check on what the notebook stored or
+printed: ``store`` (runs stored there), ``models`` (two models, both in the runs), ``max_cases``
+(no run has more cases per model), ``suites`` (the runs' suites), ``formats`` (the formats
+printed).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tooleval_nb import report
+from tooleval_nb.runner import history
+
+from .conftest import ROOT
+
+CLI = Path(sys.executable).with_name("tooleval-nb")
+NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+SECOND = {"model": "local/smollm2-135m", "label": "smollm2-b"}
+
+
+def _overrides(store: Path, params: dict) -> dict[str, object]:
+    """Non-default values by parameter name (a notebook gets those of its own parameters):
+    ``max_cases`` half its default (at least 1; 1 where the default is None)."""
+    default = ast.literal_eval(params["max_cases"].default) if "max_cases" in params else None
+    return {"store": str(store), "models": ["local/smollm2-135m", SECOND],
+            "max_cases": max(1, default // 2) if isinstance(default, int) else 1,
+            "suites": [str(ROOT / "data" / "weather.json")], "formats": ["hermes"]}
+
+
+def _outputs(nb_path: Path) -> str:
+    nb = nbformat.read(str(nb_path), as_version=4)
+    return "\n".join(o.get("text", "") or json.dumps(o.get("data", {}))
+                     for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+
+
+def test_every_notebook_has_a_parameters_cell():
+    missing = []
+    for name in NOTEBOOKS:
+        try:
+            report.notebook_parameters(ROOT / "notebooks" / name)
+        except Exception as exc:  # noqa: BLE001 - collected, then shown all at once
+            missing.append(f"{name}: {exc}")
+    assert not missing, missing
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_renders_with_its_parameters(name, tmp_path):
+    path = ROOT / "notebooks" / name
+    params = report.notebook_parameters(path)
+    store = tmp_path / "runs.db"
+    given = {k: v for k, v in _overrides(store, params).items() if k in params}
+    assert given, f"{name}: none of its parameters ({', '.join(params)}) is exercised here"
+    cmd = [str(CLI), "report", "--notebook", str(path),
+           "--output", str(tmp_path / "out"), "--progress", "none"]
+    for key, value in given.items():
+        cmd += ["-p", key, json.dumps(value)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("TOOLEVAL_REPORT_PARAMS", None)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    nb_path = tmp_path / "out" / f"{path.stem}.ipynb"
+    page = (tmp_path / "out" / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert "cdn.jsdelivr.net" not in page and "Traceback" not in page
+    assert (tmp_path / "out" / "index.html").exists()
+
+    runs = history(store) if store.exists() else None
+    if "store" in given:
+        assert runs is not None and len(runs), f"{name}: nothing stored in the given store"
+    if "models" in given:
+        labels = {m for models in runs["models"] for m in models}
+        assert {"local/smollm2-135m", "smollm2-b"} <= labels, labels
+    if "max_cases" in given:
+        per_model = runs["n_total"] / runs["models"].map(len)
+        assert (per_model <= given["max_cases"]).all(), runs[["suite", "models", "n_total"]]
+    if "suites" in given:
+        assert set(runs["suite"]) == {"weather"}, set(runs["suite"])
+    if "formats" in given:
+        assert "['hermes']" in _outputs(nb_path)
+
