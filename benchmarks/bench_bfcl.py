@@ -59,7 +59,7 @@ def _answers() -> dict[str, list]:
     """The user text of every entry -> its first ground-truth call (for the fake server)."""
     global _ANSWERS
     if _ANSWERS is None:
-        from tooleval_nb.bfcl.categories import CATEGORIES, is_relevance
+        from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES, is_relevance
         from tooleval_nb.bfcl.data import BfclData
 
         data = BfclData(os.environ.get("BENCH_BFCL_DATA", str(DATA)))
@@ -130,7 +130,7 @@ def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int,
     server and this machine allow any client, which is the bound our run is compared with."""
     import aiohttp
 
-    from tooleval_nb.bfcl.categories import CATEGORIES
+    from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
     from tooleval_nb.bfcl.data import BfclData
     from tooleval_nb.bfcl.suite import build_suite
     from tooleval_nb.testing.fake_openai import FakeOpenAIServer

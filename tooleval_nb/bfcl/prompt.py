@@ -30,7 +30,8 @@ from ..suite import FunctionDef, Tool
 from .categories import language_of
 
 __all__ = ["PromptFormat", "PROMPT_FORMATS", "bfcl_functions", "bfcl_tools", "openai_tool",
-           "system_prompt", "prompt_messages", "fc_messages", "GORILLA_TO_OPENAPI"]
+           "system_prompt", "prompt_messages", "fc_messages", "GORILLA_TO_OPENAPI",
+           "AGENTIC_RESPONSE_FORMAT", "FORMAT_SENSITIVITY_CONFIGS", "DEFAULT_PROMPT_CONFIG"]
 
 PromptFormat = Literal["python", "json"]
 PROMPT_FORMATS: tuple[str, ...] = ("python", "json")
@@ -73,6 +74,39 @@ _OUTPUT_FORMATS = {
             '"param2":"value2"...}},{"function":"func_name2","parameters":{"param":"value"}}]'
             "\n```",
 }
+
+
+#: the system message BFCL puts first in every agentic (memory, web search) entry's first turn
+#: (``ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT``; a prerequisite conversation has none)
+AGENTIC_RESPONSE_FORMAT = (
+    "For your final answer to the user, you must respond in this format: {'answer': A short and "
+    "precise answer to the question, 'context': A brief explanation of how you arrived at this "
+    "answer or why it is correct}. If you do not know the answer, respond with {'answer': 'I do "
+    "not know', 'context': 'I do not know'}. If you think the question cannot be properly "
+    "answered, response with {'answer': 'I cannot answer this question', 'context': A short "
+    "reason explaining why this question cannot be answered}.\n")
+
+#: BFCL's default prompt configuration (every entry but format sensitivity's)
+DEFAULT_PROMPT_CONFIG = ("ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext"
+                         "&style=classic")
+
+
+def _format_sensitivity_configs() -> tuple[str, ...]:
+    """BFCL's 26 prompt configurations of format sensitivity, in its order
+    (``get_all_format_sensitivity_configs``): 4 return formats x tag or not x 3 function-doc
+    formats in plain text and the classic style, then markdown, then the experimental style."""
+    configs = [f"ret_fmt={ret}&tool_call_tag={tag}&func_doc_fmt={doc}&prompt_fmt=plaintext"
+               "&style=classic"
+               for ret in ("python", "json", "verbose_xml", "concise_xml")
+               for tag in ("True", "False") for doc in ("python", "xml", "json")]
+    configs.append("ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=markdown"
+                   "&style=classic")
+    configs.append("ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext"
+                   "&style=experimental")
+    return tuple(configs)
+
+
+FORMAT_SENSITIVITY_CONFIGS: tuple[str, ...] = _format_sensitivity_configs()
 
 
 def _copy(value: Any) -> Any:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import SuiteError
-from .categories import CATEGORIES, VERSION_PREFIX
+from .categories import SINGLE_TURN as CATEGORIES, VERSION_PREFIX
 from .data import BfclData
 from .results import check_result_file, read_manifest, read_result_file
 from .verdicts import ENTRY_COLUMNS, verdict_rows
