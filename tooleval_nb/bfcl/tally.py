@@ -21,7 +21,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .results import raw_result
+from .results import multi_turn_entry, raw_result
 from .verdicts import judge
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,13 +49,18 @@ class EntryTally:
     """
 
     def __init__(self, store: Store, run_id: str, mode: str, prompt_format: str,
-                 categories: Mapping[str, CategoryData], cases: list[EvalCase]) -> None:
+                 categories: Mapping[str, CategoryData], cases: list[EvalCase],
+                 looped: Mapping[str, str] | None = None) -> None:
         self.store, self.run_id = store, run_id
         self.mode, self.prompt_format = mode, prompt_format
         self.categories = categories
         self._cases = {c.id: c for c in cases}
+        #: entry id -> category, for the entries run by BFCL's multi-turn loop
+        self.looped = dict(looped or {})
         #: model label -> entry id -> (result, judge(result))
         self.judged: dict[str, dict[str, tuple[Any, dict[str, Any]]]] = {}
+        #: model label -> entry id -> BFCL's result line (multi-turn and memory entries)
+        self.entries: dict[str, dict[str, dict[str, Any]]] = {}
 
     def __call__(self, event: Event) -> None:
         """Take one ``tool_eval_result`` event (other events are ignored)."""
@@ -73,15 +78,28 @@ class EntryTally:
         """Read one stored entry's reply and judge it."""
         case = self._cases.get(case_id)
         data = self.categories.get(case.category or "") if case is not None else None
-        if case is None or data is None:
+        if case is None or (data is None and case_id not in self.looped):
             return
         text = self.store.result_detail(self.run_id, label, case_id, sample)
         if text is None:
             return
-        result = raw_result(json.loads(text), self.mode, case.tools or [])
+        if case_id in self.looped:
+            entry = multi_turn_entry({"case_id": case_id}, json.loads(text))
+            self.entries.setdefault(label, {})[case_id] = entry
+            if data is None:
+                return  # memory's prerequisite conversations: not judged (as in BFCL)
+            result = entry["result"]
+        else:
+            result = raw_result(json.loads(text), self.mode, case.tools or [])
+        if data is None:
+            return
         truth = data.answers.get(case_id) if data.answers is not None else None
         self.judged.setdefault(label, {})[case_id] = (result, judge(
             result, data.by_id[case_id], truth, data.category, self.mode, self.prompt_format))
+
+    def entry(self, label: str, case_id: str) -> dict[str, Any] | None:
+        """BFCL's result line of a multi-turn or memory entry read here, else None."""
+        return self.entries.get(label, {}).get(case_id)
 
     def result(self, label: str, case_id: str) -> tuple[bool, Any]:
         """``(True, result)`` for an entry judged here, else ``(False, None)``."""
