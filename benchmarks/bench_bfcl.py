@@ -59,7 +59,8 @@ def _answers() -> dict[str, list]:
     """The user text of every entry -> its first ground-truth call (for the fake server)."""
     global _ANSWERS
     if _ANSWERS is None:
-        from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES, is_relevance
+        from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
+        from tooleval_nb.bfcl.categories import is_relevance
         from tooleval_nb.bfcl.data import BfclData
 
         data = BfclData(os.environ.get("BENCH_BFCL_DATA", str(DATA)))

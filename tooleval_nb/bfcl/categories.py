@@ -41,7 +41,7 @@ __all__ = ["Category", "Language", "CATEGORIES", "SINGLE_TURN", "NON_LIVE", "LIV
            "memory_vector_available", "group_of", "folder_of", "language_of", "is_relevance",
            "is_multi_turn", "is_memory", "is_memory_prereq", "is_agentic", "is_web_search",
            "is_format_sensitivity", "category_of", "category_of_file", "memory_backend",
-           "result_file_name", "score_file_name"]
+           "result_file_name", "score_file_name", "sort_key"]
 
 #: BFCL's file-name prefix for this data version
 VERSION_PREFIX = "BFCL_v4"
@@ -276,6 +276,25 @@ def category_of(entry_id: str) -> str:
     ``memory_kv_prereq_22-student-0`` -> ``memory_kv_prereq``."""
     head = entry_id.split(":", 1)[0]
     return head.rsplit("_", 1)[0] if "_" in head else head
+
+
+def sort_key(entry_id: str) -> tuple[int, str, int]:
+    """BFCL's order of entries (bfcl-eval's ``sort_key``): memory prerequisites first, then web
+    search, single-turn, multi-turn and memory; within a category by the entry's number (the one
+    before any ``-``: ``live_simple_19-3-15`` -> 19; -1 when there is none)."""
+    head, _, index = entry_id.split(":", 1)[0].rpartition("_")
+    number = index.split("-", 1)[0]
+    if is_memory_prereq(head):
+        priority = 0
+    elif is_web_search(head):
+        priority = 1
+    elif is_multi_turn(head):
+        priority = 3
+    elif is_memory(head):
+        priority = 4
+    else:
+        priority = 2
+    return (priority, head, int(number) if number.isdigit() else -1)
 
 
 _FILE_NAME = re.compile(r"^BFCL_v\d+_(\w+?)(?:_score|_result)?\.jsonl?$")

@@ -42,7 +42,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..errors import SuiteError
 from .categories import (
@@ -58,8 +58,8 @@ from .categories import (
 )
 from .prompt import AGENTIC_RESPONSE_FORMAT, FORMAT_SENSITIVITY_CONFIGS
 
-__all__ = ["BfclData", "CategoryData", "locate_data", "read_jsonl", "DATA_ENV", "DISTRIBUTION",
-           "FUNC_DOC_FILES", "memory_class"]
+__all__ = ["BfclData", "CategoryData", "locate_data", "read_jsonl", "JsonLines", "DATA_ENV",
+           "DISTRIBUTION", "FUNC_DOC_FILES", "memory_class"]
 
 #: an environment class -> its function docs in ``multi_turn_func_doc/`` (bfcl-eval's
 #: ``MULTI_TURN_FUNC_DOC_FILE_MAPPING``)
@@ -165,6 +165,11 @@ class _Lines:
     def ids(self) -> list[str]:
         return list(self._ids)
 
+    @property
+    def numbers(self) -> Sequence[int]:
+        """Each entry's line number in the file."""
+        return self._numbers
+
     def position(self, entry_id: str) -> int | None:
         return self._index.get(entry_id)
 
@@ -184,12 +189,10 @@ class _Lines:
         try:
             obj = json.loads(self._text[i].decode("utf-8"))  # faster than json's own sniffing
         except ValueError as exc:
-            raise SuiteError(f"{path}, line {n}: not JSON ({exc}); each line must be "
-                             f"{self.shape}", path=str(path)) from None
-        if (not isinstance(obj, dict) or not isinstance(obj.get(fields[0]), str)
-                or any(f not in obj for f in fields[1:])):
-            raise SuiteError(f"{path}, line {n}: field {'/'.join(fields)}: each line must be "
-                             f"{self.shape}", path=str(path))
+            raise SuiteError(_not_json(path, n, exc, self.shape), path=str(path)) from None
+        problem = _shape_problem(obj, path, n, fields, self.shape)
+        if problem is not None:
+            raise SuiteError(problem, path=str(path))
         if self.rename is not None:
             obj[fields[0]] = self.rename(obj[fields[0]])
         if i < len(self._ids) and obj[fields[0]] != self._ids[i]:
@@ -339,25 +342,36 @@ class CategoryData:
         return self.head()
 
 
+class JsonLines(NamedTuple):
+    """A JSON Lines file read: its bytes, its objects, and each object's line number."""
+
+    raw: bytes
+    objects: list[dict[str, Any]]
+    lines: list[int]
+
+
 def read_jsonl(path: str | os.PathLike[str], *, what: str = "BFCL data file",
                fields: tuple[str, ...] = ("id",), shape: str = "a JSON object with a text id",
-               hint: str = _HOW) -> tuple[bytes, list[dict[str, Any]]]:
-    """The bytes and the objects of one of BFCL's JSON Lines files (blank lines skipped).
+               hint: str = _HOW, problems: list[str] | None = None) -> JsonLines:
+    """One JSON Lines file of BFCL's (questions, answers, results, function docs; blank lines
+    skipped): the one reader of them.
 
     Args:
         path: the file.
         what: what the file is, for the message when it cannot be read.
-        fields: the fields every line must have (the first, the id, as text).
+        fields: the fields every line must have (the first, the id, as text); ``()`` for any
+            JSON object.
         shape: what every line must be, for the message naming a bad line.
         hint: what to do when the file cannot be read ("" for nothing).
+        problems: where to add the message of each bad line (which is then skipped) instead of
+            raising at the first one; a file that cannot be read still raises.
 
     Raises:
         SuiteError: the file cannot be read, or a line is not JSON or lacks a field; the
             message names the file, and the line and field.
     """
     p = Path(path)
-    raw = _read_bytes(p, what, hint)
-    return raw, _parse_jsonl(raw, p, fields, shape)
+    return _parse_jsonl(_read_bytes(p, what, hint), p, fields, shape, problems)
 
 
 def _read_bytes(path: Path, what: str, hint: str) -> bytes:
@@ -370,9 +384,45 @@ def _read_bytes(path: Path, what: str, hint: str) -> bytes:
 
 
 def _parse_jsonl(raw: bytes, path: Path, fields: tuple[str, ...] = ("id",),
-                 shape: str = "a JSON object with a text id") -> list[dict[str, Any]]:
-    lines = _Lines(raw, path, fields, shape)
-    return [lines.get(i) for i in range(len(lines))]
+                 shape: str = "a JSON object with a text id",
+                 problems: list[str] | None = None) -> JsonLines:
+    if problems is None and fields[:1] == ("id",):  # indexed by id at once (BFCL's files)
+        lines = _Lines(raw, path, fields, shape)
+        return JsonLines(raw, [lines.get(i) for i in range(len(lines))], list(lines.numbers))
+    objects: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            problem: str | None = _not_json(path, n, exc, shape)
+        else:
+            problem = _shape_problem(obj, path, n, fields, shape)
+        if problem is None:
+            objects.append(obj)
+            numbers.append(n)
+        elif problems is None:
+            raise SuiteError(problem, path=str(path))
+        else:
+            problems.append(problem)
+    return JsonLines(raw, objects, numbers)
+
+
+def _not_json(path: Path, n: int, exc: ValueError, shape: str) -> str:
+    return f"{path}, line {n}: not JSON ({exc}); each line must be {shape}"
+
+
+def _shape_problem(obj: Any, path: Path, n: int, fields: tuple[str, ...], shape: str
+                   ) -> str | None:
+    """Why a parsed line is not ``shape`` (None when it is)."""
+    if not isinstance(obj, dict):
+        return f"{path}, line {n}: each line must be {shape}, not {type(obj).__name__}"
+    if fields and (not isinstance(obj.get(fields[0]), str)
+                   or any(f not in obj for f in fields[1:])):
+        return f"{path}, line {n}: field {'/'.join(fields)}: each line must be {shape}"
+    return None
 
 
 def _category_data(category: str, qpath: Path, raw: bytes, apath: Path | None, araw: bytes,
@@ -482,7 +532,8 @@ class BfclData:
                                  f"with docs: {', '.join(FUNC_DOC_FILES)}")
             path = self.folder / "multi_turn_func_doc" / name
             raw = _read_bytes(path, "BFCL function-doc file", _HOW)
-            found = (raw, _parse_jsonl(raw, path, ("name",), "a JSON object with a text name"))
+            found = (raw, _parse_jsonl(raw, path, ("name",),
+                                       "a JSON object with a text name").objects)
             self._docs[class_name] = found
         return found
 
@@ -519,7 +570,7 @@ class BfclData:
             raw = _read_bytes(path, "BFCL memory prerequisite file", _HOW)
             digest.update(raw)
             before: list[str] = []
-            for entry in _parse_jsonl(raw, path):
+            for entry in _parse_jsonl(raw, path).objects:
                 entry["id"] = rename(entry["id"])
                 entry["depends_on"] = list(before)
                 entry["involved_classes"] = [class_name]
