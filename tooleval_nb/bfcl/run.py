@@ -64,7 +64,7 @@ _OWN_OPTIONS = ("mode", "tool_choice", "system_prompt", "ids", "tags", "agent")
 _PARSERS = {"python": "pythonic", "json": "json"}
 _TOOL_REJECTION = ("tool", "function")
 #: :meth:`BfclRun.bfcl_turns_df`'s columns
-TURN_COLUMNS = ("turn", "step", "user", "calls", "results", "text", "turn_passed",
+TURN_VIEW_COLUMNS = ("turn", "step", "user", "calls", "results", "text", "turn_passed",
                 "turn_error_type", "state_diff", "replay_passed")
 #: entries whose stored detail is read one by one at the end (more: the run's rows at once)
 _ONE_BY_ONE = 32
@@ -433,7 +433,7 @@ class BfclRun(Run):
                 "state_diff": (check.detail if check is not None and check.error_type
                                and "state" in check.error_type else None),
                 "replay_passed": None if replay is None else replay.passed})
-        return pd.DataFrame(rows, columns=list(TURN_COLUMNS))
+        return pd.DataFrame(rows, columns=list(TURN_VIEW_COLUMNS))
 
     def bfcl_category_df(self) -> pd.DataFrame:
         """Accuracy per model × category with its interval (``scores.CATEGORY_COLUMNS``)."""
