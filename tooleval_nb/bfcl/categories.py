@@ -35,7 +35,8 @@ from ..errors import SuiteError
 
 __all__ = ["Category", "Language", "CATEGORIES", "SINGLE_TURN", "NON_LIVE", "LIVE", "MULTI_TURN",
            "MEMORY", "MEMORY_BACKENDS", "MEMORY_SCENARIOS", "WEB_SEARCH", "AGENTIC",
-           "FORMAT_SENSITIVITY", "KNOWN_CATEGORIES", "GROUPS", "NOT_OFFLINE", "SIMPLE_PARTS",
+           "FORMAT_SENSITIVITY", "KNOWN_CATEGORIES", "SCORING", "ENTRY_COUNTS", "GROUPS",
+           "NOT_OFFLINE", "SIMPLE_PARTS",
            "NON_LIVE_AST", "LIVE_AST", "HALLUCINATION", "VERSION_PREFIX", "Selection",
            "select_categories", "resolve_categories", "offline_categories", "not_run_reason",
            "memory_vector_available", "group_of", "folder_of", "language_of", "is_relevance",
@@ -89,6 +90,16 @@ _VECTOR_NEEDS = ("memory_vector needs sentence-transformers and faiss (pip insta
                  "sentence-transformers faiss-cpu) and the all-MiniLM-L6-v2 encoder in the "
                  "Hugging Face cache: not installed here")
 
+#: the categories that count in BFCL V4's overall score (format sensitivity does not)
+SCORING: tuple[str, ...] = SINGLE_TURN + MULTI_TURN + AGENTIC
+#: entries per scoring category in BFCL V4's data (bfcl-eval counts a category not run with its
+#: full size: it weighs the live overall)
+ENTRY_COUNTS: dict[str, int] = {
+    "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
+    "parallel": 200, "parallel_multiple": 200, "irrelevance": 240, "live_simple": 258,
+    "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
+    "live_irrelevance": 884, "live_relevance": 16, **dict.fromkeys(MULTI_TURN, 200),
+    **dict.fromkeys(MEMORY, 155), **dict.fromkeys(WEB_SEARCH, 100)}
 #: the parts of the non-live "simple" score (their unweighted mean)
 SIMPLE_PARTS: tuple[str, ...] = ("simple_python", "simple_java", "simple_javascript")
 #: the non-live overall: unweighted mean of simple (itself a mean) and these three
