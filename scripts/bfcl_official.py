@@ -93,11 +93,13 @@ def compare_files(venv: Path, files: Path, fixtures: Path | None = None) -> bool
         t0 = time.perf_counter()
         ours = score_result_files(model_path, mode, data=data, credit=False)
         times[0] += time.perf_counter() - t0
-        times[1] += official_scores(venv, model_dir, mode == "fc", result_dir, score_dir,
+        # a score folder per model: BFCL's summary reads every model's score files it finds
+        model_scores = score_dir / model_dir
+        times[1] += official_scores(venv, model_dir, mode == "fc", result_dir, model_scores,
                                     list(found))
         fixture_lines = []
         for category, path in found.items():
-            score_file = next((score_dir / model_dir).rglob(f"BFCL_v4_{category}_score.json"))
+            score_file = next(model_scores.rglob(f"BFCL_v4_{category}_score.json"))
             header, failed = read_official(score_file)
             part = ours[ours["category"] == category]
             mine = {r.id: r.error_type for r in part.itertuples() if not r.passed}
