@@ -29,13 +29,13 @@ MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param"
 MEMORY = ("memory_kv", "memory_rec_sum")
 
 
-def _run(model: Any, categories: list[str], mode: str, limit: int, out: Path,
-         store: Path) -> None:
+def _run(model: Any, categories: list[str], mode: str, limit: int | None, out: Path,
+         store: Path, **options: Any) -> None:
     from tooleval_nb.bfcl import run_bfcl
 
     started = time.perf_counter()
     run = run_bfcl(model, categories, mode=mode, limit=limit, output=out, store=store,
-                   progress="none").result()
+                   progress="none", **options).result()
     took = time.perf_counter() - started
     df = run.bfcl_results_df()
     df.to_csv(out / f"verdicts_{mode}.csv", index=False)
@@ -50,13 +50,20 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--modes", default="fc,prompt")
     parser.add_argument("--categories", default=",".join(MULTI_TURN + MEMORY))
+    parser.add_argument("--entries", default=None,
+                        help="only these entry ids (comma-separated; --limit counts among them)")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="seconds per model request (the embedded model on a long prompt)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     categories = [c for c in args.categories.split(",") if c]
     store = args.out / "store.db"
+    options: dict[str, Any] = {"timeout": args.timeout}
+    if args.entries:
+        options["entries"] = args.entries.split(",")
     if args.model == "embedded":
         for mode in args.modes.split(","):
-            _run(None, categories, mode, args.limit, args.out, store)
+            _run(None, categories, mode, args.limit, args.out, store, **options)
         return
     from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
@@ -64,7 +71,7 @@ def main() -> None:
                           process=True) as server:
         model = {"model": "openai/scripted", "api_base": server.url, "api_key": "k"}
         for mode in args.modes.split(","):
-            _run(model, categories, mode, args.limit, args.out, store)
+            _run(model, categories, mode, args.limit, args.out, store, **options)
 
 
 if __name__ == "__main__":

@@ -274,3 +274,23 @@ def test_a_killed_multi_turn_run_resumes_without_asking_a_finished_entry(mt_data
     assert len(entries) == 6 and len(run) == 6
     again = sum(_steps(e) for e in entries if e["id"] not in stored)
     assert n_second == again  # no request for a stored entry
+
+
+def test_entries_chooses_the_entries_and_memory_brings_its_conversations(mt_data, tmp_path):
+    from tooleval_nb.errors import SuiteError
+
+    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
+        run = run_bfcl(_model(server), ["multi_turn_base", "memory_rec_sum", "simple_python"],
+                       mode="prompt", entries=["multi_turn_base_3",
+                                               "memory_rec_sum_80-student-0"],
+                       data_dir=mt_data, store=tmp_path / "s.db", progress="none").result()
+    ids = set(run.results_df()["case_id"])
+    data = BfclData(mt_data).category("memory_rec_sum")
+    prereqs = data.by_id["memory_rec_sum_80-student-0"]["depends_on"]
+    assert ids == {"multi_turn_base_3", "memory_rec_sum_80-student-0", *prereqs}
+    assert all("student" in p for p in prereqs)
+    assert set(run.bfcl_results_df()["id"]) == {"multi_turn_base_3",
+                                                "memory_rec_sum_80-student-0"}
+    with pytest.raises(SuiteError, match="'multi_turn_base_999' are not entries"):
+        run_bfcl("openai/x", "multi_turn_base", entries=["multi_turn_base_999"],
+                 data_dir=mt_data, store=tmp_path / "t.db")

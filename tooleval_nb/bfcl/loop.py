@@ -30,7 +30,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,12 +139,14 @@ class LoopCases:
 
 
 def loop_cases(categories: Sequence[CategoryData], mode: str, *, limit: int | None = None,
-               prompt_format: str = "python") -> LoopCases:
-    """The first ``limit`` entries (all when None) of each multi-turn or memory category as
-    cases, with the prerequisite conversations their memory scenarios need (a memory entry
-    starts from the memory its scenario's conversations left)."""
+               prompt_format: str = "python", only: Set[str] | None = None) -> LoopCases:
+    """The first ``limit`` entries (all when None) of each multi-turn or memory category (of
+    those in ``only`` when given) as cases, with the prerequisite conversations their memory
+    scenarios need (a memory entry starts from the memory its scenario's conversations
+    left)."""
     out = LoopCases()
-    chosen = [data.head(limit) for data in categories]
+    chosen = [data.head(limit) if only is None else
+              [e for e in data.questions if e["id"] in only][:limit] for data in categories]
     for data, entries in zip(categories, chosen, strict=True):
         if is_memory(data.category):
             needed = {str(d) for e in entries for d in e.get("depends_on") or []}

@@ -81,13 +81,15 @@ class BfclSpec:
     limit: int | None = None
     output: Path | None = None
     category_data: dict[str, CategoryData] = field(default_factory=dict)
+    #: only these entry ids (None: every entry, up to ``limit`` per category)
+    entries: frozenset[str] | None = None
 
     def runner_mode(self) -> str:
         return "native" if self.mode == "fc" else _PARSERS[self.prompt_format]
 
 
 def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: int | None,
-          output: Any) -> BfclSpec:
+          output: Any, entries: Any = None) -> BfclSpec:
     cats = resolve_categories(categories)
     if mode not in BFCL_MODES:
         raise SuiteError(f"mode must be 'fc' (native tools) or 'prompt' (BFCL's system prompt, "
@@ -99,6 +101,14 @@ def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: 
     spec = BfclSpec(cats, mode, prompt_format, data, limit,  # type: ignore[arg-type]
                     Path(output) if output is not None else None)
     spec.category_data = {c: data.category(c) for c in cats}
+    if entries is not None:
+        wanted = frozenset([entries] if isinstance(entries, str) else map(str, entries))
+        unknown = sorted(wanted - {i for d in spec.category_data.values() for i in d.by_id})
+        if unknown:
+            raise SuiteError(f"entries: {', '.join(map(repr, unknown[:10]))} are not entries of "
+                             f"the categories run ({', '.join(cats)}); name ids of those "
+                             "categories, or add their category")
+        spec.entries = wanted
     return spec
 
 
@@ -144,7 +154,8 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
              mode: BfclMode = "fc", limit: int | None = None, store: Any = None, *,
              data_dir: str | os.PathLike[str] | None = None,
              output: str | os.PathLike[str] | None = None,
-             prompt_format: PromptFormat = "python", **run_options: Any) -> BfclJob:
+             prompt_format: PromptFormat = "python", entries: str | Iterable[str] | None = None,
+             **run_options: Any) -> BfclJob:
     """Run a model on BFCL's single-turn categories; returns the :class:`BfclJob`.
 
     In a notebook the job runs on the kernel's loop and this returns at once
@@ -165,6 +176,8 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
             (``score_tooleval/``) there once the run is finished.
         prompt_format: in prompt mode, the call format asked for: ``python`` (BFCL's default)
             or ``json`` (BFCL's JSON list).
+        entries: only these entry ids (of the categories given; ``limit`` then counts among
+            them). A memory entry brings the prerequisite conversations of its scenario.
         **run_options: passed to ``run_eval`` unchanged (``temperature``, ``max_concurrency``,
             ``cache``, ``timeout``, ``progress``, ``name``, ``resume``, ``executor``, ...).
 
@@ -175,7 +188,7 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
             ``mode="prompt"``).
     """
     with collector_paused():  # run_eval(...), with the preparation apart from the run
-        spec = _spec(categories, mode, prompt_format, data_dir, limit, output)
+        spec = _spec(categories, mode, prompt_format, data_dir, limit, output, entries)
         _precheck_output(spec, model)
         suite, loop = build_run_suite(spec)
         job = prepare_job(suite, model, store=store, agent=loop,
@@ -194,11 +207,12 @@ async def run_bfcl_async(model: Any = None, categories: str | Iterable[str] | No
                          data_dir: str | os.PathLike[str] | None = None,
                          output: str | os.PathLike[str] | None = None,
                          prompt_format: PromptFormat = "python",
+                         entries: str | Iterable[str] | None = None,
                          **run_options: Any) -> BfclRun:
     """:func:`run_bfcl` for async code: the finished :class:`BfclRun` (same arguments;
     ``progress`` defaults to ``"none"``)."""
     spec = await asyncio.to_thread(_spec, categories, mode, prompt_format, data_dir, limit,
-                                   output)
+                                   output, entries)
     _precheck_output(spec, model)
     suite, loop = await asyncio.to_thread(build_run_suite, spec)
     options = {"progress": "none", **_run_options(spec, run_options)}
@@ -216,12 +230,19 @@ def build_run_suite(spec: BfclSpec) -> tuple[Suite, BfclLoop | None]:
     (None when there are none)."""
     single = [d for c, d in spec.category_data.items() if not is_loop_category(c)]
     looped = [d for c, d in spec.category_data.items() if is_loop_category(c)]
-    suite = build_suite(single, spec.mode, limit=spec.limit,
+    wanted = spec.entries
+    if wanted is not None:
+        single = [d for d in single if wanted & set(d.by_id)]
+        looped = [d for d in looped if wanted & set(d.by_id)]
+    suite = build_suite(single, spec.mode, limit=spec.limit if wanted is None else None,
                         prompt_format=spec.prompt_format) if single else None
+    if suite is not None and wanted is not None:
+        suite = _only(suite, wanted, spec.limit)
     if not looped:
         assert suite is not None
         return suite, None
-    parts = loop_cases(looped, spec.mode, limit=spec.limit, prompt_format=spec.prompt_format)
+    parts = loop_cases(looped, spec.mode, limit=spec.limit, prompt_format=spec.prompt_format,
+                       only=wanted)
     loop = BfclLoop(parts.entries, parts.categories, spec.mode, spec.prompt_format)
     cases = [*(suite.cases if suite is not None else []), *parts.cases]
     names = "+".join(spec.category_data)
@@ -229,6 +250,17 @@ def build_run_suite(spec: BfclSpec) -> tuple[Suite, BfclLoop | None]:
     return Suite.model_construct(name=f"bfcl_{spec.mode}{suffix}",
                                  description=f"BFCL v4 ({spec.mode}): {names}",
                                  cases=cases), loop
+
+
+def _only(suite: Suite, wanted: frozenset[str], limit: int | None) -> Suite:
+    """The suite's cases whose ids are wanted (the first ``limit`` of each category)."""
+    seen: dict[str | None, int] = {}
+    cases = []
+    for case in suite.cases:
+        if case.id in wanted and (limit is None or seen.get(case.category, 0) < limit):
+            seen[case.category] = seen.get(case.category, 0) + 1
+            cases.append(case)
+    return Suite.model_construct(name=suite.name, description=suite.description, cases=cases)
 
 
 def _prepare_loop(loop: BfclLoop | None, job: Job, spec: BfclSpec) -> None:
