@@ -294,3 +294,28 @@ def test_entries_chooses_the_entries_and_memory_brings_its_conversations(mt_data
     with pytest.raises(SuiteError, match="'multi_turn_base_999' are not entries"):
         run_bfcl("openai/x", "multi_turn_base", entries=["multi_turn_base_999"],
                  data_dir=mt_data, store=tmp_path / "t.db")
+
+
+@pytest.mark.model
+def test_the_embedded_model_through_bfcls_loop(mt_data, tmp_path, monkeypatch):
+    """One short entry (one class, two turns) with the real embedded model in prompt mode:
+    the result file has BFCL's shape and our checker gives it a verdict and a turn view."""
+    import tooleval_nb as te
+
+    monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    run = run_bfcl(te.DEFAULT_MODEL, "multi_turn_base", mode="prompt",
+                   entries=["multi_turn_base_3"], data_dir=mt_data, store=tmp_path / "s.db",
+                   output=out, progress="none", timeout=900).result()
+    rows = run.results_df()
+    assert rows["error"].isna().all(), rows["error"].tolist()
+    (entry,) = _result_file(out, "local_smollm2-135m", "multi_turn", "multi_turn_base")
+    assert entry["id"] == "multi_turn_base_3"
+    assert 1 <= len(entry["result"]) <= 2 and all(
+        isinstance(step, str) for turn in entry["result"] for step in turn)
+    assert int(rows["n_hops"].iloc[0]) == _steps(entry)
+    assert all(n > 0 for turn in entry["input_token_count"] for n in turn)
+    verdict = run.bfcl_results_df().iloc[0]
+    assert verdict["passed"] or str(verdict["error_type"]).startswith("multi_turn:")
+    view = run.bfcl_turns_df("multi_turn_base_3")
+    assert list(view["turn"]) == [t for t, turn in enumerate(entry["result"]) for _ in turn]
