@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 from pathlib import Path
 
@@ -290,3 +292,68 @@ def test_format_sensitivity_spread_as_bfcl_eval():
     assert board["format_sensitivity"] == 0.5
     assert (board["format_sensitivity_max_delta"], board["format_sensitivity_std"]) == (100, 50)
     assert board["categories_not_run"].split(",") == list(SCORING)  # FS does not count
+
+
+# -- format sensitivity's verdicts -------------------------------------------------------------
+FORMAT_VERDICTS = json.loads(gzip.decompress(
+    (Path(__file__).parent / "data" / "bfcl_eval_format_verdicts.json.gz").read_bytes()))
+
+
+def test_format_sensitivity_verdicts_equal_bfcl_evals(installed_data):
+    """2,600 replies (every tenth of scripts/bfcl_format_verdicts.py's 26,000, which all agree):
+    right in the configuration's format, untagged, in Python, no call, a wrong value; each
+    with bfcl-eval's verdict and error type from its own format_sensitivity_runner path."""
+    from tooleval_nb.bfcl.checker import format_sensitivity_verdict
+
+    data = installed_data.category("format_sensitivity")
+    assert len(FORMAT_VERDICTS) == 2600
+    got = [(format_sensitivity_verdict(reply, data.by_id[i]["function"], data.answers[i], i))
+           for i, reply, _, _ in FORMAT_VERDICTS]
+    assert [(v.passed, v.error_type) for v in got] == [(ok, kind)
+                                                      for _, _, ok, kind in FORMAT_VERDICTS]
+
+
+@pytest.fixture(scope="module")
+def installed_data():
+    from tooleval_nb.bfcl import data as data_mod
+
+    folder = data_mod._installed_data()
+    if folder is None or not (folder / "BFCL_v4_format_sensitivity.json").is_file():
+        pytest.skip("bfcl-eval (the bfcl extra) is not installed")
+    return BfclData(folder)
+
+
+@pytest.mark.parametrize(("text", "return_format", "tag", "expected"), [
+    ("<TOOLCALL>[f(a=1)]</TOOLCALL>", "python", True, [{"f": {"a": 1}}]),
+    ('```json\n[{"function": "f", "parameters": {"a": [1, 2]}}]\n```', "json", False,
+     [{"f": {"a": [1, 2]}}]),
+    ("not json [", "json", False, []),  # BFCL: not JSON decodes as no call
+    ('<functions><function name="f"><params><param name="a" value="[1, 2]" type="array"/>'
+     '<param name="b" value="True" type="boolean"/></params></function></functions>',
+     "verbose_xml", False, [{"f": {"a": [1, 2], "b": True}}]),
+    ('Here: <functions><function name="f"><param name="a" type="float"> 2.5 </param>'
+     '<param name="s" type="string">x y</param></function></functions>', "concise_xml", False,
+     [{"f": {"a": 2.5, "s": "x y"}}]),
+], ids=["python-tag", "json", "json-not-json", "verbose-xml", "concise-xml"])
+def test_decoding_in_each_return_format(text, return_format, tag, expected):
+    from tooleval_nb.bfcl.decode import decode_prompt
+
+    assert decode_prompt(text, return_format=return_format, tool_call_tag=tag) == expected
+
+
+@pytest.mark.parametrize(("text", "return_format", "tag"), [
+    ("[f(a=1)]", "python", True),  # the tag asked for is missing
+    ("<functions><function><param>1</param></function></functions>", "concise_xml", False),
+    ('<functions><function name="f"><param name="a" type="integer">x</param></function>'
+     "</functions>", "concise_xml", False),
+    ('<functions><function name="f"><param name="a" type="dict" value="__import__(1)"/>'
+     "</function></functions>", "verbose_xml", False),  # literals only, never run
+    ('[{"function": ["f"], "parameters": {}}]', "json", False),
+    ('[{"function": "f"}]', "json", False),
+    ("[f(a=1)]", "yaml", False),
+])
+def test_bad_replies_in_each_return_format_are_decode_errors(text, return_format, tag):
+    from tooleval_nb.bfcl.decode import DecodeError, decode_prompt
+
+    with pytest.raises(DecodeError):
+        decode_prompt(text, return_format=return_format, tool_call_tag=tag)

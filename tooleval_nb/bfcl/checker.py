@@ -24,11 +24,13 @@ from ..errors import ScoringError
 from .adapt import calls_to_decoded, expected_to_ground_truth, tools_to_functions
 from .categories import Language, is_relevance, language_of
 from .convert import JAVA_TYPES, JS_TYPES, java_convert, js_convert
-from .decode import DecodeError, decode_result, is_call_list, is_empty_calls
+from .decode import DecodeError, decode_prompt, decode_result, is_call_list, is_empty_calls
+from .prompt import parse_prompt_config, prompt_config_of
 
 __all__ = [
     "BfclVerdict",
     "bfcl_verdict",
+    "format_sensitivity_verdict",
     "check_calls",
     "standardize_string",
     "tools_to_functions",
@@ -351,6 +353,34 @@ def bfcl_verdict(result: Any, functions: Sequence[Any], ground_truth: Sequence[A
         return check_calls(tools_to_functions(functions), decoded,
                            expected_to_ground_truth(ground_truth), category, lang,
                            underscore_to_dot)
+    except ScoringError:
+        raise
+    except Exception as exc:  # where BFCL itself would crash (unknown type, odd answer shape)
+        return _fail(f"checker_error:{type(exc).__name__}", f"the checker cannot apply: {exc}")
+
+
+def format_sensitivity_verdict(result: Any, functions: Sequence[Any],
+                               ground_truth: Sequence[Any], entry_id: str) -> BfclVerdict:
+    """The BFCL verdict of one format-sensitivity entry (``format_sensitivity_<n>:<config>:
+    <original id>``), as bfcl-eval's ``format_sensitivity_runner``: the reply decoded in the
+    configuration's return format (and ``<TOOLCALL>`` tag), then checked as Python against the
+    original entry's ground truth, the original id standing for the category (``parallel``,
+    ``multiple``)."""
+    config = parse_prompt_config(prompt_config_of(entry_id))
+    original = entry_id.rsplit(":", 1)[-1]
+    try:
+        if not isinstance(result, str):
+            raise DecodeError(f"a prompt-mode result is text, not {type(result).__name__}")
+        decoded = decode_prompt(result, "Python", return_format=config.return_format,
+                                tool_call_tag=config.tool_call_tag)
+    except DecodeError as exc:
+        return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
+    if not is_call_list(decoded):
+        return _fail("ast_decoder:decoder_wrong_output_format",
+                     "Did not output in the specified format.")
+    try:
+        return check_calls(tools_to_functions(functions), decoded,
+                           expected_to_ground_truth(ground_truth), original, "Python")
     except ScoringError:
         raise
     except Exception as exc:  # where BFCL itself would crash (unknown type, odd answer shape)
