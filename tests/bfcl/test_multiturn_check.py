@@ -1,8 +1,8 @@
 """Multi-turn and memory verdicts equal to the official checker's, and the per-turn credit.
 
 The fixtures (``fixtures/multi_turn/<model>.jsonl.gz``, see its SOURCE.md) hold result entries
-in BFCL's shape with the verdict and error type bfcl-eval 2026.3.23's own ``eval_runner`` gave
-each: compared here entry by entry without the official venv. The checker part is also compared
+in BFCL's shape (the ground truth and its perturbations; the files our own loop wrote) with the
+verdict and error type bfcl-eval 2026.3.23's own ``eval_runner`` gave each: compared here entry by entry without the official venv. The checker part is also compared
 live with bfcl-eval's ``multi_turn_checker`` (which imports only its executor).
 """
 
@@ -63,6 +63,8 @@ def test_verdicts_equal_the_official_checkers(data, path):
         if (got["passed"], got["error_type"]) != (want["valid"], want["error_type"]):
             differ.append((line["id"], want, got["error_type"]))
     assert not differ, differ[:5]
+    if not model.startswith("perturb"):
+        return  # our loop's files: whatever the scripted model got right or wrong
     kinds = {line["official"]["error_type"] for line in lines}
     assert {None, EMPTY_TURN, STATE_MISMATCH, RESPONSE_MISMATCH, FORCE_TERMINATED,
             INFERENCE_ERROR, "agentic:answer_not_found", "agentic:no_last_message"} <= kinds

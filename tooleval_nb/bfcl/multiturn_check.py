@@ -27,7 +27,7 @@ its turns does and none is missing), the first failing turn and why; and with ``
 each turn checked from the ground truth's state after the turns before it (the model's
 calls of that turn alone, its results alone), so that one early mistake does not hide the
 later turns (gorilla #920). A force-terminated entry's turns run are checked; its last turn
-(the one stopped) counts as failed.
+(the one stopped) counts as failed, and so does any turn beyond the ground truth's.
 
 Pure but for BFCL's environment classes (which memory's write files; multi-turn's do not).
 """
@@ -100,13 +100,20 @@ class MultiTurnVerdict:
 
     @property
     def first_failed_turn(self) -> int | None:
-        return next((i for i, t in enumerate(self.turns) if not t.passed), None)
+        """The first turn that failed; for a failed entry none of whose turns could be
+        checked (a result that is not turns), the first turn not checked."""
+        found = next((i for i, t in enumerate(self.turns) if not t.passed), None)
+        if found is None and not self.passed:
+            return len(self.turns)
+        return found
 
     @property
     def first_failure(self) -> str | None:
         i = self.first_failed_turn
         if i is None:
             return None
+        if i == len(self.turns):
+            return f"{self.error_type}: {self.error}"
         t = self.turns[i]
         return f"{t.error_type}: {t.error}"
 
@@ -145,19 +152,21 @@ def multi_turn_verdict(result: Any, entry: Mapping[str, Any], truth: Sequence[Se
     """
     n_truth = len(truth)
     if type(result) is not list:
-        return MultiTurnVerdict(False, INFERENCE_ERROR, _NOT_A_LIST, n_truth, 0)
+        return MultiTurnVerdict(False, INFERENCE_ERROR, _NOT_A_LIST, n_truth, 0,
+                                replay=() if replay else None)
     forced = len(result) != n_truth
     try:
         decoded = decode_turns(result, mode)
     except TypeError:
         if forced:  # BFCL tells this before it decodes
             return MultiTurnVerdict(False, FORCE_TERMINATED,
-                                    _forced_message(len(result), n_truth), n_truth, len(result))
+                                    _forced_message(len(result), n_truth), n_truth, len(result),
+                                    replay=() if replay else None)
         bad = next(i for i, t in enumerate(result) if not _iterable(t))
         return MultiTurnVerdict(False, INFERENCE_ERROR,
                                 f"{_NOT_A_LIST} Turn {bad} is a {type(result[bad]).__name__}, "
                                 "not a list of steps (BFCL's checker stops on it).",
-                                n_truth, len(result))
+                                n_truth, len(result), replay=() if replay else None)
     if forced and not credit:
         return MultiTurnVerdict(False, FORCE_TERMINATED, _forced_message(len(result), n_truth),
                                 n_truth, len(result))
@@ -166,6 +175,8 @@ def multi_turn_verdict(result: Any, entry: Mapping[str, Any], truth: Sequence[Se
     if forced:
         if turns and len(result) <= n_truth:  # the last turn run is the one stopped
             turns[-1] = TurnCheck(False, FORCE_TERMINATED, "the step limit stopped this turn")
+        turns += [TurnCheck(False, FORCE_TERMINATED, "a turn the ground truth does not have")
+                  ] * (len(result) - n_truth)
         return MultiTurnVerdict(False, FORCE_TERMINATED, _forced_message(len(result), n_truth),
                                 n_truth, len(result), tuple(turns), replayed, decoded)
     failed = next((t for t in turns if not t.passed), None)
