@@ -102,12 +102,14 @@ def _truth_calls(truth: Any) -> list[ExpectedCall]:
 
 
 def loop_case(entry: dict[str, Any], truth: Any, category: str, mode: str,
-              prompt_format: str = "python") -> EvalCase:
+              prompt_format: str = "python", *, tools: list[Tool] | None = None) -> EvalCase:
     """One multi-turn or memory entry as a runner case: its id and category, the first turn
     as messages (for display: the loop builds the real ones), the functions as tools, the
     ground-truth calls as expected calls (multi-turn), tags ``bfcl``, the category and
-    ``bfcl_loop``."""
-    tools = bfcl_tools(entry.get("function") or [], category)
+    ``bfcl_loop``. ``tools``: the entry's tools when built already (entries share function
+    lists)."""
+    if tools is None:
+        tools = bfcl_tools(entry.get("function") or [], category)
     first = (entry.get("question") or [[]])[0] or [{"role": "user", "content": ""}]
     if mode == "prompt":
         first = prompt_messages({**entry, "question": [first]}, category, prompt_format)  # type: ignore[arg-type]
@@ -131,9 +133,16 @@ class LoopCases:
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     categories: dict[str, str] = field(default_factory=dict)
 
+    #: the tools built per function list (most entries share a few lists)
+    tools: dict[str, list[Tool]] = field(default_factory=dict)
+
     def add(self, entry: dict[str, Any], truth: Any, category: str, mode: str,
             prompt_format: str) -> None:
-        self.cases.append(loop_case(entry, truth, category, mode, prompt_format))
+        key = json.dumps(entry.get("function") or [])
+        tools = self.tools.get(key)
+        if tools is None:
+            tools = self.tools[key] = bfcl_tools(entry.get("function") or [], category)
+        self.cases.append(loop_case(entry, truth, category, mode, prompt_format, tools=tools))
         self.entries[entry["id"]] = entry
         self.categories[entry["id"]] = category
 
@@ -260,12 +269,12 @@ class BfclLoop:
         for other in before:  # a prerequisite conversation of this run still going
             await self._event(label, other).wait()
         try:
-            return await self.run_entry(entry, category, label, ask)
+            return await self.run_entry(entry, category, label, ask, tools=case.tools)
         finally:
             self._event(label, entry_id).set()
 
-    async def run_entry(self, entry: dict[str, Any], category: str, label: str,
-                        ask: Ask) -> CaseOutcome:
+    async def run_entry(self, entry: dict[str, Any], category: str, label: str, ask: Ask, *,
+                        tools: list[Tool] | None = None) -> CaseOutcome:
         """BFCL's ``inference_multi_turn_FC`` / ``_prompting`` for one entry; the outcome's hops
         are its steps (see the module docstring)."""
         defaults = prompts()
@@ -274,16 +283,17 @@ class BfclLoop:
         memory_dir = self.memory_dir(label) if memory else None
         if memory_dir is not None and is_memory_prereq(category):
             self._restore_snapshot(entry, category, label)
-        env = await asyncio.to_thread(
-            Environments.from_entry, entry, model_name=_handler_name(label),
-            long_context="long_context" in category, result_dir=memory_dir)
+        # on the loop: BFCL's classes are quick to build and call (a thread hop cost more)
+        env = Environments.from_entry(entry, model_name=_handler_name(label),
+                                      long_context="long_context" in category,
+                                      result_dir=memory_dir)
         questions: list[list[dict[str, Any]]] = entry["question"]
         if memory:
             _add_memory_prompt(questions, category, entry.get("scenario", ""), env, defaults)
         chat = _Chat()
         functions = list(entry.get("function") or [])
-        if self.mode == "fc":
-            chat.tools = bfcl_tools(functions, category)
+        if self.mode == "fc":  # the case's tools are these (built once per function list)
+            chat.tools = list(tools) if tools is not None else bfcl_tools(functions, category)
         else:
             questions[0] = prompt_messages({**entry, "question": [questions[0]]}, category,
                                            self.prompt_format)  # type: ignore[arg-type]
@@ -329,7 +339,7 @@ class BfclLoop:
                 hop["decoded"] = calls
                 if is_empty_execute(calls):
                     break
-                results = await asyncio.to_thread(env.execute, calls)
+                results = env.execute(calls)
                 hop["execution_results"] = results
                 if self.mode == "fc":
                     chat.messages += [{"role": "tool", "content": r, "tool_call_id": i}
@@ -347,7 +357,7 @@ class BfclLoop:
             if force_quit:
                 break
         if memory and is_memory_prereq(category):
-            await asyncio.to_thread(env.flush_memory)
+            await asyncio.to_thread(env.flush_memory)  # writes two files
         return outcome
 
     def _assistant(self, reply: Any, raw_message: Mapping[str, Any],

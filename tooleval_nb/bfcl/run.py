@@ -284,6 +284,8 @@ def _follow(job: Job, spec: BfclSpec, suite: Suite, loop: BfclLoop | None = None
 
 
 def _finish(run: Run, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None) -> BfclRun:
+    if tally is not None:
+        tally.wait()
     bfcl_run = BfclRun.of(run, spec, suite, tally)
     if spec.mode == "fc":
         bfcl_run.check_native_tools()
