@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import SuiteError
-from .categories import MEMORY, MULTI_TURN, SINGLE_TURN, VERSION_PREFIX
+from .categories import FORMAT_SENSITIVITY, MEMORY, MULTI_TURN, SINGLE_TURN, VERSION_PREFIX
 from .data import BfclData
 from .results import check_result_file, read_manifest, read_result_file
 from .verdicts import ENTRY_COLUMNS, verdict_rows
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["score_result_files", "find_result_files", "SCORED"]
 
 #: the categories whose result files are scored here, in BFCL's order
-SCORED: tuple[str, ...] = SINGLE_TURN + MULTI_TURN + MEMORY
+SCORED: tuple[str, ...] = SINGLE_TURN + MULTI_TURN + MEMORY + (FORMAT_SENSITIVITY,)
 
 
 def find_result_files(folder: str | os.PathLike[str]) -> dict[str, Path]:

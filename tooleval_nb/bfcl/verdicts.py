@@ -30,8 +30,14 @@ from typing import Any
 
 from ..scoring.calls import compute_overall, score_calls
 from ..toolcall import ToolCall
-from .categories import is_memory, is_multi_turn, is_relevance, language_of
-from .checker import BfclVerdict, bfcl_verdict
+from .categories import (
+    is_format_sensitivity,
+    is_memory,
+    is_multi_turn,
+    is_relevance,
+    language_of,
+)
+from .checker import BfclVerdict, bfcl_verdict, format_sensitivity_verdict
 from .data import CategoryData
 from .decode import DecodeError, decode_result
 from .memory_check import memory_verdict
@@ -111,6 +117,8 @@ def entry_verdict(result: Any, question: Mapping[str, Any], truth: Sequence[Any]
     if isinstance(result, str) and result.startswith(ERROR_PREFIX):
         return BfclVerdict(False, INFERENCE_ERROR, (result,))
     functions = question["function"]
+    if is_format_sensitivity(category):  # prompt mode only; each entry its own format
+        return format_sensitivity_verdict(result, functions, truth or [], str(question["id"]))
     if mode == "fc":
         if isinstance(result, str) and result:  # a text reply: BFCL's FC decoder fails on it
             if "irrelevance" in category:
