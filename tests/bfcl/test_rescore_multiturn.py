@@ -90,6 +90,10 @@ def test_one_file_and_foreign_ids(data, tmp_path):
     one = tmp_path / "perturb-0-FC" / "multi_turn" / "BFCL_v4_multi_turn_base_result.json"
     df = score_result_files(one, "fc", data=data, credit=False)
     assert set(df["category"]) == {"multi_turn_base"} and set(df["model"]) == {"perturb-0-FC"}
+    # twice in one process, the same verdicts (BFCL's checker keeps each entry's instances in
+    # its module's globals, so a second scoring in one process starts from the first's state)
+    again = score_result_files(one, "fc", data=data, credit=False)
+    assert again[["id", "passed", "error_type"]].equals(df[["id", "passed", "error_type"]])
     one.write_text(json.dumps({"id": "multi_turn_base_9999", "result": []}) + "\n")
     with pytest.raises(SuiteError, match="multi_turn_base_9999"):
         score_result_files(one, "fc", data=data)
