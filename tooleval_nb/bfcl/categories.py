@@ -35,7 +35,7 @@ from ..errors import SuiteError
 
 __all__ = ["Category", "Language", "CATEGORIES", "SINGLE_TURN", "NON_LIVE", "LIVE", "MULTI_TURN",
            "MEMORY", "MEMORY_BACKENDS", "MEMORY_SCENARIOS", "WEB_SEARCH", "AGENTIC",
-           "FORMAT_SENSITIVITY", "KNOWN_CATEGORIES", "SCORING", "ENTRY_COUNTS", "GROUPS",
+           "FORMAT_SENSITIVITY", "KNOWN_CATEGORIES", "SCORING", "ENTRY_COUNTS", "OVERALL_WEIGHTS", "GROUPS",
            "NOT_OFFLINE", "SIMPLE_PARTS",
            "NON_LIVE_AST", "LIVE_AST", "HALLUCINATION", "VERSION_PREFIX", "Selection",
            "select_categories", "resolve_categories", "offline_categories", "not_run_reason",
@@ -100,6 +100,10 @@ ENTRY_COUNTS: dict[str, int] = {
     "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
     "live_irrelevance": 884, "live_relevance": 16, **dict.fromkeys(MULTI_TURN, 200),
     **dict.fromkeys(MEMORY, 155), **dict.fromkeys(WEB_SEARCH, 100)}
+#: BFCL V4's overall score: the weight of each part (bfcl-eval's generate_leaderboard_csv;
+#: it normalises them by their sum)
+OVERALL_WEIGHTS: dict[str, int] = {
+    "non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
 #: the parts of the non-live "simple" score (their unweighted mean)
 SIMPLE_PARTS: tuple[str, ...] = ("simple_python", "simple_java", "simple_javascript")
 #: the non-live overall: unweighted mean of simple (itself a mean) and these three

@@ -21,7 +21,9 @@ These aggregates are computed over the categories that were run (NaN when none w
 10% irrelevance, 30% multi-turn, 40% agentic (memory and web search half each), every category
 not run counted as 0 (as bfcl-eval counts it). ``overall_partial`` is True when any scoring
 category was not run, and ``categories_not_run`` names them (web search never runs offline, so
-an offline overall is always partial: a lower bound, not the leaderboard's number).
+an offline overall is always partial: a lower bound, not the leaderboard's number). ``overall_non_live``, ``overall_live``, ``overall_irrelevance``,
+``overall_multi_turn`` and ``overall_agentic`` are its five parts as bfcl-eval computes them
+(:func:`v4_parts`: missing categories as 0), which ``charts.bfcl.overall_chart`` stacks.
 Pure: a DataFrame in, a DataFrame out (or rows in, rows out: :func:`category_rows`,
 :func:`leaderboard_rows`, which need no pandas).
 """
@@ -44,6 +46,7 @@ from .categories import (
     MEMORY,
     MULTI_TURN,
     NON_LIVE_AST,
+    OVERALL_WEIGHTS,
     SCORING,
     SIMPLE_PARTS,
     WEB_SEARCH,
@@ -55,12 +58,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["CATEGORY_COLUMNS", "LEADERBOARD_COLUMNS", "OVERALL_WEIGHTS", "category_table",
-           "leaderboard", "category_rows", "leaderboard_rows", "v4_overall",
+           "leaderboard", "category_rows", "leaderboard_rows", "v4_overall", "v4_parts",
            "format_sensitivity_spread"]
-
-#: BFCL V4's overall: the weight of each part (bfcl-eval normalises them by their sum)
-OVERALL_WEIGHTS: dict[str, int] = {
-    "non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
 
 #: ``category_table``: one row per model × mode × category
 CATEGORY_COLUMNS: tuple[str, ...] = (
@@ -69,7 +68,8 @@ CATEGORY_COLUMNS: tuple[str, ...] = (
 
 #: ``leaderboard`` (``run.bfcl_scores()``): one row per model × mode
 LEADERBOARD_COLUMNS: tuple[str, ...] = (
-    "model", "mode", "overall", "overall_partial", "non_live_overall", "simple", *SIMPLE_PARTS,
+    "model", "mode", "overall", "overall_partial", *(f"overall_{p}" for p in OVERALL_WEIGHTS),
+    "non_live_overall", "simple", *SIMPLE_PARTS,
     *NON_LIVE_AST, "live_overall", *LIVE_AST, "irrelevance_detection", "relevance_detection",
     "irrelevance", "live_irrelevance", "live_relevance", "multi_turn_overall", *MULTI_TURN,
     "agentic_overall", "memory", *MEMORY, "web_search", *WEB_SEARCH, FORMAT_SENSITIVITY,
@@ -141,10 +141,12 @@ def leaderboard_rows(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
         web_search = _mean([acc[c] for c in WEB_SEARCH if c in acc])
         model_entries = by_model[(model, mode)]
         overall, not_run = v4_overall(acc, n)
+        parts = v4_parts(acc, n)
         max_delta, std = format_sensitivity_spread(
             [e for e in model_entries if e["category"] == FORMAT_SENSITIVITY])
         row: dict[str, Any] = {
             "model": model, "mode": mode, "overall": overall, "overall_partial": bool(not_run),
+            **{f"overall_{p}": v for p, v in parts.items()},
             "non_live_overall": non_live, "simple": simple,
             "live_overall": live, "irrelevance_detection": irrelevance,
             "relevance_detection": acc.get("live_relevance", math.nan),
@@ -169,7 +171,17 @@ def leaderboard_rows(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
 def v4_overall(accuracy: Mapping[str, float], counts: Mapping[str, int]
                ) -> tuple[float, list[str]]:
     """BFCL V4's overall score from per-category accuracies and entry counts, as bfcl-eval's
-    ``generate_leaderboard_csv`` computes it, and the scoring categories that were not run.
+    ``generate_leaderboard_csv`` computes it, and the scoring categories that were not run."""
+    parts = v4_parts(accuracy, counts)
+    total = sum(OVERALL_WEIGHTS.values())
+    overall = sum(parts[g] * w / total for g, w in OVERALL_WEIGHTS.items())
+    not_run = [c for c in SCORING if c not in accuracy or math.isnan(accuracy[c])]
+    return overall, not_run
+
+
+def v4_parts(accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[str, float]:
+    """The five parts of BFCL V4's overall (:data:`OVERALL_WEIGHTS`' keys), as bfcl-eval
+    computes them.
 
     A category not run counts as accuracy 0 with its full size (bfcl-eval's
     ``get_category_score``). simple = mean(simple_python, simple_java, simple_javascript);
@@ -192,7 +204,7 @@ def v4_overall(accuracy: Mapping[str, float], counts: Mapping[str, int]
         return sum(a * k for a, k in parts) / sum(k for _, k in parts)
 
     simple = unweighted(part(c)[0] for c in SIMPLE_PARTS)
-    groups = {
+    return {
         "non_live": unweighted([simple, *(part(c)[0] for c in NON_LIVE_AST)]),
         "live": weighted(LIVE_AST),
         "irrelevance": unweighted(part(c)[0] for c in ("irrelevance", "live_irrelevance")),
@@ -200,11 +212,6 @@ def v4_overall(accuracy: Mapping[str, float], counts: Mapping[str, int]
         "agentic": unweighted([unweighted(part(c)[0] for c in WEB_SEARCH),
                                unweighted(part(c)[0] for c in MEMORY)]),
     }
-    total = sum(OVERALL_WEIGHTS.values())
-    overall = sum(groups[g] * w / total for g, w in OVERALL_WEIGHTS.items())
-    not_run = [c for c in SCORING
-               if c not in accuracy or math.isnan(accuracy[c])]
-    return overall, not_run
 
 
 def format_sensitivity_spread(entries: Iterable[Mapping[str, Any]]) -> tuple[float, float]:
