@@ -377,16 +377,8 @@ def test_bad_stateful_data_is_named(small_data):
 
 
 # -- against bfcl-eval's own data and loader ---------------------------------------------------
-@pytest.fixture(scope="module")
-def full_data() -> Path:
-    found = data_mod._installed_data()
-    if found is None or not (found / "BFCL_v4_multi_turn_base.json").is_file():
-        pytest.skip("bfcl-eval (the bfcl extra) is not installed")
-    return found
-
-
-def test_the_new_categories_from_bfcl_eval_data(full_data):
-    data = BfclData(full_data)
+def test_the_new_categories_from_bfcl_eval_data(bfcl_full_data):
+    data = bfcl_full_data
     for category in MULTI_TURN:
         assert len(data.category(category)) == 200
     memory = data.category("memory_kv")
@@ -420,7 +412,7 @@ _COMPARE = textwrap.dedent("""
 """)
 
 
-def test_entries_equal_bfcl_evals_own_loader(full_data, tmp_path):
+def test_entries_equal_bfcl_evals_own_loader(bfcl_full_data, tmp_path):
     """bfcl-eval's load_dataset_entry / load_ground_truth_entry, run in a subprocess (its
     import writes folders under BFCL_PROJECT_ROOT), give the same entries and answers."""
     probe = subprocess.run([sys.executable, "-c", "import bfcl_eval.utils"],
@@ -429,7 +421,8 @@ def test_entries_equal_bfcl_evals_own_loader(full_data, tmp_path):
     if probe.returncode != 0:
         pytest.skip(f"bfcl_eval.utils does not import here: {probe.stderr.strip()[-200:]}")
     categories = [*MULTI_TURN, "memory_kv", "memory_rec_sum", "format_sensitivity"]
-    done = subprocess.run([sys.executable, "-c", _COMPARE, str(full_data), *categories],
+    done = subprocess.run([sys.executable, "-c", _COMPARE, str(bfcl_full_data.folder),
+                           *categories],
                           env={**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)},
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {

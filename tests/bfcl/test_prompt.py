@@ -101,22 +101,12 @@ FORMAT_GOLDEN = json.loads(gzip.decompress(
     (Path(__file__).parent / "data" / "bfcl_eval_format_prompts.json.gz").read_bytes()))
 
 
-@pytest.fixture(scope="module")
-def installed():
-    from tooleval_nb.bfcl import data as data_mod
-
-    folder = data_mod._installed_data()
-    if folder is None or not (folder / "BFCL_v4_format_sensitivity.json").is_file():
-        pytest.skip("bfcl-eval (the bfcl extra) is not installed")
-    return BfclData(folder)
-
-
-def test_format_sensitivity_prompts_equal_bfcl_eval(installed):
+def test_format_sensitivity_prompts_equal_bfcl_eval(bfcl_full_data):
     """Two entries (nested, enum and default parameters; one with its own system message)
     under all 26 configurations, as bfcl-eval 2026.3.23's prompting handler builds them
     (functions hinted twice, as its generation does)."""
     assert len(FORMAT_GOLDEN) == 2 * 26
-    data = installed.category("format_sensitivity")
+    data = bfcl_full_data.category("format_sensitivity")
     for golden in FORMAT_GOLDEN:
         assert prompt_messages(data.by_id[golden["id"]], "format_sensitivity") == (
             golden["messages"]), golden["id"]

@@ -299,28 +299,18 @@ FORMAT_VERDICTS = json.loads(gzip.decompress(
     (Path(__file__).parent / "data" / "bfcl_eval_format_verdicts.json.gz").read_bytes()))
 
 
-def test_format_sensitivity_verdicts_equal_bfcl_evals(installed_data):
+def test_format_sensitivity_verdicts_equal_bfcl_evals(bfcl_full_data):
     """2,600 replies (every tenth of scripts/bfcl_format_verdicts.py's 26,000, which all agree):
     right in the configuration's format, untagged, in Python, no call, a wrong value; each
     with bfcl-eval's verdict and error type from its own format_sensitivity_runner path."""
     from tooleval_nb.bfcl.checker import format_sensitivity_verdict
 
-    data = installed_data.category("format_sensitivity")
+    data = bfcl_full_data.category("format_sensitivity")
     assert len(FORMAT_VERDICTS) == 2600
     got = [(format_sensitivity_verdict(reply, data.by_id[i]["function"], data.answers[i], i))
            for i, reply, _, _ in FORMAT_VERDICTS]
     assert [(v.passed, v.error_type) for v in got] == [(ok, kind)
                                                       for _, _, ok, kind in FORMAT_VERDICTS]
-
-
-@pytest.fixture(scope="module")
-def installed_data():
-    from tooleval_nb.bfcl import data as data_mod
-
-    folder = data_mod._installed_data()
-    if folder is None or not (folder / "BFCL_v4_format_sensitivity.json").is_file():
-        pytest.skip("bfcl-eval (the bfcl extra) is not installed")
-    return BfclData(folder)
 
 
 @pytest.mark.parametrize(("text", "return_format", "tag", "expected"), [
