@@ -25,6 +25,7 @@ their execution results (:func:`.results.multi_turn_entry` turns them into BFCL'
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import json
 import os
@@ -85,6 +86,27 @@ def prompts() -> Any:
                           ) from exc
 
 
+@functools.lru_cache(maxsize=32)
+def _system_text(functions: str, category: str, prompt_format: str) -> str:
+    """BFCL's prompting system prompt for a function list (given as its JSON text): built once
+    per list (it holds the functions as indented JSON, slow to write; entries share lists)."""
+    only = {"id": "", "function": json.loads(functions), "question": [[]]}
+    return str(prompt_messages(only, category, prompt_format)[0]["content"])  # type: ignore[arg-type]
+
+
+def with_system_prompt(turn: list[dict[str, Any]], functions: list[dict[str, Any]],
+                       category: str, prompt_format: str) -> list[dict[str, Any]]:
+    """A first turn as BFCL's prompting handlers send it (:func:`.prompt.prompt_messages`: the
+    system prompt first, or before the turn's own system message)."""
+    text = _system_text(json.dumps(functions), category, prompt_format)
+    out = [dict(m) for m in turn]
+    if out and out[0].get("role") == "system":
+        out[0]["content"] = f"{text}\n\n{out[0].get('content') or ''}"
+    else:
+        out.insert(0, {"role": "system", "content": text})
+    return out
+
+
 # -- cases --------------------------------------------------------------------------------------
 def _truth_calls(truth: Any) -> list[ExpectedCall]:
     """Ground-truth call strings (``"cd(folder='x')"``) as expected calls (keyword arguments
@@ -112,7 +134,7 @@ def loop_case(entry: dict[str, Any], truth: Any, category: str, mode: str,
         tools = bfcl_tools(entry.get("function") or [], category)
     first = (entry.get("question") or [[]])[0] or [{"role": "user", "content": ""}]
     if mode == "prompt":
-        first = prompt_messages({**entry, "question": [first]}, category, prompt_format)  # type: ignore[arg-type]
+        first = with_system_prompt(first, entry.get("function") or [], category, prompt_format)
     if not any(m.get("role") == "user" for m in first):
         first = [*first, {"role": "user", "content": ""}]
     return EvalCase.model_validate({
@@ -295,8 +317,8 @@ class BfclLoop:
         if self.mode == "fc":  # the case's tools are these (built once per function list)
             chat.tools = list(tools) if tools is not None else bfcl_tools(functions, category)
         else:
-            questions[0] = prompt_messages({**entry, "question": [questions[0]]}, category,
-                                           self.prompt_format)  # type: ignore[arg-type]
+            questions[0] = with_system_prompt(questions[0], functions, category,
+                                              self.prompt_format)
         holdout = entry.get("missed_function") or {}
         outcome = CaseOutcome(cached=True)
         force_quit = False
