@@ -329,6 +329,7 @@ def multi_turn_scoring(venv: Path | None, files: Path | None, rounds: int) -> No
     import contextlib
     import io
 
+    from tooleval_nb.bfcl import environments
     from tooleval_nb.bfcl.data import BfclData, _installed_data
     from tooleval_nb.bfcl.results import read_result_file
     from tooleval_nb.bfcl.verdicts import verdict_rows
@@ -356,6 +357,7 @@ def multi_turn_scoring(venv: Path | None, files: Path | None, rounds: int) -> No
         n = sum(len(w[1]) for w in work)
 
         def ours(credit: bool) -> float:
+            environments._parse.cache_clear()  # each pass cold: no call text read before
             t0 = time.process_time()
             for cat, entries, model_dir, mode in work:
                 verdict_rows(entries, cat, model=model_dir, mode=mode, credit=credit,

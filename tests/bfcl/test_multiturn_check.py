@@ -75,7 +75,7 @@ def test_the_checker_equals_bfcls_multi_turn_checker(data):
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
 
     n = 0
-    for path in FIXTURE_FILES[:2]:
+    for path in [p for p in FIXTURE_FILES if p.name.startswith("perturb")][:2]:
         model = path.name.split(".")[0]
         mode = "fc" if model.endswith("-FC") else "prompt"
         for line in _lines(path)[::5]:
