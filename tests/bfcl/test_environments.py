@@ -177,3 +177,22 @@ def test_a_class_whose_import_fails_names_the_package(monkeypatch):
 def test_long_context_rule():
     assert long_context_of("multi_turn_long_context_3")
     assert not long_context_of("multi_turn_base_3")
+
+
+def test_plain_calls_run_directly_with_the_texts_results():
+    """A decoded call with plain arguments runs without reading its text again; the results
+    and the state are those of running the text (BFCL's path) on a twin environment."""
+    steps = [{"mkdir": '{"dir_name": "d"}'}, {"echo": '{"content": "run ls() now", '
+                                                        '"file_name": "a.txt"}'},
+             {"cd": '{"folder": "d"}'}, {"mean": '{"numbers": [1.5, -2, 3]}'},
+             {"pwd": '{"x": 1}'}, {"ls": '{"a": true, "class": 1}'},
+             {"cd": '{"folder": Infinity}'}]
+    calls = decode_execute(steps, "fc")
+    plain = [c for c in calls if c.plan is not None]
+    assert 3 <= len(plain) < len(calls)  # "ls() now", "class", Infinity: read as text
+    direct, text = Environments.from_entry(_fs_entry()), Environments.from_entry(_fs_entry())
+    assert direct.execute(calls) == text.execute([str(c) for c in calls])
+    assert direct.snapshot() == text.snapshot()
+    prompt = decode_execute("[mkdir(dir_name={'a': {'b': 1}}), mkdir(dir_name=('t',)), "
+                            "mkdir(dir_name='x')]", "prompt")
+    assert [c.plan is not None for c in prompt] == [False, False, True]
