@@ -24,6 +24,15 @@ machine compare the ratios, not the seconds):
 3. **import**: a fresh interpreter importing what scoring needs (ours:
    ``tooleval_nb.bfcl.rescore``; the official: ``bfcl_eval.eval_checker.eval_runner``), best of 3.
 
+4. **multi-turn scoring** (``--multi-turn-files DIR``, or result files made here by
+   ``scripts/bfcl_multiturn_results.py``: the ground truth and its perturbations, every entry of
+   the four multi-turn categories, both modes; needs bfcl-eval's environment classes): our
+   verdicts (``verdict_rows``) against the official checker's per-entry evaluation
+   (``eval_runner._evaluate_single_multi_turn_entry``: the handler's decoding, then
+   ``multi_turn_checker``) on the same entries, per CPU second, passes alternating, best of
+   ``--mt-rounds``; and ours with the per-turn credit and replay. ``--multi-turn-only`` skips
+   sections 1-3.
+
 Targets: scoring >= 100,000 entries/s (the official checker: ~88,000/s here), an import of
 0.5 s or less (the official: ~5.8 s), end to end limited by the fake server (ours / bare loop
 >= 0.9).
@@ -59,7 +68,8 @@ def _answers() -> dict[str, list]:
     """The user text of every entry -> its first ground-truth call (for the fake server)."""
     global _ANSWERS
     if _ANSWERS is None:
-        from tooleval_nb.bfcl.categories import CATEGORIES, is_relevance
+        from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
+        from tooleval_nb.bfcl.categories import is_relevance
         from tooleval_nb.bfcl.data import BfclData
 
         data = BfclData(os.environ.get("BENCH_BFCL_DATA", str(DATA)))
@@ -130,7 +140,7 @@ def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int,
     server and this machine allow any client, which is the bound our run is compared with."""
     import aiohttp
 
-    from tooleval_nb.bfcl.categories import CATEGORIES
+    from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
     from tooleval_nb.bfcl.data import BfclData
     from tooleval_nb.bfcl.suite import build_suite
     from tooleval_nb.testing.fake_openai import FakeOpenAIServer
@@ -280,6 +290,116 @@ class OfficialLoop:
         self.proc.wait(timeout=60)
 
 
+_OFFICIAL_MT = r"""
+import json, sys, time, os, glob
+from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING, ModelConfig
+from bfcl_eval.eval_checker import eval_runner
+from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
+folder = sys.argv[1]
+work = []
+for model_dir in sorted(os.listdir(folder)):
+    fc = model_dir.endswith("-FC")
+    MODEL_CONFIG_MAPPING[model_dir] = ModelConfig(model_name=model_dir, display_name=model_dir,
+        url="", org="", license="", model_handler=OpenAICompletionsHandler, input_price=None,
+        output_price=None, is_fc_model=fc, underscore_to_dot=fc)
+    handler = eval_runner.get_handler(model_dir)
+    for path in glob.glob(os.path.join(folder, model_dir, "multi_turn", "*_result.json")):
+        cat = os.path.basename(path)[len("BFCL_v4_"):-len("_result.json")]
+        qs = {e["id"]: e for e in load_dataset_entry(cat, include_prereq=False,
+                                                      include_language_specific_hint=False)}
+        gt = {e["id"]: e["ground_truth"] for e in load_ground_truth_entry(cat)}
+        for line in open(path):
+            e = json.loads(line)
+            work.append((handler, e["id"], e["result"], gt[e["id"]], qs[e["id"]], model_dir, cat))
+print(json.dumps({"ready": True, "n": len(work)}), flush=True)
+rounds = 0
+for line in sys.stdin:  # one timed pass per line; a fresh model name each pass (BFCL keeps
+    rounds += 1         # each entry's instances in globals() under it)
+    t0 = time.process_time()
+    for handler, i, result, truth, entry, model_dir, cat in work:
+        eval_runner._evaluate_single_multi_turn_entry(handler, i, result, truth, dict(entry),
+                                                      f"{model_dir}_pass{rounds}", cat)
+    print(json.dumps({"rate": len(work) / (time.process_time() - t0)}), flush=True)
+"""
+
+
+def multi_turn_scoring(venv: Path | None, files: Path | None, rounds: int) -> None:
+    """Section 4: multi-turn scoring, ours against the official checker's, same entries."""
+    import contextlib
+    import io
+
+    from tooleval_nb.bfcl import environments
+    from tooleval_nb.bfcl.data import BfclData, _installed_data
+    from tooleval_nb.bfcl.results import read_result_file
+    from tooleval_nb.bfcl.verdicts import verdict_rows
+
+    data_dir = _installed_data()
+    if data_dir is None or not (data_dir / "BFCL_v4_multi_turn_base.json").is_file():
+        print("multi-turn scoring: skipped (bfcl-eval, the bfcl extra, is not installed)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        if files is None:
+            sys.path.insert(0, str(ROOT / "scripts"))
+            import bfcl_multiturn_results as gen
+
+            with contextlib.redirect_stderr(io.StringIO()):
+                gen.main(["--data", str(data_dir), "--out", tmp, "--models", "1"])
+            files = Path(tmp)
+        data = BfclData(data_dir)
+        work = []  # (category data, entries, model dir, mode)
+        for model_path in sorted((files / "result").iterdir()):
+            mode = "fc" if model_path.name.endswith("-FC") else "prompt"
+            for path in sorted((model_path / "multi_turn").glob("*_result.json")):
+                category = path.name[len("BFCL_v4_"):-len("_result.json")]
+                work.append((data.category(category), read_result_file(path), model_path.name,
+                             mode))
+        n = sum(len(w[1]) for w in work)
+
+        def ours(credit: bool) -> float:
+            environments._parse.cache_clear()  # each pass cold: no call text read before
+            t0 = time.process_time()
+            for cat, entries, model_dir, mode in work:
+                verdict_rows(entries, cat, model=model_dir, mode=mode, credit=credit,
+                             bfcl_model=model_dir)
+            return n / (time.process_time() - t0)
+
+        official = None
+        if venv is not None:
+            env = {**os.environ, "OPENAI_API_KEY": "unused", "BFCL_PROJECT_ROOT": tmp}
+            official = subprocess.Popen(
+                [str(venv / "bin" / "python"), "-c", _OFFICIAL_MT, str(files / "result")],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                text=True, env=env)
+            assert official.stdout is not None and official.stdin is not None
+            ready = json.loads(official.stdout.readline())
+            assert ready["n"] == n, (ready, n)
+        mine, theirs = [], []
+        for _ in range(rounds):
+            mine.append(ours(False))
+            if official is not None:
+                assert official.stdin is not None and official.stdout is not None
+                official.stdin.write("go\n")
+                official.stdin.flush()
+                # the official checker prints nothing per entry; its rate is one line
+                theirs.append(float(json.loads(official.stdout.readline())["rate"]))
+        credit_rate = ours(True)
+        if official is not None:
+            assert official.stdin is not None
+            official.stdin.close()
+            official.wait(timeout=60)
+    print(f"multi-turn scoring, ours (verdicts): {max(mine):,.0f} entries per CPU second "
+          f"({n:,} entries: the four categories, {len(work) // 4} model folder(s))")
+    print(f"multi-turn scoring, ours with per-turn credit and replay: {credit_rate:,.0f} "
+          "entries per CPU second")
+    if theirs:
+        pairs = sorted(o / t for o, t in zip(mine, theirs, strict=True))
+        print(f"multi-turn scoring, the official checker on the same entries: {max(theirs):,.0f}"
+              f" entries per CPU second; ours / official = {max(mine) / max(theirs):.2f} (best "
+              f"against best), {statistics.median(pairs):.2f} (median of {len(pairs)} "
+              "alternating pairs); target > 1")
+
+
 def import_time(python: str, statement: str, env: dict[str, str] | None = None) -> float:
     code = (f"import time; t=time.perf_counter(); {statement}; "
             "print(time.perf_counter()-t)")
@@ -303,8 +423,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="entries scored in the scoring-alone loop")
     parser.add_argument("--venv", type=Path, default=None,
                         help="a venv with bfcl-eval, to measure the official checker too")
+    parser.add_argument("--multi-turn-files", type=Path, default=None,
+                        help="multi-turn result files (DIR/result/<model>/multi_turn/...) for "
+                        "section 4; default: made here from the ground truth")
+    parser.add_argument("--mt-rounds", type=int, default=3,
+                        help="multi-turn scoring passes, ours and the official alternately")
+    parser.add_argument("--multi-turn-only", action="store_true",
+                        help="only section 4 (multi-turn scoring)")
     args = parser.parse_args(argv)
     print(f"load average at start: {load_average()}")
+    if args.multi_turn_only:
+        multi_turn_scoring(args.venv, args.multi_turn_files, args.mt_rounds)
+        print(f"load average at end: {load_average()}")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.setdefault("TOOLEVAL_CACHE_DIR", str(Path(tmp) / "cache"))
         ratios, first = [], None
@@ -359,6 +490,7 @@ def main(argv: list[str] | None = None) -> int:
                              {"OPENAI_API_KEY": "unused"})
         print(f"import for scoring, official (bfcl_eval.eval_checker.eval_runner): "
               f"{theirs:.2f} s; ratio {ours / theirs:.2f}")
+    multi_turn_scoring(args.venv, args.multi_turn_files, args.mt_rounds)
     print(f"load average at end: {load_average()}")
     return 0
 

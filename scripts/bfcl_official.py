@@ -11,6 +11,13 @@
    ours, and the two accuracies. Exit status 1 on any difference.
 
     .venv/bin/python scripts/bfcl_official.py --venv /tmp/bfcl_official_venv --out /tmp/bfcl_proof
+
+With ``--files DIR`` nothing is run: every model folder of ``DIR/result`` (written by our run,
+by ``scripts/bfcl_multiturn_results.py`` or by any other tool; a folder ending in ``-FC`` is
+read in ``fc`` mode, any other in ``prompt`` mode) is scored by the official checker and by
+``score_result_files``, multi-turn and memory included, and every verdict and error type is
+compared. ``--fixtures OUT`` then writes the result entries with the official verdicts beside
+them (``<model>.jsonl.gz``), the test fixtures that compare without the official venv.
 """
 
 from __future__ import annotations
@@ -54,8 +61,83 @@ def official_scores(venv: Path, model_dir: str, fc: bool, result_dir: Path, scor
 
 
 def read_official(score_file: Path) -> tuple[dict, dict[str, str]]:
+    """(header, {failed id: error_type}); multi-turn and agentic entries nest the type in
+    ``error``."""
     lines = [json.loads(x) for x in score_file.read_text().splitlines() if x.strip()]
-    return lines[0], {e["id"]: e.get("error_type") for e in lines[1:]}
+    return lines[0], {e["id"]: e.get("error_type") or (e.get("error") or {}).get("error_type")
+                      for e in lines[1:]}
+
+
+def compare_files(venv: Path, files: Path, fixtures: Path | None = None) -> bool:
+    """The official checker and ours on every model folder under ``files/result``; prints one
+    line per model and category, every difference; True when all agree."""
+    import gzip
+
+    from tooleval_nb.bfcl.data import BfclData
+    from tooleval_nb.bfcl.rescore import find_result_files, score_result_files
+    from tooleval_nb.bfcl.results import read_result_file
+
+    data_dir = next((venv / "lib").glob("python3*/site-packages/bfcl_eval/data"))
+    data = BfclData(data_dir)
+    result_dir = files / "result"
+    score_dir = files / "score_official"
+    ok = True
+    totals = [0, 0, 0, 0]  # entries, verdicts equal, failed by both, error types equal
+    times = [0.0, 0.0]
+    print(f"{'model':<22}{'category':<26}{'n':>5}{'official':>10}{'ours':>7}"
+          f"{'verdicts agree':>17}{'error types agree':>20}")
+    for model_path in sorted(p for p in result_dir.iterdir() if p.is_dir()):
+        model_dir = model_path.name
+        mode = "fc" if model_dir.endswith("-FC") else "prompt"
+        found = find_result_files(model_path)
+        t0 = time.perf_counter()
+        ours = score_result_files(model_path, mode, data=data, credit=False)
+        times[0] += time.perf_counter() - t0
+        # a score folder per model: BFCL's summary reads every model's score files it finds
+        model_scores = score_dir / model_dir
+        times[1] += official_scores(venv, model_dir, mode == "fc", result_dir, model_scores,
+                                    list(found))
+        fixture_lines = []
+        for category, path in found.items():
+            score_file = next(model_scores.rglob(f"BFCL_v4_{category}_score.json"))
+            header, failed = read_official(score_file)
+            part = ours[ours["category"] == category]
+            mine = {r.id: r.error_type for r in part.itertuples() if not r.passed}
+            ids = list(part["id"])
+            verdict_diff = [i for i in ids if (i in failed) != (i in mine)]
+            both = [i for i in ids if i in failed and i in mine]
+            type_diff = [i for i in both if failed[i] != mine[i]]
+            acc = (len(ids) - len(mine)) / len(ids)
+            totals[0] += len(ids)
+            totals[1] += len(ids) - len(verdict_diff)
+            totals[2] += len(both)
+            totals[3] += len(both) - len(type_diff)
+            print(f"{model_dir:<22}{category:<26}{len(ids):>5}{header['accuracy']:>10.4f}"
+                  f"{acc:>7.4f}{len(ids) - len(verdict_diff):>11}/{len(ids):<5}"
+                  f"{len(both) - len(type_diff):>13}/{len(both):<5}")
+            for i in verdict_diff:
+                print(f"VERDICT DIFFERS: {model_dir} {category} {i}: official "
+                      f"{failed.get(i, 'passed')}, ours {mine.get(i, 'passed')}")
+                ok = False
+            for i in type_diff:
+                print(f"ERROR TYPE DIFFERS: {model_dir} {category} {i}: official {failed[i]}, "
+                      f"ours {mine[i]}")
+                ok = False
+            for entry in read_result_file(path):
+                fixture_lines.append({
+                    "category": category, "id": entry["id"], "result": entry["result"],
+                    "official": {"valid": entry["id"] not in failed,
+                                 "error_type": failed.get(entry["id"])}})
+        if fixtures is not None:
+            fixtures.mkdir(parents=True, exist_ok=True)
+            with gzip.open(fixtures / f"{model_dir}.jsonl.gz", "wt", compresslevel=9) as f:
+                for line in fixture_lines:
+                    f.write(json.dumps(line) + "\n")
+    n, agree, both, types = totals
+    print(f"ALL: {n} entries compared, verdicts equal {agree}/{n}, error types equal "
+          f"{types}/{both} (entries both failed); ours {times[0]:.1f} s, the official checker "
+          f"{times[1]:.1f} s (its process start and imports included)")
+    return ok
 
 
 def snapshot(store_path: Path, mode: str, categories: list[str], limit: int, data_dir: Path,
@@ -95,7 +177,13 @@ def main(argv: list[str] | None = None) -> int:
                         "written under --out")
     parser.add_argument("--snapshot", action="store_true", help="do not run: write the entries "
                         "finished so far by a run still going (same --out) and rescore those")
+    parser.add_argument("--files", type=Path, default=None, help="do not run: compare the "
+                        "official checker and ours on every model folder of FILES/result")
+    parser.add_argument("--fixtures", type=Path, default=None, help="with --files: write the "
+                        "entries and the official verdicts here as test fixtures")
     args = parser.parse_args(argv)
+    if args.files is not None:
+        return 0 if compare_files(args.venv, args.files, args.fixtures) else 1
 
     import tooleval_nb as te  # noqa: F401  (the facade; the run goes through it below)
     from tooleval_nb.bfcl import run_bfcl

@@ -4,7 +4,9 @@
 # Creates a separate venv with bfcl-eval==2026.3.23 (never our own venv: its import pulls in
 # every provider SDK), then runs scripts/bfcl_official.py: our run in both modes, the official
 # checker on the files we wrote, and the per-entry comparison. Extra arguments are passed on
-# (e.g. --limit 20 --categories simple_python,irrelevance).
+# (e.g. --limit 20 --categories simple_python,irrelevance). Multi-turn and memory result files
+# already written (ours, scripts/bfcl_multiturn_results.py's, any tool's): --files DIR compares
+# every model folder of DIR/result, --fixtures OUT keeps them with the official verdicts.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${BFCL_VENV:-/tmp/bfcl_official_venv}"

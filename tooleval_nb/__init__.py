@@ -149,6 +149,7 @@ if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ lo
         CaseScore,
         GradeResult,
         Trace,
+        bfcl_check,
         check_expectations,
         compute_overall,
         match_value,
@@ -161,7 +162,6 @@ if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ lo
         scores_df,
         trajectory_match,
     )
-    from .scoring.bfcl_check import bfcl_check
     from .suite import (
         EvalCase,
         Expectations,

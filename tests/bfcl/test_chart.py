@@ -47,3 +47,22 @@ def test_mode_comparison_and_worst_entries():
     assert cmp.loc["irrelevance", "fc_minus_prompt"] == 0.5 - 1.0
     worst = worst_entries(_entries(), n=3)
     assert len(worst) == 3 and not worst["error_type"].isna().any()
+
+
+def test_overall_chart_stacks_the_weighted_parts_of_bfcls_overall():
+    from tooleval_nb.bfcl.scores import leaderboard
+    from tooleval_nb.charts.bfcl import overall_chart, overall_table
+
+    scores = leaderboard(_entries())
+    table = overall_table(scores)
+    assert list(table["part"]) == ["non_live", "live", "irrelevance", "multi_turn",
+                                   "agentic"] * 2
+    assert list(table["weight"][:5]) == [0.1, 0.1, 0.1, 0.3, 0.4]
+    for _, group in table.groupby("label"):  # the contributions sum to the overall
+        assert abs(group["contribution"].sum() - group["overall"].iloc[0]) < 1e-12
+    fc = table[(table["mode"] == "fc") & (table["part"] == "irrelevance")].iloc[0]
+    assert fc["value"] == (0.5 + 0) / 2  # irrelevance 1/2, live_irrelevance not run: 0
+    assert table["overall_partial"].all()
+    spec = overall_chart(scores).to_dict()
+    assert len(next(iter(spec["datasets"].values()))) == 10
+    assert spec["mark"]["type"] == "bar" and "partial" in spec["title"]

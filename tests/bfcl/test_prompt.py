@@ -4,6 +4,7 @@ category, Java and JavaScript type notes and float notes included)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -11,9 +12,16 @@ import pytest
 
 from tooleval_nb.bfcl.data import BfclData
 from tooleval_nb.bfcl.prompt import (
+    DEFAULT_PROMPT_CONFIG,
+    FORMAT_SENSITIVITY_CONFIGS,
+    PromptConfig,
     bfcl_functions,
     bfcl_tools,
+    config_system_prompt,
+    function_doc,
     openai_tool,
+    parse_prompt_config,
+    prompt_config_of,
     prompt_messages,
     system_prompt,
 )
@@ -66,7 +74,7 @@ def test_every_reference_schema_passes_the_meta_check_it_is_built_without(data):
     """bfcl_tools builds tools without pydantic's JSON Schema meta-check (BFCL sends its
     schemas unchecked): on the whole reference data nothing is lost, every schema passes it,
     and each tool equals the validated one."""
-    from tooleval_nb.bfcl.categories import CATEGORIES
+    from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
     from tooleval_nb.suite import Tool, schema_problem
 
     n = 0
@@ -86,3 +94,70 @@ def test_a_function_without_a_name_or_object_parameters_is_refused():
     with pytest.raises((TypeError, AttributeError)):
         bfcl_tools([{"name": "f", "parameters": {"type": "dict", "properties": [1]}}],
                    "simple_python")
+
+
+# -- format sensitivity: BFCL's 26 prompt configurations ---------------------------------------
+FORMAT_GOLDEN = json.loads(gzip.decompress(
+    (Path(__file__).parent / "data" / "bfcl_eval_format_prompts.json.gz").read_bytes()))
+
+
+def test_format_sensitivity_prompts_equal_bfcl_eval(bfcl_full_data):
+    """Two entries (nested, enum and default parameters; one with its own system message)
+    under all 26 configurations, as bfcl-eval 2026.3.23's prompting handler builds them
+    (functions hinted twice, as its generation does)."""
+    assert len(FORMAT_GOLDEN) == 2 * 26
+    data = bfcl_full_data.category("format_sensitivity")
+    for golden in FORMAT_GOLDEN:
+        assert prompt_messages(data.by_id[golden["id"]], "format_sensitivity") == (
+            golden["messages"]), golden["id"]
+
+
+def test_prompt_configurations():
+    assert len(FORMAT_SENSITIVITY_CONFIGS) == 26 == len(set(FORMAT_SENSITIVITY_CONFIGS))
+    assert FORMAT_SENSITIVITY_CONFIGS[0] == (
+        "ret_fmt=python&tool_call_tag=True&func_doc_fmt=python&prompt_fmt=plaintext&style=classic")
+    assert parse_prompt_config(FORMAT_SENSITIVITY_CONFIGS[-1]) == PromptConfig(
+        "python", False, "json", "plaintext", "experimental")
+    assert parse_prompt_config(DEFAULT_PROMPT_CONFIG).tool_call_tag is False
+    assert prompt_config_of("simple_python_3") == DEFAULT_PROMPT_CONFIG
+    assert prompt_config_of(f"format_sensitivity_9:{FORMAT_SENSITIVITY_CONFIGS[9]}:multiple_4") \
+        == FORMAT_SENSITIVITY_CONFIGS[9]
+    with pytest.raises(ValueError, match="not a BFCL prompt configuration"):
+        parse_prompt_config("ret_fmt=yaml&tool_call_tag=False")
+    with pytest.raises(ValueError, match="two ':'"):
+        prompt_config_of("a:b")
+
+
+def test_the_default_configuration_is_the_default_system_prompt():
+    functions = [{"name": "f", "description": "d", "parameters": {"type": "dict",
+                                                                  "properties": {}}}]
+    assert config_system_prompt(DEFAULT_PROMPT_CONFIG, functions) == system_prompt(functions)
+
+
+def test_function_docs_in_xml_and_python_by_hand():
+    fn = {"name": "book", "description": "Book it.", "parameters": {
+        "type": "dict", "required": ["city"], "properties": {
+            "city": {"type": "string", "description": "Where.", "enum": ["A", "B"]},
+            "days": {"type": "array", "items": {"type": "integer"}, "description": "When.",
+                     "default": [1]},
+            "who": {"type": "dict", "description": "Guest.", "properties": {
+                "name": {"type": "string", "description": "Name."}}}}}}
+    assert function_doc([fn], "xml") == (
+        '<function name="book">\n  <desc>Book it.</desc>\n  <params>\n'
+        '    <param name="city" type="string" required="true">\n'
+        "      <desc>Where. Enum values: ['A', 'B'].</desc>\n    </param>\n"
+        '    <param name="days" type="array[integer]" required="false" default="[1]">\n'
+        "      <desc>When.</desc>\n    </param>\n"
+        '    <param name="who" type="dict" required="false">\n      <desc>Guest.</desc>\n'
+        "      <params>\n"
+        '        <param name="name" type="string" required="true">\n'
+        "          <desc>Name.</desc>\n        </param>\n      </params>\n    </param>\n"
+        "  </params>\n</function>\n")
+    assert function_doc([fn], "python") == (
+        '# Function: book\n    """\n    Book it.\n\n    Args:\n'
+        "        city (str): Where. Enum values: ['A', 'B'].\n"
+        "        days (list[int], default=[1]): When.\n"
+        "        who (dict): Guest.\n            name (str): Name.\n"
+        '    """\n\n\n\n')  # the doc, then "\n\n".join([doc, "\n"])
+    with pytest.raises(ValueError, match="json, xml or python"):
+        function_doc([fn], "yaml")

@@ -11,6 +11,7 @@ from tooleval_nb.bfcl.results import (
     check_manifest,
     check_result_file,
     model_dir_name,
+    multi_turn_entry,
     raw_result,
     read_result_file,
     result_entry,
@@ -104,3 +105,37 @@ def test_a_malformed_result_file_names_the_line(tmp_path):
     path.write_text(json.dumps({"id": "simple_python_0", "result": []}) + "\n{\"id\": 3}\n")
     with pytest.raises(SuiteError, match="line 2: field id/result"):
         read_result_file(path)
+
+
+def _step(turn, step, message, **extra):
+    return {"turn": turn, "step": step, "raw": {"choices": [{"message": message}]},
+            "bfcl_result": extra.pop("result"), "prompt_tokens": 10 + step,
+            "completion_tokens": 2, "latency_ms": 250.0, **extra}
+
+
+def test_multi_turn_entry_is_bfcls_list_of_turns_of_steps():
+    call = {"tool_calls": [{"function": {"name": "ls", "arguments": "{}"}}]}
+    hops = [
+        _step(0, 0, call, result=[{"ls": "{}"}], decoded=["ls()"],
+              execution_results=['{"current_directory_content": []}'],
+              turn_query=[{"role": "user", "content": "list"}]),
+        _step(0, 1, {"content": "done"}, result="done", decode_error="DecodeError: text"),
+        _step(1, 0, {"content": "bye"}, result="bye", decode_error="DecodeError: text",
+              turn_query=[{"role": "user", "content": "thanks"}], reasoning_content="hm"),
+        {"round": 9, "agent": True},  # not a step of the loop: left out
+    ]
+    entry = multi_turn_entry({"case_id": "multi_turn_base_0"}, {"hops": hops})
+    assert entry["result"] == [[[{"ls": "{}"}], "done"], ["bye"]]
+    assert entry["input_token_count"] == [[10, 11], [10]]
+    assert entry["output_token_count"] == [[2, 2], [2]]
+    assert entry["latency"] == [[0.25, 0.25], [0.25]]
+    assert entry["reasoning_content"] == [["", ""], ["hm"]]
+    log = entry["inference_log"]
+    assert log[0]["begin_of_turn_query"] == [{"role": "user", "content": "list"}]
+    assert log[0]["step_0"][-1] == {"role": "tool", "content": '{"current_directory_content": []}'}
+    assert log[0]["step_1"][1]["error"] == "DecodeError: text"
+    assert log[1]["step_0"][0] == {"role": "assistant", "content": "bye",
+                                   "reasoning_content": "hm"}
+    failed = multi_turn_entry({"case_id": "x_1", "error": "boom", "error_type": "E"}, {})
+    assert failed == {"id": "x_1", "result": "Error during inference: boom",
+                      "traceback": "E: boom"}

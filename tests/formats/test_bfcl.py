@@ -190,9 +190,9 @@ def test_small_pair_loads(tmp_path: Path) -> None:
 def test_every_broken_line_is_reported(tmp_path: Path) -> None:
     qpath = write_pair(tmp_path, [QUESTION, "{broken", '"text"'], [ANSWER])
     assert bfcl_problems(qpath) == [
-        f"{qpath}: line 2, column 2: invalid JSON: Expecting property name enclosed in double "
-        "quotes; each line must be one JSON object",
-        f"{qpath}: line 3: must be a JSON object, got str"]
+        f"{qpath}, line 2: not JSON (Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1)); each line must be one JSON object",
+        f"{qpath}, line 3: each line must be one JSON object, not str"]
 
 
 def test_answers_and_questions_must_match(tmp_path: Path) -> None:

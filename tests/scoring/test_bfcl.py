@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tooleval_nb.bfcl.convert import java_convert, js_convert
+from tooleval_nb.bfcl.decode import DecodeError, decode_prompt, decode_result
 from tooleval_nb.scoring import bfcl_check, bfcl_verdict, standardize_string
-from tooleval_nb.scoring.bfcl_convert import java_convert, js_convert
-from tooleval_nb.scoring.bfcl_decode import DecodeError, decode_prompt, decode_result
 
 CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
               "parallel_multiple", "irrelevance", "live_simple", "live_multiple", "live_parallel",
@@ -216,7 +216,7 @@ def test_js_converter(value, kind, nested, out):
 
 
 def test_hand_written_schemas_map_to_gorilla_types():
-    from tooleval_nb.scoring.bfcl_adapt import tools_to_functions
+    from tooleval_nb.bfcl.adapt import tools_to_functions
     from tooleval_nb.suite import Tool
 
     tool = Tool.create("f", parameters={

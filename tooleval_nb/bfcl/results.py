@@ -29,10 +29,10 @@ from typing import Any
 
 from ..errors import SuiteError
 from ..suite import Tool
-from .categories import VERSION_PREFIX, group_of
+from .categories import VERSION_PREFIX, folder_of
 from .data import CategoryData, read_jsonl
 
-__all__ = ["result_entry", "raw_result", "sort_key", "model_name", "model_dir_name", "result_path",
+__all__ = ["result_entry", "raw_result", "step_result", "multi_turn_entry", "sort_key", "model_name", "model_dir_name", "result_path",
            "write_result_file", "read_result_file", "check_result_file", "MANIFEST",
            "write_manifest", "read_manifest", "check_manifest", "ERROR_PREFIX"]
 
@@ -63,8 +63,9 @@ def model_dir_name(label: str, mode: str) -> str:
 
 
 def result_path(output: str | os.PathLike[str], model_dir: str, category: str) -> Path:
-    """``<output>/result/<model dir>/<group>/BFCL_v4_<category>_result.json``."""
-    return (Path(output) / "result" / model_dir / group_of(category)
+    """``<output>/result/<model dir>/<folder>/BFCL_v4_<category>_result.json`` (the folder as
+    BFCL lays them out: ``non_live``, ``live``, ``multi_turn``, ``agentic/memory/kv`` ...)."""
+    return (Path(output) / "result" / model_dir / folder_of(category)
             / f"{VERSION_PREFIX}_{category}_result.json")
 
 
@@ -76,15 +77,22 @@ def _api_name(name: str, tools: Iterable[Tool]) -> str:
 
 
 def raw_result(detail: Mapping[str, Any], mode: str, tools: Iterable[Tool] = ()) -> Any:
-    """The BFCL ``result`` of one stored case (its first model call; see the module docstring).
+    """The BFCL ``result`` of one stored single-turn case (its first model call; see the
+    module docstring)."""
+    hops = detail.get("hops") or []
+    if not hops:
+        return None
+    return step_result(hops[0], mode, tools)
+
+
+def step_result(hop: Mapping[str, Any], mode: str, tools: Iterable[Tool] = ()) -> Any:
+    """BFCL's ``model_responses`` of one model call (a hop): in ``fc`` mode the tool calls as
+    ``[{name: "<arguments JSON>"}]`` (no ``tool_calls`` field: the reply's text), in ``prompt``
+    mode the reply's text.
 
     From the raw response when it was kept; else rebuilt from the stored calls (the names
     turned back into the names sent) and text.
     """
-    hops = detail.get("hops") or []
-    if not hops:
-        return None
-    hop = hops[0]
     raw = hop.get("raw") or {}
     choices = raw.get("choices") if isinstance(raw, dict) else None
     if choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
@@ -102,6 +110,69 @@ def raw_result(detail: Mapping[str, Any], mode: str, tools: Iterable[Tool] = ())
                     for c in calls]
         return hop.get("content")
     return hop.get("raw_text", hop.get("content"))
+
+
+def _turns(hops: list[Mapping[str, Any]], key: Any) -> list[list[Any]]:
+    """Per-step values grouped by turn (BFCL's list of turns, each a list of steps)."""
+    out: list[list[Any]] = []
+    for hop in hops:
+        turn = int(hop.get("turn") or 0)
+        while len(out) <= turn:
+            out.append([])
+        out[turn].append(key(hop))
+    return out
+
+
+def _inference_log(hops: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """BFCL's ``inference_log`` without the state entries (as ``--exclude-state-log`` writes
+    it): per turn the turn's query, then per step the assistant's reply, the handler's note and
+    the tool results."""
+    turns: list[dict[str, Any]] = []
+    for hop in hops:
+        turn = int(hop.get("turn") or 0)
+        while len(turns) <= turn:
+            turns.append({"begin_of_turn_query": []})
+        if "turn_query" in hop:
+            turns[turn]["begin_of_turn_query"] = hop["turn_query"]
+        log: list[dict[str, Any]] = []
+        assistant = {"role": "assistant", "content": hop.get("bfcl_result")}
+        if hop.get("reasoning_content"):
+            assistant["reasoning_content"] = hop["reasoning_content"]
+        log.append(assistant)
+        if "decode_error" in hop:
+            log.append({"role": "handler_log", "content": "Error decoding the model response. "
+                        "Proceed to next turn.", "error": hop["decode_error"]})
+        elif "decoded" in hop:
+            log.append({"role": "handler_log", "content": "Successfully decoded model response.",
+                        "model_response_decoded": hop["decoded"]})
+            if not hop.get("execution_results") and not hop["decoded"]:
+                log.append({"role": "handler_log", "content": "Empty response from the model. "
+                            "Proceed to next turn.", "model_response_decoded": hop["decoded"]})
+        log += [{"role": "tool", "content": r} for r in hop.get("execution_results") or []]
+        if hop.get("force_quit"):
+            log.append({"role": "handler_log", "content": "Model has been forced to quit after "
+                        "20 steps."})
+        turns[turn][f"step_{int(hop.get('step') or 0)}"] = log
+    return turns
+
+
+def multi_turn_entry(row: Mapping[str, Any], detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The line BFCL writes for a multi-turn or memory entry: ``result`` a list of turns, each
+    a list of steps (each step's ``model_responses``); ``input_token_count``,
+    ``output_token_count`` and ``latency`` (seconds) in the same shape; ``inference_log``; and
+    ``reasoning_content`` when a step had some. A failed entry: BFCL's error line."""
+    if row.get("error"):
+        return {"id": row["case_id"], "result": f"{ERROR_PREFIX}{row['error']}",
+                "traceback": f"{row.get('error_type') or 'Error'}: {row['error']}"}
+    hops = [h for h in detail.get("hops") or [] if "turn" in h]
+    entry = {"id": row["case_id"], "result": _turns(hops, lambda h: h.get("bfcl_result")),
+             "input_token_count": _turns(hops, lambda h: h.get("prompt_tokens") or 0),
+             "output_token_count": _turns(hops, lambda h: h.get("completion_tokens") or 0),
+             "latency": _turns(hops, lambda h: (h.get("latency_ms") or 0.0) / 1000.0),
+             "inference_log": _inference_log(hops)}
+    if any(h.get("reasoning_content") for h in hops):
+        entry["reasoning_content"] = _turns(hops, lambda h: h.get("reasoning_content") or "")
+    return entry
 
 
 def result_entry(row: Mapping[str, Any], detail: Mapping[str, Any], mode: str,
@@ -186,7 +257,7 @@ def check_manifest(folder: Path, model: str, mode: str,
     old = read_manifest(folder)
     if old is None:
         for category, data in categories.items():  # files without a manifest: check their ids
-            path = folder / group_of(category) / f"{VERSION_PREFIX}_{category}_result.json"
+            path = folder / folder_of(category) / f"{VERSION_PREFIX}_{category}_result.json"
             if path.is_file():
                 check_result_file(path, read_result_file(path), data)
         return
@@ -197,7 +268,7 @@ def check_manifest(folder: Path, model: str, mode: str,
     for category, data in categories.items():
         facts = (old.get("categories") or {}).get(category)
         if facts and facts.get("fingerprint") != data.fingerprint:
-            path = folder / group_of(category) / f"{VERSION_PREFIX}_{category}_result.json"
+            path = folder / folder_of(category) / f"{VERSION_PREFIX}_{category}_result.json"
             entries = read_result_file(path) if path.is_file() else []
             foreign = [e["id"] for e in entries if e["id"] not in data.by_id]
             shown = (f"ids not in the current data: {_show(foreign)}" if foreign else

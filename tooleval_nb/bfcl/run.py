@@ -27,17 +27,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelConfigError, SuiteError
+from ..models.cache import cache_dir
 from ..runner import Job, Run
 from ..runner.launch import prepare_job
 from ..runner.plan import make_targets
 from ..suite import Suite
-from .categories import CATEGORIES, group_of, resolve_categories
+from .categories import CATEGORIES, folder_of, resolve_categories
 from .data import BfclData, CategoryData
+from .loop import BfclLoop, is_loop_category, loop_cases
 from .prompt import PROMPT_FORMATS, PromptFormat
 from .results import (
     check_manifest,
     model_dir_name,
     model_name,
+    multi_turn_entry,
     result_entry,
     result_path,
     write_manifest,
@@ -60,6 +63,9 @@ _OWN_OPTIONS = ("mode", "tool_choice", "system_prompt", "ids", "tags", "agent")
 #: the parser that reads calls from prompt-mode text for the runner's own scores
 _PARSERS = {"python": "pythonic", "json": "json"}
 _TOOL_REJECTION = ("tool", "function")
+#: :meth:`BfclRun.bfcl_turns_df`'s columns
+TURN_VIEW_COLUMNS = ("turn", "step", "user", "calls", "results", "text", "turn_passed",
+                "turn_error_type", "state_diff", "replay_passed")
 #: entries whose stored detail is read one by one at the end (more: the run's rows at once)
 _ONE_BY_ONE = 32
 
@@ -75,13 +81,15 @@ class BfclSpec:
     limit: int | None = None
     output: Path | None = None
     category_data: dict[str, CategoryData] = field(default_factory=dict)
+    #: only these entry ids (None: every entry, up to ``limit`` per category)
+    entries: frozenset[str] | None = None
 
     def runner_mode(self) -> str:
         return "native" if self.mode == "fc" else _PARSERS[self.prompt_format]
 
 
 def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: int | None,
-          output: Any) -> BfclSpec:
+          output: Any, entries: Any = None) -> BfclSpec:
     cats = resolve_categories(categories)
     if mode not in BFCL_MODES:
         raise SuiteError(f"mode must be 'fc' (native tools) or 'prompt' (BFCL's system prompt, "
@@ -93,6 +101,14 @@ def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: 
     spec = BfclSpec(cats, mode, prompt_format, data, limit,  # type: ignore[arg-type]
                     Path(output) if output is not None else None)
     spec.category_data = {c: data.category(c) for c in cats}
+    if entries is not None:
+        wanted = frozenset([entries] if isinstance(entries, str) else map(str, entries))
+        unknown = sorted(wanted - {i for d in spec.category_data.values() for i in d.by_id})
+        if unknown:
+            raise SuiteError(f"entries: {', '.join(map(repr, unknown[:10]))} are not entries of "
+                             f"the categories run ({', '.join(cats)}); name ids of those "
+                             "categories, or add their category")
+        spec.entries = wanted
     return spec
 
 
@@ -138,7 +154,8 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
              mode: BfclMode = "fc", limit: int | None = None, store: Any = None, *,
              data_dir: str | os.PathLike[str] | None = None,
              output: str | os.PathLike[str] | None = None,
-             prompt_format: PromptFormat = "python", **run_options: Any) -> BfclJob:
+             prompt_format: PromptFormat = "python", entries: str | Iterable[str] | None = None,
+             **run_options: Any) -> BfclJob:
     """Run a model on BFCL's single-turn categories; returns the :class:`BfclJob`.
 
     In a notebook the job runs on the kernel's loop and this returns at once
@@ -159,6 +176,8 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
             (``score_tooleval/``) there once the run is finished.
         prompt_format: in prompt mode, the call format asked for: ``python`` (BFCL's default)
             or ``json`` (BFCL's JSON list).
+        entries: only these entry ids (of the categories given; ``limit`` then counts among
+            them). A memory entry brings the prerequisite conversations of its scenario.
         **run_options: passed to ``run_eval`` unchanged (``temperature``, ``max_concurrency``,
             ``cache``, ``timeout``, ``progress``, ``name``, ``resume``, ``executor``, ...).
 
@@ -169,12 +188,13 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
             ``mode="prompt"``).
     """
     with collector_paused():  # run_eval(...), with the preparation apart from the run
-        spec = _spec(categories, mode, prompt_format, data_dir, limit, output)
+        spec = _spec(categories, mode, prompt_format, data_dir, limit, output, entries)
         _precheck_output(spec, model)
-        suite = build_suite(list(spec.category_data.values()), spec.mode, limit=spec.limit,
-                            prompt_format=spec.prompt_format)
-        job = prepare_job(suite, model, store=store, **_run_options(spec, run_options))
-    tally = _follow(job, spec, suite)
+        suite, loop = build_run_suite(spec)
+        job = prepare_job(suite, model, store=store, agent=loop,
+                          **_run_options(spec, run_options))
+        _prepare_loop(loop, job, spec)
+    tally = _follow(job, spec, suite, loop)
     job.start()
     bfcl_job = BfclJob(job, spec, suite, tally)
     if job.done() and job.status == "completed":  # ran to the end here (no event loop)
@@ -187,31 +207,85 @@ async def run_bfcl_async(model: Any = None, categories: str | Iterable[str] | No
                          data_dir: str | os.PathLike[str] | None = None,
                          output: str | os.PathLike[str] | None = None,
                          prompt_format: PromptFormat = "python",
+                         entries: str | Iterable[str] | None = None,
                          **run_options: Any) -> BfclRun:
     """:func:`run_bfcl` for async code: the finished :class:`BfclRun` (same arguments;
     ``progress`` defaults to ``"none"``)."""
     spec = await asyncio.to_thread(_spec, categories, mode, prompt_format, data_dir, limit,
-                                   output)
+                                   output, entries)
     _precheck_output(spec, model)
-    suite = await asyncio.to_thread(build_suite, list(spec.category_data.values()), spec.mode,
-                                    limit=spec.limit, prompt_format=spec.prompt_format)
+    suite, loop = await asyncio.to_thread(build_run_suite, spec)
     options = {"progress": "none", **_run_options(spec, run_options)}
-    job = prepare_job(suite, model, store=store, **options)  # run_eval_async(...), followed
-    tally = _follow(job, spec, suite)
+    job = prepare_job(suite, model, store=store, agent=loop, **options)  # run_eval_async(...)
+    _prepare_loop(loop, job, spec)
+    tally = _follow(job, spec, suite, loop)
     job.start()
     run = await job
     return await asyncio.to_thread(_finish, run, spec, suite, tally)
 
 
-def _follow(job: Job, spec: BfclSpec, suite: Suite) -> EntryTally:
+def build_run_suite(spec: BfclSpec) -> tuple[Suite, BfclLoop | None]:
+    """The run's suite: the single-turn categories' cases (:func:`.suite.build_suite`), then
+    the multi-turn and memory entries (:func:`.loop.loop_cases`), and the loop that runs those
+    (None when there are none)."""
+    single = [d for c, d in spec.category_data.items() if not is_loop_category(c)]
+    looped = [d for c, d in spec.category_data.items() if is_loop_category(c)]
+    wanted = spec.entries
+    if wanted is not None:
+        single = [d for d in single if wanted & set(d.by_id)]
+        looped = [d for d in looped if wanted & set(d.by_id)]
+    suite = build_suite(single, spec.mode, limit=spec.limit if wanted is None else None,
+                        prompt_format=spec.prompt_format) if single else None
+    if suite is not None and wanted is not None:
+        suite = _only(suite, wanted, spec.limit)
+    if not looped:
+        assert suite is not None
+        return suite, None
+    parts = loop_cases(looped, spec.mode, limit=spec.limit, prompt_format=spec.prompt_format,
+                       only=wanted)
+    loop = BfclLoop(parts.entries, parts.categories, spec.mode, spec.prompt_format)
+    cases = [*(suite.cases if suite is not None else []), *parts.cases]
+    names = "+".join(spec.category_data)
+    suffix = "" if spec.mode == "fc" or spec.prompt_format == "python" else f"_{spec.prompt_format}"
+    return Suite.model_construct(name=f"bfcl_{spec.mode}{suffix}",
+                                 description=f"BFCL v4 ({spec.mode}): {names}",
+                                 cases=cases), loop
+
+
+def _only(suite: Suite, wanted: frozenset[str], limit: int | None) -> Suite:
+    """The suite's cases whose ids are wanted (the first ``limit`` of each category)."""
+    seen: dict[str | None, int] = {}
+    cases = []
+    for case in suite.cases:
+        if case.id in wanted and (limit is None or seen.get(case.category, 0) < limit):
+            seen[case.category] = seen.get(case.category, 0) + 1
+            cases.append(case)
+    return Suite.model_construct(name=suite.name, description=suite.description, cases=cases)
+
+
+def _prepare_loop(loop: BfclLoop | None, job: Job, spec: BfclSpec) -> None:
+    """Where the loop keeps each model's memory snapshots (BFCL's result folder of the model
+    when the run writes files, else a folder of the run in the cache), and which entries a
+    resumed run stored already (not waited for)."""
+    if loop is None:
+        return
+    loop.memory_root = (spec.output / "result" if spec.output is not None
+                        else cache_dir() / "bfcl_memory" / job.run_id)
+    loop.done = {(label, case_id) for label, _, case_id, _ in job.store.done_keys(job.run_id)}
+
+
+def _follow(job: Job, spec: BfclSpec, suite: Suite, loop: BfclLoop | None = None) -> EntryTally:
     """Judge the job's entries while it runs (:mod:`.tally`)."""
     tally = EntryTally(job.store, job.run_id, spec.mode, spec.prompt_format,
-                       spec.category_data, suite.cases)
+                       spec.category_data, suite.cases,
+                       loop.categories if loop is not None else None)
     job.subscribe(tally, ["tool_eval_result"])
     return tally
 
 
 def _finish(run: Run, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None) -> BfclRun:
+    if tally is not None:
+        tally.wait()
     bfcl_run = BfclRun.of(run, spec, suite, tally)
     if spec.mode == "fc":
         bfcl_run.check_native_tools()
@@ -291,9 +365,14 @@ class BfclRun(Run):
         for row in rows:
             label, case_id = row["model"], row["case_id"]
             detail = details.get((label, case_id))
-            entry = result_entry(row, detail or {}, self.spec.mode, tools.get(case_id, []))
-            if detail is None and not row.get("error") and self.tally is not None:
-                entry["result"] = self.tally.result(label, case_id)[1]  # judged in the run
+            if is_loop_category(str(row["category"])):
+                known = self.tally.entry(label, case_id) if self.tally is not None else None
+                entry = known if known is not None and detail is None else multi_turn_entry(
+                    row, detail or {})
+            else:
+                entry = result_entry(row, detail or {}, self.spec.mode, tools.get(case_id, []))
+                if detail is None and not row.get("error") and self.tally is not None:
+                    entry["result"] = self.tally.result(label, case_id)[1]  # judged in the run
             out.setdefault((label, str(row["category"])), []).append(entry)
         self.__dict__["_entries"] = out
         return out
@@ -304,7 +383,8 @@ class BfclRun(Run):
         tally = self.tally
         wanted = [(r["model"], r["case_id"], r.get("sample") or 0) for r in rows
                   if not r.get("error")
-                  and (tally is None or not tally.result(r["model"], r["case_id"])[0])]
+                  and (tally is None or not (tally.result(r["model"], r["case_id"])[0]
+                                             or tally.entry(r["model"], r["case_id"]) is not None))]
         if len(wanted) > _ONE_BY_ONE:
             keys = {(m, c) for m, c, _ in wanted}
             return {(r["model"], r["case_id"]): json.loads(r.get("detail") or "{}")
@@ -325,13 +405,69 @@ class BfclRun(Run):
         rows: list[dict[str, Any]] = []
         order = {c: i for i, c in enumerate(CATEGORIES)}
         judged = self.tally.judged if self.tally is not None else {}
-        for (label, category), entries in sorted(self.bfcl_entries().items(),
-                                                 key=lambda kv: (kv[0][0], order[kv[0][1]])):
+        for (label, category), entries in sorted(
+                self.bfcl_entries().items(),
+                key=lambda kv: (kv[0][0], order.get(kv[0][1], len(order)))):
+            if category not in self.spec.category_data:
+                continue  # memory's prerequisite conversations: not scored (as in BFCL)
             rows += verdict_rows(entries, self.spec.category_data[category],
                                  model=model_name(label),
                                  mode=self.spec.mode, prompt_format=self.spec.prompt_format,
                                  credit=credit, judged=judged.get(label))
         return rows
+
+    def bfcl_turns_df(self, entry_id: str, model: str | None = None) -> pd.DataFrame:
+        """One multi-turn entry turn by turn: a row per model step (``turn``, ``step``, the
+        turn's ``user`` message on its first step, the ``calls`` decoded as BFCL executes
+        them, their execution ``results``), with each turn's check beside it: the official
+        checker's (``turn_passed``, ``turn_error_type``, ``state_diff``: the attributes whose
+        state differs from the ground truth's after the turn, ``{class: {attr: {model,
+        ground_truth}}}``) and the replayed one (``replay_passed``: the turn from the ground
+        truth's state before it).
+
+        Args:
+            entry_id: a multi-turn entry of the run.
+            model: the model label (default: the run's first).
+        """
+        import pandas as pd
+
+        from .multiturn_check import multi_turn_verdict
+
+        label = model or self.models[0]
+        category = next((c for c in self.spec.category_data
+                         if entry_id in self.spec.category_data[c].by_id), None)
+        if category is None or not category.startswith("multi_turn"):
+            raise KeyError(f"{entry_id!r} is not a multi-turn entry of this run "
+                           f"(categories: {', '.join(self.spec.categories)})")
+        data = self.spec.category_data[category]
+        text = self.store.result_detail(self.id, label, entry_id, 0)
+        if text is None:
+            raise KeyError(f"{entry_id!r} has no stored result for model {label!r} (not run, "
+                           "or its model call failed)")
+        hops = [h for h in json.loads(text).get("hops") or [] if "turn" in h]
+        entry = multi_turn_entry({"case_id": entry_id}, {"hops": hops})
+        truth = data.answers.get(entry_id) if data.answers is not None else None
+        verdict = multi_turn_verdict(entry["result"], data.by_id[entry_id], truth or [],
+                                     self.spec.mode, replay=True)  # type: ignore[arg-type]
+        rows = []
+        for hop in hops:
+            turn = int(hop["turn"])
+            check = verdict.turns[turn] if turn < len(verdict.turns) else None
+            replay = (verdict.replay[turn] if verdict.replay is not None
+                      and turn < len(verdict.replay) else None)
+            query = hop.get("turn_query") or []
+            rows.append({
+                "turn": turn, "step": int(hop.get("step") or 0),
+                "user": next((m.get("content") for m in reversed(query)
+                              if m.get("role") == "user"), None),
+                "calls": hop.get("decoded") or [], "results": hop.get("execution_results") or [],
+                "text": None if hop.get("decoded") else hop.get("bfcl_result"),
+                "turn_passed": None if check is None else check.passed,
+                "turn_error_type": None if check is None else check.error_type,
+                "state_diff": (check.detail if check is not None and check.error_type
+                               and "state" in check.error_type else None),
+                "replay_passed": None if replay is None else replay.passed})
+        return pd.DataFrame(rows, columns=list(TURN_VIEW_COLUMNS))
 
     def bfcl_category_df(self) -> pd.DataFrame:
         """Accuracy per model × category with its interval (``scores.CATEGORY_COLUMNS``)."""
@@ -373,7 +509,8 @@ class BfclRun(Run):
             check_manifest(folder, label, self.spec.mode, self.spec.category_data)
             paths = []
             done = [c for c in self.spec.categories if entries.get((label, c))]
-            for category in done:  # a category with no finished entry gets no file
+            prereqs = [f"{c}_prereq" for c in done if entries.get((label, f"{c}_prereq"))]
+            for category in [*done, *prereqs]:  # a category with no entry gets no file
                 paths.append(write_result_file(result_path(base, model_dir, category),
                                                entries[(label, category)]))
             write_manifest(folder, {
@@ -418,7 +555,7 @@ def _write_scores(folder: Path, rows: list[dict[str, Any]], label: str,
                               "tool_score": row.get("tool_score"),
                               "param_score": row.get("param_score"),
                               "call_matches": row.get("call_matches")})
-        path = folder / group_of(category) / f"BFCL_v4_{category}_score.json"
+        path = folder / folder_of(category) / f"BFCL_v4_{category}_score.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(x, default=str) + "\n" for x in lines),
                         encoding="utf-8")

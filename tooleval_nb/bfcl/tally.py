@@ -19,16 +19,17 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from .results import raw_result
+from .data import CategoryData
+from .results import multi_turn_entry, raw_result
 from .verdicts import judge
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..runner.events import Event
     from ..runner.store import Store
     from ..suite import EvalCase
-    from .data import CategoryData
 
 __all__ = ["EntryTally"]
 
@@ -49,13 +50,20 @@ class EntryTally:
     """
 
     def __init__(self, store: Store, run_id: str, mode: str, prompt_format: str,
-                 categories: Mapping[str, CategoryData], cases: list[EvalCase]) -> None:
+                 categories: Mapping[str, CategoryData], cases: list[EvalCase],
+                 looped: Mapping[str, str] | None = None) -> None:
         self.store, self.run_id = store, run_id
         self.mode, self.prompt_format = mode, prompt_format
         self.categories = categories
         self._cases = {c.id: c for c in cases}
+        #: entry id -> category, for the entries run by BFCL's multi-turn loop
+        self.looped = dict(looped or {})
         #: model label -> entry id -> (result, judge(result))
         self.judged: dict[str, dict[str, tuple[Any, dict[str, Any]]]] = {}
+        #: model label -> entry id -> BFCL's result line (multi-turn and memory entries)
+        self.entries: dict[str, dict[str, dict[str, Any]]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: list[Future[None]] = []
 
     def __call__(self, event: Event) -> None:
         """Take one ``tool_eval_result`` event (other events are ignored)."""
@@ -73,15 +81,52 @@ class EntryTally:
         """Read one stored entry's reply and judge it."""
         case = self._cases.get(case_id)
         data = self.categories.get(case.category or "") if case is not None else None
-        if case is None or data is None:
+        if case is None or (data is None and case_id not in self.looped):
             return
         text = self.store.result_detail(self.run_id, label, case_id, sample)
         if text is None:
             return
-        result = raw_result(json.loads(text), self.mode, case.tools or [])
+        if case_id in self.looped:
+            entry = multi_turn_entry({"case_id": case_id}, json.loads(text))
+            self.entries.setdefault(label, {})[case_id] = entry
+            if data is not None:  # memory's prerequisite conversations: not judged (as BFCL)
+                # replaying the environments takes tens of ms: off the loop, which sends the
+                # other entries' requests meanwhile
+                self._pending.append(self._judging().submit(
+                    self._judge, label, case_id, entry["result"], data))
+            return
+        if data is None:
+            return
+        self._judge(label, case_id, raw_result(json.loads(text), self.mode, case.tools or []),
+                    data)
+
+    def _judge(self, label: str, case_id: str, result: Any, data: CategoryData) -> None:
         truth = data.answers.get(case_id) if data.answers is not None else None
         self.judged.setdefault(label, {})[case_id] = (result, judge(
             result, data.by_id[case_id], truth, data.category, self.mode, self.prompt_format))
+
+    def _judging(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="bfcl-judge")
+        return self._pool
+
+    def wait(self) -> None:
+        """Wait for the judgements still running (multi-turn entries are judged in a thread);
+        one that failed is logged and judged again at the end."""
+        pending, self._pending = self._pending, []
+        for future in pending:
+            try:
+                future.result()
+            except Exception:  # noqa: BLE001
+                log.warning("a BFCL multi-turn entry was not judged during the run",
+                            exc_info=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def entry(self, label: str, case_id: str) -> dict[str, Any] | None:
+        """BFCL's result line of a multi-turn or memory entry read here, else None."""
+        return self.entries.get(label, {}).get(case_id)
 
     def result(self, label: str, case_id: str) -> tuple[bool, Any]:
         """``(True, result)`` for an entry judged here, else ``(False, None)``."""

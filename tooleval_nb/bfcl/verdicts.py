@@ -3,7 +3,7 @@
 The verdict comes from BFCL's ``result`` as written to the result file, through the same path
 the official checker takes: the handler's decoding (``fc``: each call's arguments parsed as JSON,
 a text reply is a decoding failure; ``prompt``: the text read as a Python call list, or BFCL's
-JSON list for ``prompt_format="json"``), then :func:`tooleval_nb.scoring.bfcl_verdict`
+JSON list for ``prompt_format="json"``), then :func:`.checker.bfcl_verdict`
 (``underscore_to_dot`` in ``fc`` mode, since the names were offered with ``_``).
 
 Beside it, the partial credit of :func:`tooleval_nb.scoring.score_calls` on the same decoded
@@ -12,7 +12,13 @@ averaged over the paired calls) and ``call_matches`` (per expected call: paired 
 the right tool and every argument right). An entry whose model call failed is a failure
 (``error_type="inference_error"``) whatever its category.
 
-Pure: entries and data in, rows out.
+Multi-turn and memory entries take the same columns: BFCL's verdict from
+:mod:`.multiturn_check` and :mod:`.memory_check`, and beside it the per-turn credit BFCL lacks
+(:data:`TURN_COLUMNS`: turns run and passed, the first failing turn and why, the turns passed
+when each is replayed from the ground truth's state); ``overall`` is then the share of the
+ground truth's turns passed. Their AST credit columns stay empty.
+
+Pure: entries and data in, rows out (multi-turn runs BFCL's environment classes).
 """
 
 from __future__ import annotations
@@ -22,16 +28,25 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..scoring.bfcl import BfclVerdict, bfcl_verdict
-from ..scoring.bfcl_decode import DecodeError, decode_result
 from ..scoring.calls import compute_overall, score_calls
 from ..toolcall import ToolCall
-from .categories import is_relevance, language_of
+from .categories import (
+    is_format_sensitivity,
+    is_memory,
+    is_multi_turn,
+    is_relevance,
+    language_of,
+)
+from .checker import BfclVerdict, bfcl_verdict, format_sensitivity_verdict
 from .data import CategoryData
-from .results import ERROR_PREFIX
+from .decode import DecodeError, decode_result
+from .memory_check import memory_verdict
+from .multiturn_check import multi_turn_verdict
+from .results import ERROR_PREFIX, model_dir_name
 
 __all__ = ["ENTRY_COLUMNS", "VERDICT_COLUMNS", "CREDIT_COLUMNS", "entry_verdict",
-           "decode_json_list", "partial_credit", "judge", "verdict_rows", "INFERENCE_ERROR"]
+           "decode_json_list", "partial_credit", "judge", "verdict_rows", "INFERENCE_ERROR",
+           "TURN_COLUMNS", "judge_multi_turn", "judge_memory"]
 
 #: the error type of an entry whose model call failed
 INFERENCE_ERROR = "inference_error"
@@ -44,8 +59,9 @@ INFERENCE_ERROR = "inference_error"
 ENTRY_COLUMNS: tuple[str, ...] = (
     "model", "mode", "category", "id", "passed", "error_type", "error", "errored",
     "decoder_failed", "tool_score", "param_score", "overall", "calls_expected", "calls_made",
-    "calls_matched", "call_matches", "result", "latency", "input_token_count",
-    "output_token_count")
+    "calls_matched", "call_matches", "turns_expected", "turns_run", "turns_passed",
+    "first_failed_turn", "first_failure", "replay_turns_passed", "result", "latency",
+    "input_token_count", "output_token_count")
 
 _JSON_LIST = re.compile(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", re.DOTALL)
 _JSON_REGION = re.compile(r"\[.*\]", re.DOTALL)
@@ -101,6 +117,8 @@ def entry_verdict(result: Any, question: Mapping[str, Any], truth: Sequence[Any]
     if isinstance(result, str) and result.startswith(ERROR_PREFIX):
         return BfclVerdict(False, INFERENCE_ERROR, (result,))
     functions = question["function"]
+    if is_format_sensitivity(category):  # prompt mode only; each entry its own format
+        return format_sensitivity_verdict(result, functions, truth or [], str(question["id"]))
     if mode == "fc":
         if isinstance(result, str) and result:  # a text reply: BFCL's FC decoder fails on it
             if "irrelevance" in category:
@@ -181,11 +199,64 @@ CREDIT_COLUMNS: tuple[str, ...] = ("tool_score", "param_score", "overall", "call
                                    "calls_made", "calls_matched", "call_matches")
 
 
+#: multi-turn and memory: the per-turn credit beside BFCL's verdict (None elsewhere)
+TURN_COLUMNS: tuple[str, ...] = ("turns_expected", "turns_run", "turns_passed",
+                                 "first_failed_turn", "first_failure", "replay_turns_passed")
+_NO_CREDIT = dict.fromkeys(CREDIT_COLUMNS)
+_NO_TURNS = dict.fromkeys(TURN_COLUMNS)
+
+
+def judge_multi_turn(result: Any, question: Mapping[str, Any], truth: Sequence[Any],
+                     mode: str, credit: bool = True, model_name: str = "tooleval"
+                     ) -> dict[str, Any]:
+    """BFCL's multi-turn verdict (:data:`VERDICT_COLUMNS`) and, with ``credit``, the per-turn
+    credit (:data:`TURN_COLUMNS`, replay included) and ``overall`` (share of turns passed).
+    ``model_name``: BFCL's folder name of the model (names the checker's instances)."""
+    v = multi_turn_verdict(result, question, truth, "fc" if mode == "fc" else "prompt",
+                           model_name=model_name, replay=credit, credit=credit)
+    out: dict[str, Any] = {
+        "passed": v.passed, "error_type": v.error_type, "error": v.error,
+        "errored": isinstance(result, str) and result.startswith(ERROR_PREFIX),
+        "decoder_failed": False}
+    if credit:
+        out.update(_NO_CREDIT)
+        out["overall"] = v.turns_passed / v.turns_expected if v.turns_expected else 0.0
+        out.update(turns_expected=v.turns_expected, turns_run=v.turns_run,
+                   turns_passed=v.turns_passed, first_failed_turn=v.first_failed_turn,
+                   first_failure=v.first_failure, replay_turns_passed=v.replay_turns_passed)
+    return out
+
+
+def judge_memory(result: Any, answers: Sequence[str], mode: str, credit: bool = True
+                 ) -> dict[str, Any]:
+    """BFCL's memory (agentic) verdict; with ``credit``, ``overall`` 1 or 0 and one turn."""
+    v = memory_verdict(result, answers, "fc" if mode == "fc" else "prompt")
+    out: dict[str, Any] = {
+        "passed": v.passed, "error_type": v.error_type, "error": v.error,
+        "errored": isinstance(result, str) and result.startswith(ERROR_PREFIX),
+        "decoder_failed": False}
+    if credit:
+        out.update(_NO_CREDIT)
+        ran = int(type(result) is list and len(result) == 1)
+        out.update(overall=float(v.passed), turns_expected=1, turns_run=ran,
+                   turns_passed=int(v.passed), first_failed_turn=None if v.passed else 0,
+                   first_failure=None if v.passed else f"{v.error_type}: {v.error}",
+                   replay_turns_passed=None)
+    return out
+
+
 def judge(result: Any, question: Mapping[str, Any], truth: Sequence[Any] | None,
           category: str, mode: str, prompt_format: str = "python",
-          credit: bool = True) -> dict[str, Any]:
+          credit: bool = True, model_name: str | None = None) -> dict[str, Any]:
     """BFCL's verdict of one ``result`` (:data:`VERDICT_COLUMNS`) and, with ``credit``, our
-    partial credit beside it (:data:`CREDIT_COLUMNS`)."""
+    partial credit beside it (:data:`CREDIT_COLUMNS`; multi-turn and memory:
+    :data:`TURN_COLUMNS`). ``model_name``: multi-turn only, BFCL's folder name of the model
+    (default ``tooleval``)."""
+    if is_multi_turn(category):
+        return judge_multi_turn(result, question, truth or [], mode, credit,
+                                model_name or "tooleval")
+    if is_memory(category):
+        return judge_memory(result, truth or [], mode, credit)
     verdict = entry_verdict(result, question, truth, category, mode, prompt_format)
     out: dict[str, Any] = {
         "passed": verdict.passed, "error_type": verdict.error_type,
@@ -194,15 +265,19 @@ def judge(result: Any, question: Mapping[str, Any], truth: Sequence[Any] | None,
         "decoder_failed": str(verdict.error_type).startswith("ast_decoder:")}
     if credit:
         out.update(partial_credit(result, question, truth, category, mode, prompt_format))
+        out.update(_NO_TURNS)
     return out
 
 
 def verdict_rows(entries: Iterable[Mapping[str, Any]], data: CategoryData, *, model: str,
                  mode: str, prompt_format: str = "python", credit: bool = True,
-                 judged: Mapping[str, tuple[Any, Mapping[str, Any]]] | None = None
-                 ) -> list[dict[str, Any]]:
+                 judged: Mapping[str, tuple[Any, Mapping[str, Any]]] | None = None,
+                 bfcl_model: str | None = None) -> list[dict[str, Any]]:
     """One :data:`ENTRY_COLUMNS` row per written entry of one category (``credit=False``
     leaves the partial-credit columns empty, for the verdicts alone).
+
+    Multi-turn: the checker's instances are named after ``bfcl_model``, the model's result
+    folder name (default ``model_dir_name(model, mode)``), as the official checker names them.
 
     ``judged``: entry id -> ``(result, judge(result, ...))`` for entries judged already, with
     credit (while the run went: :mod:`.tally`); an entry whose result is that one takes it,
@@ -211,7 +286,9 @@ def verdict_rows(entries: Iterable[Mapping[str, Any]], data: CategoryData, *, mo
     rows = []
     category = data.category
     answers = data.answers
-    keep = (*VERDICT_COLUMNS, *CREDIT_COLUMNS) if credit else VERDICT_COLUMNS
+    keep = (*VERDICT_COLUMNS, *CREDIT_COLUMNS, *TURN_COLUMNS) if credit else VERDICT_COLUMNS
+    if bfcl_model is None and is_multi_turn(category):
+        bfcl_model = model_dir_name(model, mode)
     for entry in entries:
         entry_id = entry["id"]
         result = entry.get("result")
@@ -221,7 +298,7 @@ def verdict_rows(entries: Iterable[Mapping[str, Any]], data: CategoryData, *, mo
         else:
             truth = answers.get(entry_id) if answers is not None else None
             part = judge(result, data.by_id[entry_id], truth, category, mode, prompt_format,
-                         credit)
+                         credit, bfcl_model)
         rows.append({
             "model": model, "mode": mode, "category": category, "id": entry_id, **part,
             "result": result, "latency": entry.get("latency"),

@@ -1,4 +1,5 @@
-"""BFCL charts: accuracy per category with its interval, and FC against prompt mode.
+"""BFCL charts: accuracy per category with its interval, FC against prompt mode, and BFCL V4's
+overall score by its weighted parts.
 
 Pure ``DataFrame -> chart`` functions over the frames a BFCL run returns
 (``run.bfcl_category_df()``, ``run.bfcl_results_df()``; :mod:`tooleval_nb.bfcl.scores` and
@@ -10,11 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..bfcl.categories import OVERALL_WEIGHTS
+
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
 
-__all__ = ["accuracy_table", "accuracy_chart", "mode_comparison_table", "worst_entries"]
+__all__ = ["accuracy_table", "accuracy_chart", "mode_comparison_table", "worst_entries",
+           "overall_table", "overall_chart"]
 
 
 def accuracy_table(categories: pd.DataFrame) -> pd.DataFrame:
@@ -69,3 +73,46 @@ def worst_entries(entries: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     columns = ["model", "mode", "category", "id", "error_type", "tool_score", "param_score",
                "calls_expected", "calls_made", "calls_matched", "result"]
     return failed[[c for c in columns if c in failed]].head(n).reset_index(drop=True)
+
+
+def overall_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """The rows the overall chart draws, from ``run.bfcl_scores()``: per model, mode and part of
+    BFCL V4's overall, the part's accuracy (``value``, a missing category counted 0 as bfcl-eval
+    counts it), its ``weight`` and its ``contribution`` (weight x value; they sum to
+    ``overall``), with ``overall_partial`` and ``categories_not_run`` beside them."""
+    import pandas as pd
+
+    rows = []
+    total = sum(OVERALL_WEIGHTS.values())
+    for _, board in scores.iterrows():
+        for part, points in OVERALL_WEIGHTS.items():
+            weight = points / total
+            value = float(board[f"overall_{part}"])
+            rows.append({"label": f"{board['model']} ({board['mode']})", "model": board["model"],
+                         "mode": board["mode"], "part": part, "weight": weight, "value": value,
+                         "contribution": weight * value, "overall": board["overall"],
+                         "overall_partial": bool(board["overall_partial"]),
+                         "categories_not_run": board["categories_not_run"]})
+    return pd.DataFrame(rows, columns=["label", "model", "mode", "part", "weight", "value",
+                                       "contribution", "overall", "overall_partial",
+                                       "categories_not_run"])
+
+
+def overall_chart(scores: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
+    """BFCL V4's overall per model and mode, one bar stacked by its weighted parts; a partial
+    overall (a category not run, as web search offline) is said in the title."""
+    import altair as alt
+
+    table = overall_table(scores)
+    partial = bool(table["overall_partial"].any()) if len(table) else False
+    note = " (partial: categories not run count 0, as in bfcl-eval)" if partial else ""
+    return alt.Chart(table).mark_bar().encode(
+        y=alt.Y("label:N", title=None),
+        x=alt.X("contribution:Q", stack="zero", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"), title="BFCL V4 overall"),
+        color=alt.Color("part:N", sort=list(OVERALL_WEIGHTS), title="part (weight)"),
+        order=alt.Order("weight:Q"),
+        tooltip=["label:N", "part:N", alt.Tooltip("weight:Q", format=".0%"),
+                 alt.Tooltip("value:Q", format=".1%"), alt.Tooltip("contribution:Q", format=".1%"),
+                 alt.Tooltip("overall:Q", format=".1%"), "categories_not_run:N"],
+    ).properties(title=title or f"BFCL V4 overall by part{note}", width=420)

@@ -45,59 +45,35 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import SuiteError
-from ..suite import EvalCase, ExpectedCall, FunctionDef, Suite, Tool, case_problems
-from .build import raise_problems, validation_problems
-from .gorilla import (
+from ..bfcl.categories import category_of, category_of_file, is_relevance, language_of
+from ..bfcl.data import read_jsonl
+from ..bfcl.gorilla import (
     BFCL_TYPE_KEY,
     GORILLA_TO_OPENAPI,
     to_gorilla_parameters,
     to_openai_parameters,
 )
-from .seed_json import read_text
+from ..errors import SuiteError
+from ..suite import EvalCase, ExpectedCall, FunctionDef, Suite, Tool, case_problems
+from .build import raise_problems, validation_problems
 
-__all__ = ["BFCL_TYPE_KEY", "GORILLA_TO_OPENAPI", "NO_ANSWER_CATEGORIES", "load", "save",
-           "to_openai_parameters", "to_gorilla_parameters", "category_of", "language_of",
-           "is_bfcl_file"]
+__all__ = ["BFCL_TYPE_KEY", "GORILLA_TO_OPENAPI", "load", "save", "to_openai_parameters",
+           "to_gorilla_parameters", "is_bfcl_file"]
 
-#: categories whose entries have no possible answer
-NO_ANSWER_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
-_FILE_NAME = re.compile(r"^BFCL_v(\d+)_(.+?)(?:_result|_score)?\.jsonl?$")
 _QUESTION_KEYS = ("id", "question", "function")
 _ANSWER_KEYS = ("id", "ground_truth")
 _FUNCTION_KEYS = ("name", "description", "parameters")
 
 
-# -- names -----------------------------------------------------------------------------------
-def category_of(path: str | os.PathLike[str]) -> str | None:
-    """The category in a BFCL file name (``BFCL_v4_live_simple.json`` → ``live_simple``)."""
-    m = _FILE_NAME.match(Path(path).name)
-    return m.group(2) if m else None
-
-
-def language_of(category: str | None) -> str:
-    """``java`` / ``javascript`` for those categories, else ``python``."""
-    if category and category.endswith("_javascript"):
-        return "javascript"
-    if category and category.endswith("_java"):
-        return "java"
-    return "python"
-
-
-def _category_from_id(entry_id: str) -> str:
-    return entry_id.rsplit("_", 1)[0] if "_" in entry_id else entry_id
-
-
 def is_bfcl_file(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` looks like a BFCL question file (by name, else by its first line)."""
     p = Path(path)
-    if p.suffix == ".jsonl" or _FILE_NAME.match(p.name):
+    if p.suffix == ".jsonl" or category_of_file(p) is not None:
         return True
     try:
         with p.open(encoding="utf-8") as fh:
@@ -127,9 +103,9 @@ def load(questions_path: str | os.PathLike[str],
     qpath = Path(questions_path)
     source = str(qpath)
     questions = _read_jsonl(qpath)
-    category = category or category_of(qpath) or (
-        _category_from_id(str(questions[0][1].get("id"))) if questions else "bfcl")
-    language = language_of(category)
+    category = category or category_of_file(qpath) or (
+        category_of(str(questions[0][1].get("id"))) if questions else "bfcl")
+    language = language_of(category).lower()
     if answers_path is None:
         guess = qpath.parent / "possible_answer" / qpath.name
         apath = guess if guess.is_file() else None
@@ -137,7 +113,7 @@ def load(questions_path: str | os.PathLike[str],
         apath = Path(answers_path)
     problems: list[str] = []
     answers = _answers_by_id(apath, problems) if apath else {}
-    needs_answer = category not in NO_ANSWER_CATEGORIES and "irrelevance" not in category
+    needs_answer = not is_relevance(category)
     if needs_answer and apath is None:
         raise SuiteError(f"{source}: no possible-answer file found (looked for "
                          f"{qpath.parent / 'possible_answer' / qpath.name}); category "
@@ -164,25 +140,12 @@ def load(questions_path: str | os.PathLike[str],
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    text = read_text(path)
-    out: list[tuple[int, dict[str, Any]]] = []
+    """Each line's number and object; every bad line at once (one SuiteError)."""
     problems: list[str] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{path}: line {n}, column {exc.colno}: invalid JSON: {exc.msg}; "
-                            "each line must be one JSON object")
-            continue
-        if not isinstance(obj, dict):
-            problems.append(f"{path}: line {n}: must be a JSON object, got "
-                            f"{type(obj).__name__}")
-            continue
-        out.append((n, obj))
+    read = read_jsonl(path, what="BFCL file", fields=(), shape="one JSON object",
+                      hint="check the path", problems=problems)
     raise_problems(problems, str(path))
-    return out
+    return list(zip(read.lines, read.objects, strict=True))
 
 
 def _answers_by_id(path: Path, problems: list[str]) -> dict[str, tuple[int, dict[str, Any]]]:
@@ -320,8 +283,7 @@ def save(suite: Suite, directory: str | os.PathLike[str],
     for case in suite.cases:
         questions.append(_question(case, suite))
         meta = case.metadata
-        no_answer = case.category in NO_ANSWER_CATEGORIES or (
-            case.category is not None and "irrelevance" in case.category)
+        no_answer = case.category is not None and is_relevance(case.category)
         if not no_answer:
             answers.append({"id": case.id, "ground_truth": [
                 {c.name: c.arguments} for c in case.expected_call_list()],

@@ -139,7 +139,19 @@ class CaseRunner:
     async def _run_case(self, target: Target, case: EvalCase, tools: list[Tool],
                         seed: int | None, limiter: Any) -> CaseOutcome:
         if self.agent is not None:
-            return await run_agent_callable(self.agent, case)
+            run_case = getattr(self.agent, "run_case", None)
+            if run_case is None:
+                return await run_agent_callable(self.agent, case)
+
+            async def ask(msgs: list[dict[str, Any]], offered: list[Tool],
+                          tool_choice: Any) -> Any:
+                return await self._call(target, msgs, offered, tool_choice, seed, limiter)
+
+            # an agent that asks the run's model itself (BFCL's multi-turn loop): its requests
+            # are the cell's (cache, retries, rate limits); None runs the case as usual
+            outcome: CaseOutcome | None = await run_case(case, target.label, ask)
+            if outcome is not None:
+                return outcome
         messages = build_messages(case, suite_system_prompt=self.suite.system_prompt,
                                   system_prompt=self.settings.system_prompt, model=target.spec)
         rounds = self.settings.max_rounds or case.max_rounds

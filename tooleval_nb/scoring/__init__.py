@@ -17,9 +17,9 @@ reads BFCL files).
 
 from __future__ import annotations
 
+from ..bfcl.checker import BfclVerdict, bfcl_verdict, check_calls, standardize_string
+from ..bfcl.file_check import bfcl_check
 from .agent import check_expectations, trajectory_match
-from .bfcl import BfclVerdict, bfcl_verdict, check_calls, standardize_string
-from .bfcl_check import bfcl_check
 from .calls import (
     best_assignment,
     compute_overall,

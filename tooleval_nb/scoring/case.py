@@ -29,11 +29,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from ..bfcl.categories import is_relevance as is_relevance_category
+from ..bfcl.checker import bfcl_verdict
 from ..errors import RegexTimeoutError
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall, to_tool_calls
 from .agent import check_expectations
-from .bfcl import bfcl_verdict, is_relevance_category
 from .calls import compute_overall, score_calls
 from .graders import CallModel, run_graders, run_graders_async
 from .multiturn import score_chain

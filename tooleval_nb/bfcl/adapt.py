@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..toolcall import to_tool_calls
-from .bfcl_decode import DecodeError
+from .decode import DecodeError
 
 __all__ = ["tools_to_functions", "expected_to_ground_truth", "calls_to_decoded"]
 

@@ -20,10 +20,15 @@ import ast
 import json
 import operator
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DecodeError", "decode_result", "decode_prompt", "is_call_list", "is_empty_calls"]
+__all__ = ["DecodeError", "decode_result", "decode_prompt", "is_call_list", "is_empty_calls",
+           "RETURN_FORMATS"]
+
+#: the call formats a prompt may ask for (BFCL's format-sensitivity configurations)
+RETURN_FORMATS: tuple[str, ...] = ("python", "json", "verbose_xml", "concise_xml")
 
 
 _DECODER = json.JSONDecoder()
@@ -97,16 +102,101 @@ def is_empty_calls(decoded: Any) -> bool:
 
 
 # -- prompt style ----------------------------------------------------------------------------
-def decode_prompt(text: str, language: str = "Python") -> list[Any]:
-    """Decode prompt-style text ``[f(a=1), g(b='x')]`` (brackets optional)."""
+def decode_prompt(text: str, language: str = "Python", *, return_format: str = "python",
+                  tool_call_tag: bool = False) -> list[Any]:
+    """Decode prompt-style text ``[f(a=1), g(b='x')]`` (brackets optional), as BFCL's
+    ``default_decode_ast_prompting``.
+
+    ``return_format`` and ``tool_call_tag`` are a format-sensitivity configuration's: the calls
+    inside ``<TOOLCALL>...</TOOLCALL>``, as BFCL's JSON list or as verbose or concise XML
+    (parsed as its ``ast_parse`` parses them; XML values converted by their ``type``).
+    """
     s = text.strip("`\n ")
     if not s.startswith("["):
         s = "[" + s
     if not s.endswith("]"):
         s = s + "]"
-    if language == "Python":
-        return _parse_python(s)
-    return _parse_clike(s[1:-1])
+    if tool_call_tag:
+        tagged = re.search(r"<TOOLCALL>(.*?)</TOOLCALL>", s, re.DOTALL)
+        if tagged is None:
+            raise DecodeError("no <TOOLCALL>...</TOOLCALL> in the reply")
+        s = tagged.group(1).strip()
+    if return_format == "python":
+        if language == "Python":
+            return _parse_python(s)
+        return _parse_clike(s[1:-1])
+    if return_format == "json":
+        region = re.search(r"\[.*\]", s, re.DOTALL)
+        return _parse_json_calls(region.group(0) if region else s)
+    if return_format in ("verbose_xml", "concise_xml"):
+        region = re.search(r"<functions>(.*?)</functions>", s, re.DOTALL)
+        if region is None:
+            raise DecodeError("no <functions>...</functions> in the reply")
+        return _parse_xml(region.group(0), verbose=return_format == "verbose_xml")
+    raise DecodeError(f"unknown return format {return_format!r}; one of {RETURN_FORMATS}")
+
+
+_JSON_CALLS = re.compile(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", re.DOTALL)
+
+
+def _parse_json_calls(source: str) -> list[Any]:
+    """BFCL's ``parse_json_function_call``: ``[{"function": name, "parameters": {...}}]``; text
+    that is not JSON decodes as no call (``[]``), as there."""
+    found = _JSON_CALLS.search(source)
+    try:
+        value = json.loads(found.group(0) if found else source)
+    except ValueError:
+        return []
+    if not isinstance(value, list | dict | str):
+        raise DecodeError(f"a JSON {type(value).__name__} is not a list of calls")
+    out = []
+    for item in value:
+        if isinstance(item, dict):
+            if "function" not in item or "parameters" not in item:
+                raise DecodeError('a JSON call needs "function" and "parameters"')
+            if not isinstance(item["function"], str | int | float | bool | None):
+                raise DecodeError("a JSON call's function must be a name")
+            out.append({item["function"]: item["parameters"]})
+    return out
+
+
+def _xml_value(raw: str, kind: str) -> Any:
+    """BFCL's ``convert_value_by_type`` (containers read as Python literals, never run)."""
+    if kind == "integer":
+        return int(raw)
+    if kind == "float":
+        return float(raw)
+    if kind == "boolean":
+        return raw.lower() == "true"
+    if kind == "null":
+        return None
+    if kind in ("array", "tuple", "object", "dict"):
+        return ast.literal_eval(raw)
+    return raw
+
+
+def _parse_xml(source: str, verbose: bool) -> list[Any]:
+    """BFCL's ``parse_verbose_xml_function_call`` / ``parse_concise_xml_function_call``."""
+    try:
+        root = ET.fromstring(source)
+        out = []
+        for func in root.findall("function"):
+            params: dict[Any, Any] = {}
+            if verbose:
+                container = func.find("params")
+                elements = (container if container is not None else func).findall("param")
+                for param in elements:
+                    params[param.attrib.get("name")] = _xml_value(
+                        param.attrib.get("value", ""), param.attrib.get("type", "string"))
+            else:
+                for param in func.findall("param"):
+                    params[param.attrib["name"]] = _xml_value(
+                        (param.text or "").strip(), param.attrib.get("type", "string"))
+            out.append({func.attrib["name"]: params})
+        return out
+    except (ET.ParseError, KeyError, ValueError, SyntaxError, TypeError, MemoryError,
+            RecursionError) as exc:
+        raise DecodeError(f"not BFCL's XML call format: {exc}") from None
 
 
 def _parse_python(source: str) -> list[Any]:

@@ -18,27 +18,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import ScoringError
-from .bfcl_adapt import calls_to_decoded, expected_to_ground_truth, tools_to_functions
-from .bfcl_convert import JAVA_TYPES, JS_TYPES, java_convert, js_convert
-from .bfcl_decode import DecodeError, decode_result, is_call_list, is_empty_calls
+from .adapt import calls_to_decoded, expected_to_ground_truth, tools_to_functions
+from .categories import Language, is_relevance, language_of
+from .convert import JAVA_TYPES, JS_TYPES, java_convert, js_convert
+from .decode import DecodeError, decode_prompt, decode_result, is_call_list, is_empty_calls
+from .prompt import parse_prompt_config, prompt_config_of
 
 __all__ = [
     "BfclVerdict",
-    "Language",
     "bfcl_verdict",
+    "format_sensitivity_verdict",
     "check_calls",
-    "language_of",
-    "is_relevance_category",
     "standardize_string",
     "tools_to_functions",
     "expected_to_ground_truth",
     "calls_to_decoded",
 ]
-
-Language = Literal["Python", "Java", "JavaScript"]
 
 _PY_TYPES: dict[str, type] = {
     "string": str, "integer": int, "float": float, "boolean": bool, "array": list,
@@ -76,20 +74,6 @@ def standardize_string(text: str) -> str:
         if len(_STD_CACHE) < 100_000:  # a bounded memo: answers repeat across entries and runs
             _STD_CACHE[text] = out
     return out
-
-
-def language_of(category: str) -> Language:
-    """The BFCL language of a category name (``simple_java`` -> Java)."""
-    if "javascript" in category:
-        return "JavaScript"
-    if "java" in category:
-        return "Java"
-    return "Python"
-
-
-def is_relevance_category(category: str) -> bool:
-    """True for ``irrelevance``, ``live_irrelevance`` and ``live_relevance``."""
-    return "relevance" in category
 
 
 # -- value checkers ----------------------------------------------------------------------------
@@ -342,7 +326,7 @@ def bfcl_verdict(result: Any, functions: Sequence[Any], ground_truth: Sequence[A
     """
     info = _CATEGORY_INFO.get(category)
     if info is None:
-        info = _CATEGORY_INFO[category] = (language_of(category), is_relevance_category(category))
+        info = _CATEGORY_INFO[category] = (language_of(category), is_relevance(category))
     lang, relevance = info
     try:
         decoded = calls_to_decoded(result) if _is_tool_call_list(result) else decode_result(
@@ -369,6 +353,34 @@ def bfcl_verdict(result: Any, functions: Sequence[Any], ground_truth: Sequence[A
         return check_calls(tools_to_functions(functions), decoded,
                            expected_to_ground_truth(ground_truth), category, lang,
                            underscore_to_dot)
+    except ScoringError:
+        raise
+    except Exception as exc:  # where BFCL itself would crash (unknown type, odd answer shape)
+        return _fail(f"checker_error:{type(exc).__name__}", f"the checker cannot apply: {exc}")
+
+
+def format_sensitivity_verdict(result: Any, functions: Sequence[Any],
+                               ground_truth: Sequence[Any], entry_id: str) -> BfclVerdict:
+    """The BFCL verdict of one format-sensitivity entry (``format_sensitivity_<n>:<config>:
+    <original id>``), as bfcl-eval's ``format_sensitivity_runner``: the reply decoded in the
+    configuration's return format (and ``<TOOLCALL>`` tag), then checked as Python against the
+    original entry's ground truth, the original id standing for the category (``parallel``,
+    ``multiple``)."""
+    config = parse_prompt_config(prompt_config_of(entry_id))
+    original = entry_id.rsplit(":", 1)[-1]
+    try:
+        if not isinstance(result, str):
+            raise DecodeError(f"a prompt-mode result is text, not {type(result).__name__}")
+        decoded = decode_prompt(result, "Python", return_format=config.return_format,
+                                tool_call_tag=config.tool_call_tag)
+    except DecodeError as exc:
+        return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
+    if not is_call_list(decoded):
+        return _fail("ast_decoder:decoder_wrong_output_format",
+                     "Did not output in the specified format.")
+    try:
+        return check_calls(tools_to_functions(functions), decoded,
+                           expected_to_ground_truth(ground_truth), original, "Python")
     except ScoringError:
         raise
     except Exception as exc:  # where BFCL itself would crash (unknown type, odd answer shape)

@@ -1,58 +1,34 @@
 """BFCL verdicts for whole result files: ``te.bfcl_check(results, questions, answers)``.
 
-This is the one place in :mod:`tooleval_nb.scoring` that reads files; the verdicts come from the
-pure :func:`~tooleval_nb.scoring.bfcl.bfcl_verdict`. Files are BFCL's JSON Lines: results
+It reads the files (with :func:`.data.read_jsonl`); the verdicts come from the pure
+:func:`.checker.bfcl_verdict`. Files are BFCL's JSON Lines: results
 ``{"id", "result"}``, questions ``{"id", "function", ...}``, possible answers
 ``{"id", "ground_truth"}``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScoringError
-from .bfcl import BfclVerdict, bfcl_verdict, is_relevance_category
+from .categories import category_of, is_relevance, sort_key
+from .checker import BfclVerdict, bfcl_verdict
+from .data import read_jsonl
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["bfcl_check", "check_entries", "category_of", "read_jsonl", "BFCL_CHECK_COLUMNS"]
+__all__ = ["bfcl_check", "check_entries", "BFCL_CHECK_COLUMNS"]
 
 #: columns of the frame :func:`bfcl_check` returns
 BFCL_CHECK_COLUMNS = ["id", "passed", "error_type", "category", "error"]
 
 
-def category_of(entry_id: str) -> str:
-    """BFCL's category of an entry id: ``live_simple_19-3-15`` -> ``live_simple``."""
-    return entry_id.rsplit("_", 1)[0]
-
-
-def _sort_key(entry_id: str) -> tuple[str, int, str]:
-    cat, _, index = entry_id.rpartition("_")
-    head = index.split("-")[0]
-    return (cat, int(head) if head.isdigit() else -1, entry_id)
-
-
-def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Read a JSON Lines file (blank lines skipped); errors name the file and the line."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScoringError(f"cannot read {p}: {exc.strerror}; check the path") from None
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except ValueError as exc:
-            raise ScoringError(f"{p}, line {n}: not JSON ({exc}); every line must be one JSON "
-                               "object") from None
-    return out
+def _objects(path: str | Path, what: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The objects of one JSON Lines file (SuiteError naming the file, the line and the field)."""
+    return read_jsonl(path, what=what, fields=fields, hint="check the path").objects
 
 
 def check_entries(results: Iterable[Mapping[str, Any]], questions: Mapping[str, Mapping[str, Any]],
@@ -68,7 +44,7 @@ def check_entries(results: Iterable[Mapping[str, Any]], questions: Mapping[str, 
             raise ScoringError(f"result {entry_id!r} has no question; give the questions file "
                                f"of category {cat!r}")
         truth = None
-        if not is_relevance_category(cat):
+        if not is_relevance(cat):
             if answers is None or entry_id not in answers:
                 raise ScoringError(f"result {entry_id!r} has no possible answer; give the "
                                    f"possible-answer file of category {cat!r}")
@@ -98,14 +74,16 @@ def bfcl_check(results_path: str | Path, questions_path: str | Path,
     """
     import pandas as pd
 
-    results = read_jsonl(results_path)
-    questions = {q["id"]: q for q in read_jsonl(questions_path)}
+    results = _objects(results_path, "BFCL result file", ("id",))
+    questions = {q["id"]: q for q in _objects(questions_path, "BFCL question file", ("id",))}
     if answers_path is None:
         guess = Path(questions_path).parent / "possible_answer" / Path(questions_path).name
         answers_path = guess if guess.exists() else None
     answers = None
     if answers_path is not None:
-        answers = {a["id"]: a["ground_truth"] for a in read_jsonl(answers_path)}
+        answers = {a["id"]: a["ground_truth"]
+                   for a in _objects(answers_path, "BFCL possible-answer file",
+                                     ("id", "ground_truth"))}
     verdicts = check_entries(results, questions, answers, underscore_to_dot=underscore_to_dot,
                              category=category)
     rows = [{"id": i, "passed": v.passed, "error_type": v.error_type,
@@ -117,5 +95,5 @@ def bfcl_check(results_path: str | Path, questions_path: str | Path,
             rows.append({"id": qid, "passed": False, "error_type": "missing_result",
                          "category": category or category_of(qid),
                          "error": f"no result for {qid} in {results_path}"})
-    rows.sort(key=lambda r: _sort_key(str(r["id"])))
+    rows.sort(key=lambda r: (sort_key(str(r["id"])), str(r["id"])))
     return pd.DataFrame(rows, columns=BFCL_CHECK_COLUMNS)
