@@ -21,6 +21,7 @@ from typing import Any
 
 from ._calls import CallResult, read_calls
 from ._jsonregion import JsonRegionParser
+from ._jsonstream import CallStream, JsonCallStream
 from ._scan import MarkerFinder
 
 __all__ = ["GenericJsonParser"]
@@ -99,3 +100,9 @@ class GenericJsonParser(JsonRegionParser):
 
     def _after(self) -> str:
         return "close_ws" if self._prefix else "text"  # only fenced values have a prefix
+
+    def _stream_value(self) -> CallStream | None:
+        # a call is sent once its name and its arguments key are read (plain JSON with a
+        # "name" is not a call); OpenAI's nested shapes are read whole when the value ends
+        return JsonCallStream(name_keys=_NAME_KEYS, arg_keys=_ARG_KEYS, require_args=True,
+                              known=self.tools)

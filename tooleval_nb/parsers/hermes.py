@@ -9,6 +9,9 @@
   parsed as far as it is valid, its first JSON value is the call and any text after it is
   content.
 * A malformed block stays in the content, tags included, with the reason in ``problems``.
+* Streaming: a call is sent once its ``"name"`` string has closed; its arguments object streams
+  as written (re-written as ``json.dumps`` writes it). Committed after that first delta: a later
+  error keeps the call, its arguments closed where they stopped, with the error in ``problems``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._calls import decode_prefix, load_json, load_literal, read_calls
+from ._jsonstream import JsonCallStream
 from ._scan import MarkerFinder
 from .protocol import ToolParser
 
@@ -49,11 +53,13 @@ class HermesParser(ToolParser):
                 if marker == OPEN:
                     self._state = "call"
                     self._region = [OPEN]
+                    self._live_begin(JsonCallStream())
                 else:
                     self._state = "pad"
             elif self._state == "call":
                 idx, marker = self._in_call.find(data, pos, final)
                 self._region.append(data[pos:idx])
+                self._live_feed(data[pos:idx])
                 if marker is None:
                     if final:
                         self._end_block(closed=False)
@@ -80,6 +86,9 @@ class HermesParser(ToolParser):
         self._n_blocks += 1
         label = f"<tool_call> block {self._n_blocks}"
         body = raw[len(OPEN):-len(CLOSE)] if closed else raw[len(OPEN):]
+        committed, _ = self._live_end(closed, label, body)
+        if committed:
+            return
         stripped = body.strip()
         if not stripped:
             self._problem(f"{label} is empty; kept as content")

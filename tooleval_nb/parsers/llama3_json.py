@@ -15,6 +15,7 @@ from typing import Any
 
 from ._calls import CallResult, read_calls
 from ._jsonregion import JsonRegionParser
+from ._jsonstream import CallStream, JsonCallStream
 from ._scan import MarkerFinder
 
 __all__ = ["Llama3JsonParser"]
@@ -56,3 +57,8 @@ class Llama3JsonParser(JsonRegionParser):
 
     def _after(self) -> str:
         return "sep"
+
+    def _stream_value(self) -> CallStream | None:
+        # sent once its "name" and its "parameters" (or "arguments") key are read
+        return JsonCallStream(arg_keys=("parameters", "arguments"), require_args=True,
+                              known=self.tools, lists=False)

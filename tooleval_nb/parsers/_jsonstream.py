@@ -1,0 +1,684 @@
+"""Streaming a call as it is written: the call-stream protocol and its JSON readers.
+
+A :class:`CallStream` reads the body of one marked region (the text between ``<tool_call>``
+and ``</tool_call>``, a bracketed list, a harmony message body) a piece at a time and builds
+:class:`StreamCall` s: a call's ``name`` as soon as it is certain, then its ``parts``, the
+fragments of its arguments string, as they become certain. The fragments of a call always
+concatenate to a JSON object string, exactly the text a whole-body reader writes
+(``json.dumps(value, ensure_ascii=False)``): values are re-written in that canonical form as they
+arrive, so nothing sent has to be taken back.
+
+* :class:`JsonWriter` re-writes one JSON value incrementally: strings stream (escapes decoded
+  and re-encoded, a surrogate pair never split), numbers and literals when they end, separators
+  and keys only once the value after them starts. :meth:`JsonWriter.close` ends a value cut
+  short with the closers it needs (``"`` and brackets), so a prefix always becomes valid JSON.
+* :class:`JsonCallStream` reads ``{"name": ..., "arguments": {...}}`` objects, a list of them,
+  or several in a row, streaming the arguments object through a :class:`JsonWriter`.
+* :class:`ArgsStream` reads the JSON arguments of a call whose name is already known (harmony,
+  Mistral v11, the token formats).
+
+A stream never raises: the first malformed byte sets :attr:`CallStream.error` and the stream
+stops reading. Whether that error can still change the result is the parser's business
+(:class:`~.protocol.ToolParser`): before any delta of the region was sent, the region is read
+whole as before; after, the calls already sent stay calls and the error goes to ``problems``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["StreamCall", "CallStream", "JsonWriter", "JsonCallStream", "ArgsStream",
+           "encode_text"]
+
+_DECODER = json.JSONDecoder(strict=False)
+_WS = re.compile(r"[ \t\n\r]*")
+#: complete pieces of a JSON string body: plain runs and whole escapes; a high surrogate escape
+#: is taken with the low one after it, or alone once what follows cannot be one
+_STR_BODY = re.compile(
+    r'(?:[^"\\]+|\\u(?![dD][89abAB])[0-9a-fA-F]{4}'
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[0-9a-fA-F]{4}"
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}(?=[^\\]|\\[^u])"
+    r"|\\[^u])*")
+#: what may still become a complete escape when more text arrives
+_ESC_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}(?:\\(?:u[0-9a-fA-F]{0,4})?)?)?\Z")
+_SCALAR = re.compile(r"[A-Za-z0-9.+\-]*")
+_MAX_SCALAR = 512
+_MAX_KEY = 4096
+
+
+def encode_text(text: str) -> str:
+    """``text`` as it appears inside a JSON string written by ``json.dumps(...,
+    ensure_ascii=False)`` (without the quotes)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+class StreamCall:
+    """A call being streamed: its name once certain, and its arguments fragments.
+
+    Attributes:
+        name: the function name; None until it is certain.
+        parts: the arguments fragments so far (they concatenate to a JSON object string once
+            the call is closed).
+        closed: the call's arguments are complete.
+    """
+
+    __slots__ = ("name", "parts", "closed")
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name
+        self.parts: list[str] = []
+        self.closed = False
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.parts)
+
+
+class CallStream:
+    """Base of the incremental body readers (see the module docstring).
+
+    Attributes:
+        calls: the calls found so far, in order; only calls with a name may be sent.
+        error: why the body stopped being a valid call (None while it is valid).
+        error_at: how many body characters had been fed before the piece in which the error
+            appeared (the text from there on is not part of a call).
+        done_at: body characters that belong to the calls of :attr:`complete` (for an unclosed
+            list: where the last closed call ends).
+    """
+
+    def __init__(self) -> None:
+        self.calls: list[StreamCall] = []
+        self.error: str | None = None
+        self.error_at = 0
+        self.fed = 0
+        self.done_at = 0
+
+    def feed(self, text: str) -> None:
+        """Read the next piece of the body."""
+        if self.error is not None or not text:
+            self.fed += len(text)
+            return
+        try:
+            self._feed(text)
+        except Exception as exc:  # a reader bug must not break the parser: stop streaming
+            self._fail(f"the stream reader failed ({type(exc).__name__}: {exc})")
+        self.fed += len(text)
+
+    def finish(self, closed: bool) -> None:
+        """The body ended (``closed``: at its closing marker; otherwise the output ended).
+
+        Afterwards every call is closed: arguments cut short are ended with the closers they
+        need, and :attr:`error` says why when the body was not complete.
+        """
+        if self.error is None:
+            try:
+                self._finish(closed)
+            except Exception as exc:
+                self._fail(f"the stream reader failed ({type(exc).__name__}: {exc})")
+        for call in self.calls:
+            if not call.closed:
+                self._repair(call)
+                call.closed = True
+
+    @property
+    def complete(self) -> list[StreamCall]:
+        """The calls whose arguments closed properly (a prefix of :attr:`calls`)."""
+        out = []
+        for call in self.calls:
+            if not call.closed or call.name is None:
+                break
+            out.append(call)
+        return out
+
+    # ---------------------------------------------------------------- for subclasses
+    def _feed(self, text: str) -> None:
+        raise NotImplementedError
+
+    def _finish(self, closed: bool) -> None:
+        raise NotImplementedError
+
+    def _repair(self, call: StreamCall) -> None:
+        """End the arguments of a call cut short (default: ``{}`` when nothing was written)."""
+        if not call.parts:
+            call.parts.append("{}")
+
+    def _fail(self, reason: str) -> None:
+        if self.error is None:
+            self.error = reason
+            self.error_at = self.fed
+
+
+class JsonWriter:
+    """Re-write one JSON value incrementally in ``json.dumps`` form (see the module docstring).
+
+    ``out`` receives the canonical fragments (None: only check the value). :meth:`feed` returns
+    how many characters of its text belong to the value; fewer than all once the value ended
+    (:attr:`done`) or turned out invalid (:attr:`error`).
+    """
+
+    __slots__ = ("out", "_stack", "_expect", "_pending", "_string", "_key", "_keys", "_held",
+                 "done", "error", "duplicate")
+
+    def __init__(self, out: list[str] | None) -> None:
+        self.out = out
+        self._stack: list[str] = []
+        self._expect = "value"  # value | first_value | key | first_key | colon | next
+        self._pending = ""
+        self._string: str | None = None  # "key" | "value" while inside a string
+        self._key: list[str] = []
+        self._keys: set[str] | None = None
+        self._held = ""
+        self.done = False
+        self.error: str | None = None
+        #: a key written twice in the outermost object (json.loads keeps the last value)
+        self.duplicate: str | None = None
+
+    @property
+    def started(self) -> bool:
+        return bool(self._stack) or self._string is not None or self.done
+
+    def feed(self, text: str, final: bool = False) -> int:
+        if self.done or self.error is not None:
+            return 0
+        held = len(self._held)
+        data = self._held + text if held else text
+        self._held = ""
+        i = self._run(data, 0, final)
+        if self.done or self.error is not None:
+            return max(0, i - held)
+        self._held = data[i:]
+        return len(text)
+
+    def finish(self) -> None:
+        """The text ended: a number or literal held at the end is complete now."""
+        if not self.done and self.error is None and self._held:
+            data, self._held = self._held, ""
+            self._run(data, 0, True)
+
+    def close(self) -> None:
+        """End a value cut short: the closing quote and brackets it needs (if it started)."""
+        if self.out is None or self.done:
+            return
+        tail = '"' if self._string == "value" else ""
+        closers = "".join(reversed(self._stack))
+        if tail or closers:
+            self.out.append(tail + closers)
+        self._stack, self._string = [], None
+
+    # ---------------------------------------------------------------- internals
+    def _put(self, text: str) -> None:
+        if self.out is not None:
+            if self._pending:
+                self.out.append(self._pending)
+                self._pending = ""
+            self.out.append(text)
+
+    def _fail(self, reason: str, i: int) -> int:
+        self.error = reason
+        return i
+
+    def _after_value(self) -> None:
+        if self._stack:
+            self._expect = "next"
+        else:
+            self.done = True
+
+    def _run(self, data: str, i: int, final: bool) -> int:
+        n = len(data)
+        while i < n:
+            if self._string is not None:
+                j = _STR_BODY.match(data, i).end()  # type: ignore[union-attr]
+                if j > i:
+                    try:
+                        piece = _DECODER.decode('"' + data[i:j] + '"')
+                    except ValueError as exc:
+                        return self._fail(f"invalid string ({exc})", i)
+                    if self._string == "key":
+                        self._key.append(piece)
+                        if sum(map(len, self._key)) > _MAX_KEY:
+                            return self._fail("an object key is too long", i)
+                    elif piece:
+                        self._put(encode_text(piece))
+                i = j
+                if i >= n:
+                    break
+                if data[i] == '"':
+                    i += 1
+                    if self._string == "key":
+                        key = "".join(self._key)
+                        if self._keys is not None and len(self._stack) == 1:
+                            if key in self._keys and self.duplicate is None:
+                                self.duplicate = key
+                            self._keys.add(key)
+                        self._pending += json.dumps(key, ensure_ascii=False) + ": "
+                        self._expect = "colon"
+                    else:
+                        self._put('"')
+                        self._after_value()
+                    self._string = None
+                    if self.done:
+                        return i
+                    continue
+                if not final and _ESC_PREFIX.match(data, i):
+                    return i  # an escape split across pieces: hold it
+                return self._fail(f"invalid escape {data[i:i + 6]!r}", i)
+            i = _WS.match(data, i).end()  # type: ignore[union-attr]
+            if i >= n:
+                break
+            char = data[i]
+            expect = self._expect
+            if expect == "colon":
+                if char != ":":
+                    return self._fail(f"{char!r} where ':' was expected", i)
+                self._expect = "value"
+                i += 1
+            elif expect == "next":
+                if char == ",":
+                    self._pending = ", "
+                    self._expect = "key" if self._stack[-1] == "}" else "value"
+                    i += 1
+                elif char == self._stack[-1]:
+                    self._pending = ""
+                    self._put(self._stack.pop())
+                    self._after_value()
+                    i += 1
+                    if self.done:
+                        return i
+                else:
+                    return self._fail(f"{char!r} where ',' or {self._stack[-1]!r} was expected",
+                                      i)
+            elif expect in ("key", "first_key"):
+                if char == '"':
+                    self._string, self._key = "key", []
+                    i += 1
+                elif char == "}" and expect == "first_key":
+                    self._put(self._stack.pop())
+                    self._after_value()
+                    i += 1
+                    if self.done:
+                        return i
+                else:
+                    return self._fail(f"{char!r} where an object key was expected", i)
+            else:  # a value
+                if char == "]" and expect == "first_value":
+                    self._put(self._stack.pop())
+                    self._after_value()
+                    i += 1
+                    if self.done:
+                        return i
+                elif char == "{":
+                    self._put("{")
+                    self._stack.append("}")
+                    if len(self._stack) == 1:
+                        self._keys = set()
+                    self._expect = "first_key"
+                    i += 1
+                elif char == "[":
+                    self._put("[")
+                    self._stack.append("]")
+                    self._expect = "first_value"
+                    i += 1
+                elif char == '"':
+                    self._put('"')
+                    self._string = "value"
+                    i += 1
+                else:
+                    j = _SCALAR.match(data, i).end()  # type: ignore[union-attr]
+                    if j == i:
+                        return self._fail(f"unexpected {char!r}", i)
+                    if j - i > _MAX_SCALAR:
+                        return self._fail("a number or literal is too long", i)
+                    if j >= n and not final:
+                        return i  # the number may go on: hold it
+                    try:
+                        value = _DECODER.decode(data[i:j])
+                    except ValueError:
+                        return self._fail(f"{data[i:j][:30]!r} is not a JSON value", i)
+                    if isinstance(value, float) and not math.isfinite(value):
+                        return self._fail(f"{data[i:j][:30]!r} is not a JSON number", i)
+                    self._put(json.dumps(value))
+                    i = j
+                    self._after_value()
+                    if self.done:
+                        return i
+        return i
+
+
+def _args_from_value(value: Any) -> tuple[str | None, str | None]:
+    """The arguments string of a non-object arguments value (null, a JSON string), as
+    :func:`~._calls.call_from_object` reads it."""
+    from ._calls import _arguments  # one definition of the rule
+
+    return _arguments(value, True)
+
+
+class _ValueSlot:
+    """A JSON value read into a private buffer (a name, a key, string arguments)."""
+
+    __slots__ = ("writer", "buffer")
+
+    def __init__(self) -> None:
+        self.buffer: list[str] = []
+        self.writer = JsonWriter(self.buffer)
+
+    def value(self) -> Any:
+        return json.loads("".join(self.buffer))
+
+
+class JsonCallStream(CallStream):
+    """Stream ``{"name": ..., "arguments": {...}}`` calls (see the module docstring).
+
+    Args:
+        name_keys / arg_keys: the keys read as the name and the arguments.
+        require_args: an object is a call only with an arguments key, or with a name among
+            ``known`` (plain JSON such as ``{"name": "Bob"}`` is not a call).
+        known: the offered tools' names.
+        many: several values may follow one another (separated by whitespace, ``;`` or ``,``).
+        lists: a value may be a list of calls.
+    """
+
+    def __init__(self, *, name_keys: Sequence[str] = ("name",),
+                 arg_keys: Sequence[str] = ("arguments", "parameters"),
+                 require_args: bool = False, known: Any = None, many: bool = False,
+                 lists: bool = True) -> None:
+        super().__init__()
+        self.name_keys = tuple(name_keys)
+        self.arg_keys = tuple(arg_keys)
+        self.require_args = require_args
+        self.known = known
+        self.many = many
+        self.lists = lists
+        self._state = "top"  # top | list | list_next | key | colon | value | next | after
+        self._in_list = False
+        self._values = 0
+        self._call: StreamCall | None = None
+        self._slot: _ValueSlot | None = None
+        self._writer: JsonWriter | None = None
+        self._role = ""  # what the value being read is: name | args | args_value | skip
+        self._has_args = False
+        self._args_parts: list[str] = []
+
+    # ---------------------------------------------------------------- reading
+    def _feed(self, text: str) -> None:
+        self._run(text, False)
+
+    def _finish(self, closed: bool) -> None:
+        if self._writer is not None:
+            self._writer.finish()
+            self._value_read(self._writer)
+        if self.error is None and self._state not in ("top", "after"):
+            self._fail("the call is not complete" if self._call is not None else
+                       "its brackets are not closed")
+        if self.error is None and self._values == 0:
+            self._fail("it is empty")
+
+    def _run(self, data: str, final: bool) -> None:
+        i, n = 0, len(data)
+        while i < n and self.error is None:
+            if self._writer is not None:
+                used = self._writer.feed(data[i:], final)
+                i += used
+                if not self._value_read(self._writer):
+                    return
+                continue
+            i = _WS.match(data, i).end()  # type: ignore[union-attr]
+            if i >= n:
+                return
+            char = data[i]
+            state = self._state
+            if state in ("top", "after"):
+                if state == "after":
+                    if char in ";,":
+                        if not self.many:
+                            return self._fail(f"{char!r} follows the call")
+                        i += 1
+                        continue
+                    if not self.many:
+                        return self._fail(f"text follows the call ({data[i:i + 20]!r})")
+                if char == "[" and self.lists:
+                    self._in_list, self._state = True, "list"
+                    i += 1
+                elif char == "{":
+                    self._open_object()
+                    i += 1
+                else:
+                    return self._fail(f"{char!r} does not start a call")
+            elif state in ("list", "list_next"):
+                if char == "]":
+                    if state == "list" and not self.calls:
+                        return self._fail("the list is empty")
+                    self._in_list, self._state = False, "after"
+                    self._values += 1
+                    self.done_at = self.fed + i + 1
+                    i += 1
+                elif state == "list_next" and char == ",":
+                    self._state = "list"
+                    i += 1
+                elif state == "list" and char == "{":
+                    self._open_object()
+                    i += 1
+                else:
+                    return self._fail(f"item {len(self.calls)} of the list is not a tool call")
+            elif state == "key":
+                if char == "}" and self._first_key:
+                    self._close_object(i)
+                    i += 1
+                elif char == '"':
+                    self._role = "key"
+                    self._slot = _ValueSlot()
+                    self._writer = self._slot.writer
+                else:
+                    return self._fail(f"{char!r} where a key was expected")
+            elif state == "colon":
+                if char != ":":
+                    return self._fail(f"{char!r} where ':' was expected")
+                self._state = "value"
+                i += 1
+            elif state == "value":
+                self._start_value(char)
+            else:  # next
+                if char == ",":
+                    self._state, self._first_key = "key", False
+                    i += 1
+                elif char == "}":
+                    self._close_object(i)
+                    i += 1
+                else:
+                    return self._fail(f"{char!r} where ',' or '}}' was expected")
+
+    def _open_object(self) -> None:
+        assert self._call is None
+        self._call = StreamCall()
+        self.calls.append(self._call)
+        self._state, self._first_key = "key", True
+        self._has_args, self._args_parts = False, []
+
+    def _start_value(self, char: str) -> None:
+        key = self._key
+        call = self._call
+        assert call is not None
+        if key in self.name_keys and call.name is None and not self._named:
+            self._role = "name"
+            self._slot = _ValueSlot()
+            self._writer = self._slot.writer
+        elif key in self.arg_keys and not self._has_args:
+            self._has_args = True
+            if char == "{":
+                self._role = "args"
+                self._writer = JsonWriter(self._args_parts)
+                self._maybe_ready()
+            else:
+                self._role = "args_value"
+                self._slot = _ValueSlot()
+                self._writer = self._slot.writer
+        elif key in self.name_keys or key in self.arg_keys:
+            self._fail(f"the call object has a second {key!r}")
+        else:
+            self._role = "skip"
+            self._writer = JsonWriter(None)
+
+    def _value_read(self, writer: JsonWriter) -> bool:
+        """Handle the end of the value being read; False when reading must stop."""
+        if writer.error is not None:
+            self._fail(writer.error)
+            return False
+        if not writer.done:
+            return True
+        self._writer = None
+        role = self._role
+        call = self._call
+        if role == "key":
+            assert self._slot is not None
+            self._key = self._slot.value()
+            self._state = "colon"
+            return True
+        assert call is not None
+        self._state = "next"
+        if role == "name":
+            assert self._slot is not None
+            name = self._slot.value()
+            self._named = True
+            if not isinstance(name, str) or not name.strip():
+                self._fail(f"its {self._key!r} is {name!r}, not a function name")
+                return False
+            self._pending_name = name.strip()
+            self._maybe_ready()
+        elif role == "args":
+            if writer.duplicate is not None:
+                self._fail(f"its arguments hold the key {writer.duplicate!r} twice")
+                return False
+            self._maybe_ready()
+        elif role == "args_value":
+            assert self._slot is not None
+            arguments, problem = _args_from_value(self._slot.value())
+            if problem or arguments is None:
+                self._fail(problem or "its arguments are unusable")
+                return False
+            self._args_parts.append(arguments)
+            self._maybe_ready()
+        return True
+
+    def _maybe_ready(self) -> None:
+        call = self._call
+        assert call is not None
+        name = getattr(self, "_pending_name", None)
+        if call.name is not None or name is None:
+            return
+        if self.require_args and not self._has_args and not (
+                self.known is not None and name in self.known):
+            return
+        call.name = name
+        call.parts = self._args_parts
+
+    def _close_object(self, i: int) -> None:
+        call = self._call
+        assert call is not None
+        if getattr(self, "_pending_name", None) is None:
+            self._fail("the object has no name" if self._in_list or self.calls[:-1]
+                       else "it is not a tool call object")
+            return
+        self._maybe_ready()
+        if call.name is None:
+            self._fail("the object is not a tool call (it has no arguments)")
+            return
+        if not self._has_args:
+            call.parts.append("{}")
+        call.closed = True
+        self._call = None
+        self._pending_name = None
+        self._named = False
+        if self._in_list:
+            self._state = "list_next"
+        else:
+            self._state = "after"
+            self._values += 1
+        self.done_at = self.fed + i + 1
+
+    def _repair(self, call: StreamCall) -> None:
+        if call is self._call and self._role == "args" and self._writer is not None:
+            self._writer.close()
+        if not call.parts:
+            call.parts.append("{}")
+
+    _key: Any = None
+    _first_key = True
+    _named = False
+    _pending_name: str | None = None
+
+
+class ArgsStream(CallStream):
+    """Stream the JSON arguments of one call whose name is known already.
+
+    Args:
+        name: the call's name (certain: the call can be sent at once).
+        lenient: ``null`` or nothing means ``{}``, a JSON string holding an object is decoded
+            (as :func:`~._calls.call_from_object` reads arguments); otherwise only an object.
+    """
+
+    def __init__(self, name: str, *, lenient: bool = True) -> None:
+        super().__init__()
+        self.lenient = lenient
+        self.call = StreamCall(name)
+        self.calls.append(self.call)
+        self._writer: JsonWriter | None = None
+        self._slot: _ValueSlot | None = None
+
+    def _feed(self, text: str) -> None:
+        self._run(text, False)
+
+    def _run(self, text: str, final: bool) -> None:
+        i = 0
+        if self._writer is None:
+            if self.call.closed:
+                if text.strip():
+                    self._fail(f"text follows the arguments ({text.strip()[:20]!r})")
+                return
+            i = _WS.match(text).end()  # type: ignore[union-attr]
+            if i >= len(text):
+                return
+            if text[i] == "{":
+                self._writer = JsonWriter(self.call.parts)
+            elif self.lenient:
+                self._slot = _ValueSlot()
+                self._writer = self._slot.writer
+            else:
+                self._fail(f"its arguments start with {text[i]!r}, not an object")
+                return
+        writer = self._writer
+        used = writer.feed(text[i:], final)
+        if writer.error is not None:
+            return self._fail(writer.error)
+        if writer.done:
+            if writer.duplicate is not None:
+                return self._fail(f"its arguments hold the key {writer.duplicate!r} twice")
+            if self._slot is not None:
+                arguments, problem = _args_from_value(self._slot.value())
+                if problem or arguments is None:
+                    return self._fail(problem or "its arguments are unusable")
+                self.call.parts.append(arguments)
+            self.call.closed = True
+            self._writer = None
+            rest = text[i + used:]
+            if rest.strip():
+                self._fail(f"text follows the arguments ({rest.strip()[:20]!r})")
+
+    def _finish(self, closed: bool) -> None:
+        if self._writer is not None:
+            self._writer.finish()
+            self._run("", True)
+        if self.error is None and not self.call.closed:
+            if self._writer is None:  # nothing but whitespace: no arguments
+                self.call.parts.append("{}")
+                self.call.closed = True
+            else:
+                self._fail("its arguments are not complete")
+
+    def _repair(self, call: StreamCall) -> None:
+        if self._writer is not None and self._slot is None:
+            self._writer.close()
+        if not call.parts:
+            call.parts.append("{}")
