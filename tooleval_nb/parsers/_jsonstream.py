@@ -619,13 +619,23 @@ class ArgsStream(CallStream):
             (as :func:`~._calls.call_from_object` reads arguments); otherwise only an object.
     """
 
-    def __init__(self, name: str, *, lenient: bool = True) -> None:
+    def __init__(self, name: str, *, lenient: bool = True, trailer: str = "",
+                 call: StreamCall | None = None) -> None:
         super().__init__()
         self.lenient = lenient
-        self.call = StreamCall(name)
+        self.trailer = trailer
+        self.call = call if call is not None else StreamCall(name)
         self.calls.append(self.call)
         self._writer: JsonWriter | None = None
         self._slot: _ValueSlot | None = None
+        self._after: list[str] = []
+
+    def _follow(self, text: str) -> None:
+        """Text after the value: whitespace, and the trailer (a closing fence) if any."""
+        self._after.append(text)
+        after = "".join(self._after).strip()
+        if after and not self.trailer.startswith(after):
+            self._fail(f"text follows the arguments ({after[:20]!r})")
 
     def _feed(self, text: str) -> None:
         self._run(text, False)
@@ -634,8 +644,7 @@ class ArgsStream(CallStream):
         i = 0
         if self._writer is None:
             if self.call.closed:
-                if text.strip():
-                    self._fail(f"text follows the arguments ({text.strip()[:20]!r})")
+                self._follow(text)
                 return
             i = _WS.match(text).end()  # type: ignore[union-attr]
             if i >= len(text):
@@ -662,20 +671,20 @@ class ArgsStream(CallStream):
                 self.call.parts.append(arguments)
             self.call.closed = True
             self._writer = None
-            rest = text[i + used:]
-            if rest.strip():
-                self._fail(f"text follows the arguments ({rest.strip()[:20]!r})")
+            self._follow(text[i + used:])
 
     def _finish(self, closed: bool) -> None:
         if self._writer is not None:
             self._writer.finish()
             self._run("", True)
         if self.error is None and not self.call.closed:
-            if self._writer is None:  # nothing but whitespace: no arguments
+            if self._writer is None and not self.trailer:  # only whitespace: no arguments
                 self.call.parts.append("{}")
                 self.call.closed = True
             else:
                 self._fail("its arguments are not complete")
+        elif self.error is None and "".join(self._after).strip() != self.trailer:
+            self._fail(f"its arguments are not closed by {self.trailer}")
 
     def _repair(self, call: StreamCall) -> None:
         if self._writer is not None and self._slot is None:

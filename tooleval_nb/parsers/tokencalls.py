@@ -15,6 +15,7 @@ from collections.abc import Callable
 from ._calls import CallResult, call_from_object, load_json, name_problem
 from ._tagged import BodyReader, Found, Region, TaggedParser
 from ._xmlargs import invoke_params
+from ._xmlstream import sequence_stream
 from .protocol import ToolSchemas
 
 __all__ = ["sequence", "DeepSeekV3Parser", "DeepSeekV31Parser", "KimiK2Parser", "Step3Parser"]
@@ -120,7 +121,8 @@ class DeepSeekV3Parser(TaggedParser):
     """
 
     format = "deepseek_v3"
-    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v3), end=_DS_SECTION[1]),)
+    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v3), end=_DS_SECTION[1],
+                      stream=sequence_stream(*_DS, "v3")),)
 
 
 class DeepSeekV31Parser(TaggedParser):
@@ -129,7 +131,8 @@ class DeepSeekV31Parser(TaggedParser):
     ``<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜>``."""
 
     format = "deepseek_v31"
-    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v31), end=_DS_SECTION[1]),)
+    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v31), end=_DS_SECTION[1],
+                      stream=sequence_stream(*_DS, "v31")),)
 
 
 _KIMI = ("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")
@@ -148,9 +151,9 @@ class KimiK2Parser(TaggedParser):
     format = "kimi_k2"
     regions = (
         Region("<|tool_calls_section_begin|>", sequence(*_KIMI, _kimi),
-               end="<|tool_calls_section_end|>"),
+               end="<|tool_calls_section_end|>", stream=sequence_stream(*_KIMI, "kimi")),
         Region("<|tool_call_section_begin|>", sequence(*_KIMI, _kimi),
-               end="<|tool_call_section_end|>"),
+               end="<|tool_call_section_end|>", stream=sequence_stream(*_KIMI, "kimi")),
     )
 
 
@@ -166,4 +169,4 @@ class Step3Parser(TaggedParser):
 
     format = "step3"
     regions = (Region("<｜tool_calls_begin｜>", sequence(*_STEP, _step3),
-                      end="<｜tool_calls_end｜>"),)
+                      end="<｜tool_calls_end｜>", stream=sequence_stream(*_STEP, "step3")),)

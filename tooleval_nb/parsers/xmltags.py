@@ -13,7 +13,13 @@ import re
 
 from ._tagged import Region, TaggedParser
 from ._xmlargs import arg_pairs, function_params, invoke_params
+from ._xmlstream import element_stream, pair_stream
 
+#: the call streams: a call is sent at the ``>`` that ends its name tag; a ``string`` value streams
+#: inside its quotes, any other value is sent when its closing tag arrives
+_FUNCTION = element_stream("<function=", ">", "</function>", ("<parameter=", ">", "</parameter>"))
+_INVOKE = element_stream("<invoke name=", ">", "</invoke>", ("<parameter name=", ">",
+                                                              "</parameter>"))
 _BARE_CALL = re.compile(r"<function=[^\s<>]+>\s*(?:<parameter=|</function>)")
 
 __all__ = ["Qwen3CoderParser", "Step3p5Parser", "SeedOssParser", "Glm45Parser",
@@ -37,9 +43,9 @@ class Qwen3CoderParser(TaggedParser):
     a call (``<function=NAME>`` then ``<parameter=``)."""
 
     format = "qwen3_coder"
-    regions = (Region("<tool_call>", function_params(), end="</tool_call>"),
+    regions = (Region("<tool_call>", function_params(), end="</tool_call>", stream=_FUNCTION),
                Region("<function=", function_params(), end="</function>", bare=True,
-                      call_like=_BARE_CALL))
+                      call_like=_BARE_CALL, stream=_FUNCTION))
 
 
 class Step3p5Parser(Qwen3CoderParser):
@@ -54,7 +60,8 @@ class SeedOssParser(TaggedParser):
     ``</seed:tool_call>``; ``<seed:think>`` ... ``</seed:think>`` is reasoning."""
 
     format = "seed_oss"
-    regions = (Region("<seed:tool_call>", function_params(), end="</seed:tool_call>"),)
+    regions = (Region("<seed:tool_call>", function_params(), end="</seed:tool_call>",
+                      stream=_FUNCTION),)
     think = ("<seed:think>", "</seed:think>")
 
 
@@ -69,7 +76,7 @@ class Glm45Parser(TaggedParser):
     """
 
     format = "glm45"
-    regions = (Region("<tool_call>", arg_pairs(), end="</tool_call>"),)
+    regions = (Region("<tool_call>", arg_pairs(), end="</tool_call>", stream=pair_stream()),)
 
 
 class MinimaxM2Parser(TaggedParser):
@@ -78,4 +85,5 @@ class MinimaxM2Parser(TaggedParser):
     ``</minimax:tool_call>``."""
 
     format = "minimax_m2"
-    regions = (Region("<minimax:tool_call>", invoke_params(), end="</minimax:tool_call>"),)
+    regions = (Region("<minimax:tool_call>", invoke_params(), end="</minimax:tool_call>",
+                      stream=_INVOKE),)

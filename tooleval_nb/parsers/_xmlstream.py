@@ -1,0 +1,540 @@
+"""Call streams for the XML-ish and special-token formats (see :mod:`._jsonstream`).
+
+* :class:`ElementStream`: ``<function=NAME><parameter=KEY>VALUE</parameter></function>``
+  (Qwen3-Coder, Seed-OSS, Step-3.5) and ``<invoke name="NAME"><parameter name="KEY">VALUE
+  </parameter></invoke>`` (MiniMax-M2, Step-3's ``steptml:``). The name is certain at the ``>``
+  that ends its tag.
+* :class:`PairStream`: GLM's ``NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>``; the name
+  is certain at the first whitespace or ``<`` after it.
+* :class:`SequenceStream`: ``BEGIN head SEP tail END`` sections (DeepSeek V3 / V3.1, Kimi-K2,
+  Step-3); the name is certain at ``SEP`` (V3.1, Kimi), at the newline after it (V3), or at the
+  end of the ``<steptml:invoke name=...>`` tag (Step-3); JSON arguments stream as written.
+
+Raw-text values are typed as :func:`~._xmlargs.typed_value` types them. A value whose schema type
+is ``string`` streams inside its quotes as it arrives (one newline after the opening tag and one
+before the closing tag are layout: the first is dropped, a last newline is held until the value
+goes on); any other value is sent whole when its closing tag arrives, once its type is certain.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ._calls import name_problem
+from ._jsonstream import ArgsStream, CallStream, StreamCall, encode_text
+from ._xmlargs import _layout, _types, typed_value
+from .protocol import ToolSchemas
+
+__all__ = ["ElementStream", "PairStream", "SequenceStream", "element_stream", "pair_stream",
+           "sequence_stream"]
+
+_MAX_NAME = 512
+_WS = re.compile(r"\s*")
+
+
+def _partial_end(data: str, marker: str) -> int:
+    """Where a possible partial ``marker`` starts at the end of ``data`` (``len(data)`` if none)."""
+    for k in range(min(len(marker) - 1, len(data)), 0, -1):
+        if data.endswith(marker[:k]):
+            return len(data) - k
+    return len(data)
+
+
+class _MarkupStream(CallStream):
+    """Shared machinery: held text between pieces, typed values, the arguments being written."""
+
+    def __init__(self, schemas: ToolSchemas | None) -> None:
+        super().__init__()
+        self.schemas = schemas
+        self._held = ""
+        self._call: StreamCall | None = None
+        self._nargs = 0
+        self._keys: set[str] = set()
+        self._key = ""
+        self._streaming = False  # the current value streams inside quotes
+        self._raw: list[str] = []
+        self._value_chars = 0
+        self._nl = False  # a newline held at the end of a streamed value
+
+    def _feed(self, text: str) -> None:
+        data = self._held + text if self._held else text
+        self._held = ""
+        i = self._run(data, False)
+        if self.error is None:
+            self._held = data[i:]
+
+    def _finish(self, closed: bool) -> None:
+        data, self._held = self._held, ""
+        self._run(data, True)
+        if self.error is None:
+            self._end_body()
+
+    def _run(self, data: str, final: bool) -> int:
+        raise NotImplementedError
+
+    def _end_body(self) -> None:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- calls and values
+    def _open_call(self, raw_name: str) -> bool:
+        name = raw_name.strip().strip('"')
+        bad = name_problem(name)
+        if bad:
+            self._fail(bad)
+            return False
+        self._call = StreamCall(name)
+        self.calls.append(self._call)
+        self._nargs, self._keys = 0, set()
+        return True
+
+    def _close_call(self, at: int) -> None:
+        call = self._call
+        assert call is not None
+        call.parts.append("}" if self._nargs else "{}")
+        call.closed = True
+        self._call = None
+        self.done_at = at
+
+    def _schema(self, key: str) -> Any:
+        call = self._call
+        if self.schemas is None or call is None or call.name not in self.schemas:
+            return None
+        return self.schemas[call.name or ""].get(key)
+
+    def _open_value(self, raw_key: str) -> bool:
+        key = raw_key.strip().strip('"')
+        if not key:
+            self._fail("a parameter has an empty name")
+            return False
+        if key in self._keys:
+            self._fail(f"the parameter {key!r} is written twice")
+            return False
+        self._keys.add(key)
+        self._key = key
+        self._raw, self._value_chars, self._nl = [], 0, False
+        self._streaming = _types(self._schema(key)) == ["string"]
+        if self._streaming:
+            self._put_key()
+            assert self._call is not None
+            self._call.parts.append('"')
+        return True
+
+    def _put_key(self) -> None:
+        assert self._call is not None
+        lead = "{" if self._nargs == 0 else ", "
+        self._call.parts.append(lead + json.dumps(self._key, ensure_ascii=False) + ": ")
+        self._nargs += 1
+
+    def _value_text(self, text: str) -> None:
+        if not text:
+            return
+        first = self._value_chars == 0
+        self._value_chars += len(text)
+        if not self._streaming:
+            self._raw.append(text)
+            return
+        assert self._call is not None
+        if first and text.startswith("\n"):
+            text = text[1:]  # layout after the opening tag
+        if not text:
+            return
+        if self._nl:
+            text = "\n" + text
+            self._nl = False
+        if text.endswith("\n"):  # maybe the layout before the closing tag: hold it
+            text, self._nl = text[:-1], True
+        if text:
+            self._call.parts.append(encode_text(text))
+
+    def _close_value(self) -> None:
+        assert self._call is not None
+        if self._streaming:
+            self._call.parts.append('"')
+        else:
+            value = typed_value(_layout("".join(self._raw)), self._schema(self._key))
+            self._put_key()
+            self._call.parts.append(json.dumps(value, ensure_ascii=False, allow_nan=False))
+        self._raw, self._streaming = [], False
+
+    def _repair(self, call: StreamCall) -> None:
+        if call is self._call and self._nargs:
+            call.parts.append('"}' if self._streaming else "}")
+        elif not call.parts or (call is self._call and not self._nargs):
+            call.parts.append("{}")
+
+    # ---------------------------------------------------------------- text helpers
+    def _until(self, data: str, i: int, marker: str, final: bool
+               ) -> tuple[int, int]:
+        """``(index of marker or -1, end of the text that cannot be part of it)``."""
+        idx = data.find(marker, i)
+        if idx >= 0:
+            return idx, idx
+        return -1, len(data) if final else max(i, _partial_end(data, marker))
+
+    def _expect(self, data: str, i: int, options: tuple[str, ...], final: bool
+                ) -> tuple[str | None, int]:
+        """After whitespace, which of ``options`` starts at the position: ``(option, index)``;
+        ``(None, index)`` to wait (a partial option at the end), ``("", index)`` for none."""
+        i = _WS.match(data, i).end()  # type: ignore[union-attr]
+        if i >= len(data):
+            return None, i
+        rest = data[i:]
+        for option in options:
+            if rest.startswith(option):
+                return option, i
+        if not final and any(option.startswith(rest) for option in options):
+            return None, i
+        return "", i
+
+
+class ElementStream(_MarkupStream):
+    """``OPEN NAME NAME_END (P_OPEN KEY P_NAME_END VALUE P_CLOSE)* CLOSE`` repeated."""
+
+    def __init__(self, schemas: ToolSchemas | None, open_tag: str, name_end: str,
+                 close_tag: str, param: tuple[str, str, str]) -> None:
+        super().__init__(schemas)
+        self.open_tag, self.name_end, self.close_tag = open_tag, name_end, close_tag
+        self.p_open, self.p_name_end, self.p_close = param
+        self._state = "between"  # between | name | params | key | value
+
+    def _run(self, data: str, final: bool) -> int:
+        i, n = 0, len(data)
+        while i < n and self.error is None:
+            state = self._state
+            if state == "between":
+                option, i = self._expect(data, i, (self.open_tag,), final)
+                if option is None:
+                    return i
+                if not option:
+                    self._fail(f"unexpected text {data[i:i + 30]!r} where {self.open_tag} "
+                               "was expected")
+                    return i
+                i += len(option)
+                self._state = "name"
+            elif state in ("name", "key"):
+                stop = data.find(self.name_end if state == "name" else self.p_name_end, i)
+                if stop < 0:
+                    if n - i > _MAX_NAME:
+                        self._fail("a tag name is too long")
+                    return i
+                if state == "name":
+                    if not self._open_call(data[i:stop]):
+                        return i
+                    self._state = "params"
+                    i = stop + len(self.name_end)
+                else:
+                    if not self._open_value(data[i:stop]):
+                        return i
+                    self._state = "value"
+                    i = stop + len(self.p_name_end)
+            elif state == "params":
+                option, i = self._expect(data, i, (self.p_open, self.close_tag), final)
+                if option is None:
+                    return i
+                if not option:
+                    self._fail(f"unexpected text {data[i:i + 30]!r} in the call of "
+                               f"{self._call.name if self._call else ''!r}")
+                    return i
+                i += len(option)
+                if option == self.close_tag:
+                    self._close_call(self.fed + i)
+                    self._state = "between"
+                else:
+                    self._state = "key"
+            else:  # value
+                idx, safe = self._until(data, i, self.p_close, final)
+                self._value_text(data[i:safe])
+                if idx < 0:
+                    return safe
+                self._close_value()
+                i = idx + len(self.p_close)
+                self._state = "params"
+        return i
+
+    def _end_body(self) -> None:
+        if self._state == "params" and self._call is not None:
+            self._close_call(self.fed)  # generation stopped after its last value
+        elif self._state != "between":
+            self._fail("the call is not complete")
+        elif not self.calls:
+            self._fail("it is empty")
+
+
+class PairStream(_MarkupStream):
+    """GLM: ``NAME`` then ``<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>`` pairs."""
+
+    def __init__(self, schemas: ToolSchemas | None) -> None:
+        super().__init__(schemas)
+        self._state = "lead"  # lead | name | gap | pairs | key | value_open | value
+        self._name: list[str] = []
+
+    def _run(self, data: str, final: bool) -> int:
+        i, n = 0, len(data)
+        while i < n and self.error is None:
+            state = self._state
+            if state == "lead":
+                i = _WS.match(data, i).end()  # type: ignore[union-attr]
+                if i < n:
+                    self._state = "name"
+            elif state == "name":
+                m = re.compile(r"[^\s<]*").match(data, i)
+                assert m is not None
+                self._name.append(m.group())
+                i = m.end()
+                if sum(map(len, self._name)) > _MAX_NAME:
+                    self._fail("the function name is too long")
+                    return i
+                if i < n:
+                    if not self._open_call("".join(self._name)):
+                        return i
+                    self._state = "pairs"
+            elif state == "pairs":
+                option, i = self._expect(data, i, ("<arg_key>",), final)
+                if option is None:
+                    return i
+                if not option:
+                    self._fail(f"unexpected text {data[i:i + 30]!r} in the call of "
+                               f"{self._call.name if self._call else ''!r}")
+                    return i
+                i += len(option)
+                self._state = "key"
+            elif state == "key":
+                stop = data.find("</arg_key>", i)
+                if stop < 0:
+                    if n - i > _MAX_NAME:
+                        self._fail("an <arg_key> is too long")
+                    return i
+                if not self._open_value(data[i:stop]):
+                    return i
+                i = stop + len("</arg_key>")
+                self._state = "value_open"
+            elif state == "value_open":
+                option, i = self._expect(data, i, ("<arg_value>",), final)
+                if option is None:
+                    return i
+                if not option:
+                    self._fail(f"the argument {self._key!r} has no <arg_value>")
+                    return i
+                i += len(option)
+                self._state = "value"
+            else:  # value
+                idx, safe = self._until(data, i, "</arg_value>", final)
+                self._value_text(data[i:safe])
+                if idx < 0:
+                    return safe
+                self._close_value()
+                i = idx + len("</arg_value>")
+                self._state = "pairs"
+        return i
+
+    def _end_body(self) -> None:
+        if self._state == "name" and self._call is None:
+            self._open_call("".join(self._name))
+        if self.error is None and self._call is not None and self._state in ("name", "pairs"):
+            self._close_call(self.fed)
+        elif self.error is None:
+            self._fail("the call is not complete" if self._state != "lead" else "it is empty")
+
+
+class SequenceStream(CallStream):
+    """``BEGIN head SEP tail END`` calls separated by whitespace (see the module docstring).
+
+    Args:
+        kind: ``v31`` (the head is the name, the tail JSON arguments), ``kimi`` (the head is
+            ``functions.NAME:INDEX``), ``v3`` (the head is ``function``, the tail the name, a
+            newline and fenced JSON arguments), ``step3`` (the head is ``function``, the tail one
+            ``<steptml:invoke>`` element).
+    """
+
+    def __init__(self, schemas: ToolSchemas | None, begin: str, sep: str, end: str,
+                 kind: str) -> None:
+        super().__init__()
+        self.schemas = schemas
+        self.begin, self.sep, self.end, self.kind = begin, sep, end, kind
+        self._held = ""
+        self._state = "between"  # between | head | tail
+        self._head: list[str] = []
+        self._inner: CallStream | None = None
+        self._prelude: list[str] = []  # v3: the name line and the opening fence
+
+    def _feed(self, text: str) -> None:
+        data = self._held + text if self._held else text
+        self._held = ""
+        i = self._run(data, False)
+        if self.error is None:
+            self._held = data[i:]
+
+    def _finish(self, closed: bool) -> None:
+        data, self._held = self._held, ""
+        self._run(data, True)
+        if self.error is not None:
+            return
+        if self._state == "tail":
+            self._end_call(closed=False)
+        elif self._state == "head":
+            self._fail(f"call {len(self.calls)} has no {self.sep}")
+        elif not self.calls:
+            self._fail("the section is empty")
+
+    def _run(self, data: str, final: bool) -> int:
+        i, n = 0, len(data)
+        while i < n and self.error is None:
+            if self._state == "between":
+                i = _WS.match(data, i).end()  # type: ignore[union-attr]
+                if i >= n:
+                    return i
+                if data.startswith(self.begin, i):
+                    i += len(self.begin)
+                    self._state, self._head = "head", []
+                elif not final and self.begin.startswith(data[i:]):
+                    return i
+                else:
+                    self._fail(f"unexpected text {data[i:i + 30]!r} where {self.begin} was "
+                               "expected")
+            elif self._state == "head":
+                idx = data.find(self.sep, i)
+                stop = idx if idx >= 0 else (n if final else _partial_end(data, self.sep))
+                self._head.append(data[i:stop])
+                if sum(map(len, self._head)) > _MAX_NAME:
+                    self._fail(f"call {len(self.calls)} has no {self.sep}")
+                    return stop
+                if idx < 0:
+                    return stop
+                i = idx + len(self.sep)
+                self._start_tail("".join(self._head))
+            else:  # tail: up to END
+                idx = data.find(self.end, i)
+                stop = idx if idx >= 0 else (n if final else _partial_end(data, self.end))
+                self._tail(data[i:stop])
+                if idx < 0:
+                    return stop
+                i = idx + len(self.end)
+                self._end_call(closed=True)
+                self._state = "between"
+        return i
+
+    def _start_tail(self, head: str) -> None:
+        self._state = "tail"
+        self._prelude, self._inner = [], None
+        if self.kind == "v31":
+            self._inner_args(head.strip())
+        elif self.kind == "kimi":
+            name = head.strip()
+            name = name[len("functions."):] if name.startswith("functions.") else name
+            name, colon, index = name.rpartition(":")
+            if not colon or not index.strip().isdigit():
+                self._fail(f"{head.strip()[:40]!r} is not functions.NAME:INDEX")
+                return
+            self._inner_args(name)
+        elif head.strip() != "function":
+            self._fail(f"its type is {head.strip()[:20]!r}, not function")
+        elif self.kind == "step3":
+            self._inner = ElementStream(self.schemas, "<steptml:invoke name=", ">",
+                                        "</steptml:invoke>",
+                                        ("<steptml:parameter name=", ">",
+                                         "</steptml:parameter>"))
+
+    def _inner_args(self, name: str) -> None:
+        bad = name_problem(name)
+        if bad:
+            self._fail(bad)
+            return
+        self._inner = ArgsStream(name)
+        self.calls.append(self._inner.calls[0])
+
+    def _adopt(self) -> None:
+        """Show the inner stream's call (named now) as this section's latest call."""
+        inner = self._inner
+        if inner is None:
+            return
+        if len(inner.calls) > 1:
+            self._fail("it holds several invokes")
+        elif inner.calls and inner.calls[0] not in self.calls:
+            self.calls.append(inner.calls[0])
+        if inner.error is not None:
+            self._fail(inner.error)
+
+    def _tail(self, text: str) -> None:
+        if not text or self.error is not None:
+            return
+        if self.kind == "v3" and self._inner is None:
+            text = self._v3_prelude(text)
+            if self._inner is None or not text:
+                return
+        if self._inner is not None:
+            self._inner.feed(text)
+            self._adopt()
+
+    def _v3_prelude(self, text: str) -> str:
+        """The name line and the opening fence; returns the text after them (the JSON)."""
+        self._prelude.append(text)
+        prelude = "".join(self._prelude)
+        newline = prelude.find("\n")
+        if newline < 0:
+            if len(prelude) > _MAX_NAME:
+                self._fail("the function name is too long")
+            return ""
+        if not self.calls or self.calls[-1].closed:  # the name line is complete: send it
+            name = prelude[:newline].strip()
+            bad = name_problem(name)
+            if bad:
+                self._fail(bad)
+                return ""
+            self.calls.append(StreamCall(name))
+        brace = prelude.find("{", newline)
+        if brace < 0:
+            if len(prelude) - newline > 64:
+                self._fail("its arguments are not in a ```json fence after the name")
+            return ""
+        if not re.fullmatch(r"\s*```[A-Za-z]*\s*", prelude[newline + 1:brace]):
+            self._fail("its arguments are not in a ```json fence after the name")
+            return ""
+        self._inner = ArgsStream(self.calls[-1].name or "", trailer="```",
+                                 call=self.calls[-1])
+        self._prelude = []
+        return prelude[brace:]
+
+    def _end_call(self, *, closed: bool) -> None:
+        inner = self._inner
+        self._inner = None
+        if inner is None:
+            if self.error is None:
+                self._fail(f"call {len(self.calls)} is incomplete" if self.kind != "v3" else
+                           "its arguments are not in a ```json fence after the name")
+            return
+        inner.finish(closed)
+        if self.kind == "step3":
+            if not inner.calls:
+                self._fail("it holds no <steptml:invoke>")
+            self._inner = inner
+            self._adopt()
+            self._inner = None
+        elif inner.error is not None:
+            self._fail(inner.error)
+
+    def _repair(self, call: StreamCall) -> None:
+        inner = self._inner
+        if inner is not None and call in inner.calls:
+            inner.finish(False)
+        if not call.parts:
+            call.parts.append("{}")
+
+
+def element_stream(open_tag: str, name_end: str, close_tag: str,
+                   param: tuple[str, str, str]) -> Callable[[ToolSchemas | None], CallStream]:
+    """A stream factory for :class:`ElementStream` bodies."""
+    return lambda schemas: ElementStream(schemas, open_tag, name_end, close_tag, param)
+
+
+def pair_stream() -> Callable[[ToolSchemas | None], CallStream]:
+    """A stream factory for GLM's :class:`PairStream` bodies."""
+    return PairStream
+
+
+def sequence_stream(begin: str, sep: str, end: str, kind: str
+                    ) -> Callable[[ToolSchemas | None], CallStream]:
+    """A stream factory for :class:`SequenceStream` sections."""
+    return lambda schemas: SequenceStream(schemas, begin, sep, end, kind)
