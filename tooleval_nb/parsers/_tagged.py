@@ -235,6 +235,10 @@ class TaggedParser(ToolParser):
         assert region is not None
         committed, live = self._live_end(closed, self._label(), body)
         if committed:
+            if not closed and region.end is not None and live is not None and \
+                    live.error is None:
+                self._problem(f"{self._label()} is not closed by {region.end}; parsed as far "
+                              "as it is valid")
             self._reset()
             return None
         try:

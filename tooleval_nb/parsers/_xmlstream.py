@@ -194,8 +194,11 @@ class ElementStream(_MarkupStream):
     """``OPEN NAME NAME_END (P_OPEN KEY P_NAME_END VALUE P_CLOSE)* CLOSE`` repeated."""
 
     def __init__(self, schemas: ToolSchemas | None, open_tag: str, name_end: str,
-                 close_tag: str, param: tuple[str, str, str]) -> None:
+                 close_tag: str, param: tuple[str, str, str], *, confirm: bool = False) -> None:
+        """``confirm``: the name is certain only once a parameter or the closing tag follows it
+        (a bare ``<function=NAME>`` may be prose)."""
         super().__init__(schemas)
+        self.confirm = confirm
         self.open_tag, self.name_end, self.close_tag = open_tag, name_end, close_tag
         self.p_open, self.p_name_end, self.p_close = param
         self._state = "between"  # between | name | params | key | value
@@ -223,6 +226,8 @@ class ElementStream(_MarkupStream):
                 if state == "name":
                     if not self._open_call(data[i:stop]):
                         return i
+                    if self.confirm and self._call is not None:
+                        self._unconfirmed, self._call.name = self._call.name, None
                     self._state = "params"
                     i = stop + len(self.name_end)
                 else:
@@ -239,6 +244,8 @@ class ElementStream(_MarkupStream):
                                f"{self._call.name if self._call else ''!r}")
                     return i
                 i += len(option)
+                if self._call is not None and self._call.name is None:
+                    self._call.name = self._unconfirmed
                 if option == self.close_tag:
                     self._close_call(self.fed + i)
                     self._state = "between"
@@ -254,7 +261,11 @@ class ElementStream(_MarkupStream):
                 self._state = "params"
         return i
 
+    _unconfirmed: str | None = None
+
     def _end_body(self) -> None:
+        if self._call is not None and self._call.name is None:
+            self._call.name = self._unconfirmed
         if self._state == "params" and self._call is not None:
             self._close_call(self.fed)  # generation stopped after its last value
         elif self._state != "between":
@@ -524,9 +535,11 @@ class SequenceStream(CallStream):
 
 
 def element_stream(open_tag: str, name_end: str, close_tag: str,
-                   param: tuple[str, str, str]) -> Callable[[ToolSchemas | None], CallStream]:
+                   param: tuple[str, str, str], *, confirm: bool = False
+                   ) -> Callable[[ToolSchemas | None], CallStream]:
     """A stream factory for :class:`ElementStream` bodies."""
-    return lambda schemas: ElementStream(schemas, open_tag, name_end, close_tag, param)
+    return lambda schemas: ElementStream(schemas, open_tag, name_end, close_tag, param,
+                                         confirm=confirm)
 
 
 def pair_stream() -> Callable[[ToolSchemas | None], CallStream]:

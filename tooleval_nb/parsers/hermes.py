@@ -86,8 +86,10 @@ class HermesParser(ToolParser):
         self._n_blocks += 1
         label = f"<tool_call> block {self._n_blocks}"
         body = raw[len(OPEN):-len(CLOSE)] if closed else raw[len(OPEN):]
-        committed, _ = self._live_end(closed, label, body)
+        committed, live = self._live_end(closed, label, body)
         if committed:
+            if not closed and live is not None and live.error is None:
+                self._problem(f"{label} is not closed by {CLOSE}; parsed as far as it is valid")
             return
         stripped = body.strip()
         if not stripped:

@@ -18,6 +18,8 @@ from ._xmlstream import element_stream, pair_stream
 #: the call streams: a call is sent at the ``>`` that ends its name tag; a ``string`` value streams
 #: inside its quotes, any other value is sent when its closing tag arrives
 _FUNCTION = element_stream("<function=", ">", "</function>", ("<parameter=", ">", "</parameter>"))
+_BARE_FUNCTION = element_stream("<function=", ">", "</function>",
+                                ("<parameter=", ">", "</parameter>"), confirm=True)
 _INVOKE = element_stream("<invoke name=", ">", "</invoke>", ("<parameter name=", ">",
                                                               "</parameter>"))
 _BARE_CALL = re.compile(r"<function=[^\s<>]+>\s*(?:<parameter=|</function>)")
@@ -45,7 +47,7 @@ class Qwen3CoderParser(TaggedParser):
     format = "qwen3_coder"
     regions = (Region("<tool_call>", function_params(), end="</tool_call>", stream=_FUNCTION),
                Region("<function=", function_params(), end="</function>", bare=True,
-                      call_like=_BARE_CALL, stream=_FUNCTION))
+                      call_like=_BARE_CALL, stream=_BARE_FUNCTION))
 
 
 class Step3p5Parser(Qwen3CoderParser):
