@@ -84,8 +84,8 @@ class CallStream:
     Attributes:
         calls: the calls found so far, in order; only calls with a name may be sent.
         error: why the body stopped being a valid call (None while it is valid).
-        error_at: how many body characters had been fed before the piece in which the error
-            appeared (the text from there on is not part of a call).
+        error_at: where the text that is not part of a complete call starts once an error
+            showed: the end of the last call that closed properly.
         done_at: body characters that belong to the calls of :attr:`complete` (for an unclosed
             list: where the last closed call ends).
     """
@@ -96,6 +96,8 @@ class CallStream:
         self.error_at = 0
         self.fed = 0
         self.done_at = 0
+        #: after :meth:`finish`: the calls that closed properly (not closed by a repair)
+        self.completed: list[StreamCall] = []
 
     def feed(self, text: str) -> None:
         """Read the next piece of the body."""
@@ -119,6 +121,10 @@ class CallStream:
                 self._finish(closed)
             except Exception as exc:
                 self._fail(f"the stream reader failed ({type(exc).__name__}: {exc})")
+        if self.error is not None:
+            # the text of the call cut short is content too (its call, once sent, stays)
+            self.error_at = self.done_at
+        self.completed = self.complete
         for call in self.calls:
             if not call.closed:
                 self._repair(call)
@@ -671,6 +677,7 @@ class ArgsStream(CallStream):
                 self.call.parts.append(arguments)
             self.call.closed = True
             self._writer = None
+            self.done_at = self.fed + i + used
             self._follow(text[i + used:])
 
     def _finish(self, closed: bool) -> None:

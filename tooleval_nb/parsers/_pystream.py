@@ -48,6 +48,7 @@ class PyCallStream(CallStream):
         self.lines = lines
         self.json_literals = json_literals
         self._held = ""
+        self._base = 0
         self._state = "top"  # top | item | name | arg | value | str | str_after | arg_sep
         #                      | after_call | after_list
         self._in_list = False
@@ -64,6 +65,7 @@ class PyCallStream(CallStream):
     # ---------------------------------------------------------------- plumbing
     def _feed(self, text: str) -> None:
         data = self._held + text if self._held else text
+        self._base = self.fed - len(self._held)
         self._held = ""
         i = self._run(data, False)
         if self.error is None:
@@ -71,6 +73,7 @@ class PyCallStream(CallStream):
 
     def _finish(self, closed: bool) -> None:
         data, self._held = self._held, ""
+        self._base = self.fed - len(data)
         self._run(data, True)
         if self.error is not None:
             return
@@ -121,7 +124,7 @@ class PyCallStream(CallStream):
                         return i
                     self._in_list = False
                     self._state = "after_list" if not self.lines else "top"
-                    self.done_at = self.fed + i + 1
+                    self.done_at = self._base + i + 1
                     i += 1
                 else:
                     self._state = "name"
@@ -220,7 +223,7 @@ class PyCallStream(CallStream):
                 elif char == "]":
                     self._in_list = False
                     self._state = "after_list" if not self.lines else "top"
-                    self.done_at = self.fed + i + 1
+                    self.done_at = self._base + i + 1
                     i += 1
                 else:
                     self._fail(f"{char!r} where ',' or ']' was expected")

@@ -50,6 +50,7 @@ class _MarkupStream(CallStream):
         super().__init__()
         self.schemas = schemas
         self._held = ""
+        self._base = 0
         self._call: StreamCall | None = None
         self._nargs = 0
         self._keys: set[str] = set()
@@ -61,6 +62,7 @@ class _MarkupStream(CallStream):
 
     def _feed(self, text: str) -> None:
         data = self._held + text if self._held else text
+        self._base = self.fed - len(self._held)
         self._held = ""
         i = self._run(data, False)
         if self.error is None:
@@ -68,6 +70,7 @@ class _MarkupStream(CallStream):
 
     def _finish(self, closed: bool) -> None:
         data, self._held = self._held, ""
+        self._base = self.fed - len(data)
         self._run(data, True)
         if self.error is None:
             self._end_body()
@@ -247,7 +250,7 @@ class ElementStream(_MarkupStream):
                 if self._call is not None and self._call.name is None:
                     self._call.name = self._unconfirmed
                 if option == self.close_tag:
-                    self._close_call(self.fed + i)
+                    self._close_call(self._base + i)
                     self._state = "between"
                 else:
                     self._state = "key"
@@ -366,6 +369,7 @@ class SequenceStream(CallStream):
         self.schemas = schemas
         self.begin, self.sep, self.end, self.kind = begin, sep, end, kind
         self._held = ""
+        self._base = 0
         self._state = "between"  # between | head | tail
         self._head: list[str] = []
         self._inner: CallStream | None = None
@@ -373,6 +377,7 @@ class SequenceStream(CallStream):
 
     def _feed(self, text: str) -> None:
         data = self._held + text if self._held else text
+        self._base = self.fed - len(self._held)
         self._held = ""
         i = self._run(data, False)
         if self.error is None:
@@ -380,6 +385,7 @@ class SequenceStream(CallStream):
 
     def _finish(self, closed: bool) -> None:
         data, self._held = self._held, ""
+        self._base = self.fed - len(data)
         self._run(data, True)
         if self.error is not None:
             return
@@ -425,6 +431,8 @@ class SequenceStream(CallStream):
                 i = idx + len(self.end)
                 self._end_call(closed=True)
                 self._state = "between"
+                if self.error is None:
+                    self.done_at = self._base + i
         return i
 
     def _start_tail(self, head: str) -> None:

@@ -354,8 +354,8 @@ class ToolParser:
     def _live_send(self) -> None:
         """Send what the live stream holds beyond what was sent (heads, then fragments)."""
         live = self._live
-        if live is None:
-            return
+        if live is None or (live.error is not None and not self._live_sent):
+            return  # the error showed before anything was sent: the region is read whole
         base = len(self._calls)
         for k, call in enumerate(live.calls):
             if call.name is None:
@@ -411,9 +411,9 @@ class ToolParser:
     def _live_calls(self, live: CallStream | None, label: str) -> bool:
         """Constrained output: emit the calls of an unclosed body whose objects closed (a list
         that never closed); True when there were any."""
-        if live is None or not live.complete:
+        if live is None or not live.completed:
             return False
-        calls = live.complete
+        calls = live.completed
         self._problem(f"{label} is not closed; its {len(calls)} complete call(s) are kept")
         for call in calls:
             self._call(call.name or "", call.arguments)
