@@ -31,8 +31,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["StreamCall", "CallStream", "JsonWriter", "JsonCallStream", "ArgsStream",
-           "encode_text"]
+__all__ = ["StreamCall", "CallStream", "JsonWriter", "JsonCallStream", "ArgsStream", "encode_text"]
 
 _DECODER = json.JSONDecoder(strict=False)
 _WS = re.compile(r"[ \t\n\r]*")
@@ -42,7 +41,8 @@ _STR_BODY = re.compile(
     r'(?:[^"\\]+|\\u(?![dD][89abAB])[0-9a-fA-F]{4}'
     r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[0-9a-fA-F]{4}"
     r"|\\u[dD][89abAB][0-9a-fA-F]{2}(?=[^\\]|\\[^u])"
-    r"|\\[^u])*")
+    r"|\\[^u])*"
+)
 #: what may still become a complete escape when more text arrives
 _ESC_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}(?:\\(?:u[0-9a-fA-F]{0,4})?)?)?\Z")
 _SCALAR = re.compile(r"[A-Za-z0-9.+\-]*")
@@ -166,8 +166,19 @@ class JsonWriter:
     (:attr:`done`) or turned out invalid (:attr:`error`).
     """
 
-    __slots__ = ("out", "_stack", "_expect", "_pending", "_string", "_key", "_keys", "_held",
-                 "done", "error", "duplicate")
+    __slots__ = (
+        "out",
+        "_stack",
+        "_expect",
+        "_pending",
+        "_string",
+        "_key",
+        "_keys",
+        "_held",
+        "done",
+        "error",
+        "duplicate",
+    )
 
     def __init__(self, out: list[str] | None) -> None:
         self.out = out
@@ -271,7 +282,7 @@ class JsonWriter:
                     continue
                 if not final and _ESC_PREFIX.match(data, i):
                     return i  # an escape split across pieces: hold it
-                return self._fail(f"invalid escape {data[i:i + 6]!r}", i)
+                return self._fail(f"invalid escape {data[i : i + 6]!r}", i)
             i = _WS.match(data, i).end()  # type: ignore[union-attr]
             if i >= n:
                 break
@@ -295,8 +306,7 @@ class JsonWriter:
                     if self.done:
                         return i
                 else:
-                    return self._fail(f"{char!r} where ',' or {self._stack[-1]!r} was expected",
-                                      i)
+                    return self._fail(f"{char!r} where ',' or {self._stack[-1]!r} was expected", i)
             elif expect in ("key", "first_key"):
                 if char == '"':
                     self._string, self._key = "key", []
@@ -387,10 +397,16 @@ class JsonCallStream(CallStream):
         lists: a value may be a list of calls.
     """
 
-    def __init__(self, *, name_keys: Sequence[str] = ("name",),
-                 arg_keys: Sequence[str] = ("arguments", "parameters"),
-                 require_args: bool = False, known: Any = None, many: bool = False,
-                 lists: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        name_keys: Sequence[str] = ("name",),
+        arg_keys: Sequence[str] = ("arguments", "parameters"),
+        require_args: bool = False,
+        known: Any = None,
+        many: bool = False,
+        lists: bool = True,
+    ) -> None:
         super().__init__()
         self.name_keys = tuple(name_keys)
         self.arg_keys = tuple(arg_keys)
@@ -417,8 +433,11 @@ class JsonCallStream(CallStream):
             self._writer.finish()
             self._value_read(self._writer)
         if self.error is None and self._state not in ("top", "after"):
-            self._fail("the call is not complete" if self._call is not None else
-                       "its brackets are not closed")
+            self._fail(
+                "the call is not complete"
+                if self._call is not None
+                else "its brackets are not closed"
+            )
         if self.error is None and self._values == 0:
             self._fail("it is empty")
 
@@ -444,7 +463,7 @@ class JsonCallStream(CallStream):
                         i += 1
                         continue
                     if not self.many:
-                        return self._fail(f"text follows the call ({data[i:i + 20]!r})")
+                        return self._fail(f"text follows the call ({data[i : i + 20]!r})")
                 if char == "[" and self.lists:
                     self._in_list, self._state = True, "list"
                     i += 1
@@ -574,8 +593,11 @@ class JsonCallStream(CallStream):
         name = getattr(self, "_pending_name", None)
         if call.name is not None or name is None:
             return
-        if self.require_args and not self._has_args and not (
-                self.known is not None and name in self.known):
+        if (
+            self.require_args
+            and not self._has_args
+            and not (self.known is not None and name in self.known)
+        ):
             return
         call.name = name
         call.parts = self._args_parts
@@ -584,8 +606,11 @@ class JsonCallStream(CallStream):
         call = self._call
         assert call is not None
         if getattr(self, "_pending_name", None) is None:
-            self._fail("the object has no name" if self._in_list or self.calls[:-1]
-                       else "it is not a tool call object")
+            self._fail(
+                "the object has no name"
+                if self._in_list or self.calls[:-1]
+                else "it is not a tool call object"
+            )
             return
         self._maybe_ready()
         if call.name is None:
@@ -625,8 +650,9 @@ class ArgsStream(CallStream):
             (as :func:`~._calls.call_from_object` reads arguments); otherwise only an object.
     """
 
-    def __init__(self, name: str, *, lenient: bool = True, trailer: str = "",
-                 call: StreamCall | None = None) -> None:
+    def __init__(
+        self, name: str, *, lenient: bool = True, trailer: str = "", call: StreamCall | None = None
+    ) -> None:
         super().__init__()
         self.lenient = lenient
         self.trailer = trailer
@@ -678,7 +704,7 @@ class ArgsStream(CallStream):
             self.call.closed = True
             self._writer = None
             self.done_at = self.fed + i + used
-            self._follow(text[i + used:])
+            self._follow(text[i + used :])
 
     def _finish(self, closed: bool) -> None:
         if self._writer is not None:

@@ -19,6 +19,7 @@ import json
 import keyword
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from ._jsonstream import CallStream, StreamCall, encode_text
@@ -41,8 +42,9 @@ _MAX_HELD_PIECE = 1 << 20
 class PyCallStream(CallStream):
     """Stream a Python list of calls, or (``lines``) calls one per line (Olmo 3)."""
 
-    def __init__(self, schemas: ToolSchemas | None, *, lines: bool = False,
-                 json_literals: bool = False) -> None:
+    def __init__(
+        self, schemas: ToolSchemas | None, *, lines: bool = False, json_literals: bool = False
+    ) -> None:
         super().__init__()
         self.schemas = schemas
         self.lines = lines
@@ -98,8 +100,11 @@ class PyCallStream(CallStream):
         while i < n and self.error is None:
             state = self._state
             if state in ("str", "value"):
-                i = self._string(data, i, final) if state == "str" else \
-                    self._held_scan(data, i, final)
+                i = (
+                    self._string(data, i, final)
+                    if state == "str"
+                    else self._held_scan(data, i, final)
+                )
                 if i < 0:
                     return -i - 1  # hold from there
                 continue
@@ -114,7 +119,7 @@ class PyCallStream(CallStream):
                 elif self.lines and (state == "top" or state == "after_call"):
                     self._state = "name"
                 elif state == "after_call":
-                    self._fail(f"text follows the calls ({data[i:i + 20]!r})")
+                    self._fail(f"text follows the calls ({data[i : i + 20]!r})")
                 else:
                     self._fail(f"{char!r} does not start a list of calls")
             elif state == "item":
@@ -129,7 +134,7 @@ class PyCallStream(CallStream):
                 else:
                     self._state = "name"
             elif state == "after_list":
-                self._fail(f"text follows the list ({data[i:i + 20]!r})")
+                self._fail(f"text follows the list ({data[i : i + 20]!r})")
             elif state == "name":
                 m = _NAME.match(data, i)
                 if m is None:
@@ -188,8 +193,12 @@ class PyCallStream(CallStream):
                     self._quote = m.group(2)
                     self._state = "str"
                     i = m.end()
-                elif m is None and not final and data[i:] in ("r", "b", "u", "f", "R", "B", "U",
-                                                              "F") and i + 1 >= n:
+                elif (
+                    m is None
+                    and not final
+                    and data[i:] in ("r", "b", "u", "f", "R", "B", "U", "F")
+                    and i + 1 >= n
+                ):
                     return i
                 else:
                     self._held_value, self._depth, self._hquote = [], 0, ""
@@ -233,11 +242,15 @@ class PyCallStream(CallStream):
     def _positional(self) -> str | None:
         call = self._call
         assert call is not None
-        params = list(self.schemas[call.name or ""]) if self.schemas is not None and \
-            call.name in self.schemas else None
+        params = (
+            list(self.schemas[call.name or ""])
+            if self.schemas is not None and call.name in self.schemas
+            else None
+        )
         if params is None or self._npos >= len(params):
-            self._fail(f"({call.name}) has positional arguments and no tool schema gives their "
-                       "names")
+            self._fail(
+                f"({call.name}) has positional arguments and no tool schema gives their names"
+            )
             return None
         self._npos += 1
         return params[self._npos - 1]
@@ -298,7 +311,7 @@ class PyCallStream(CallStream):
                 length = _escape_length(data, i, final)
                 if length is None:
                     return -i - 1
-                out.append(_decode_escape(data[i:i + length], q))
+                out.append(_decode_escape(data[i : i + length], q))
                 i += length
             return i
         except ValueError as exc:
@@ -429,6 +442,8 @@ def _decode_escape(escape: str, quote: str) -> str:
     return value
 
 
-def python_stream(*, lines: bool = False, json_literals: bool = False):  # type: ignore[no-untyped-def]
+def python_stream(
+    *, lines: bool = False, json_literals: bool = False
+) -> Callable[[ToolSchemas | None], CallStream]:
     """A stream factory for :class:`PyCallStream` bodies."""
     return lambda schemas: PyCallStream(schemas, lines=lines, json_literals=json_literals)

@@ -28,8 +28,14 @@ from ._jsonstream import ArgsStream, CallStream, StreamCall, encode_text
 from ._xmlargs import _layout, _types, typed_value
 from .protocol import ToolSchemas
 
-__all__ = ["ElementStream", "PairStream", "SequenceStream", "element_stream", "pair_stream",
-           "sequence_stream"]
+__all__ = [
+    "ElementStream",
+    "PairStream",
+    "SequenceStream",
+    "element_stream",
+    "pair_stream",
+    "sequence_stream",
+]
 
 _MAX_NAME = 512
 _WS = re.compile(r"\s*")
@@ -169,16 +175,16 @@ class _MarkupStream(CallStream):
             call.parts.append("{}")
 
     # ---------------------------------------------------------------- text helpers
-    def _until(self, data: str, i: int, marker: str, final: bool
-               ) -> tuple[int, int]:
+    def _until(self, data: str, i: int, marker: str, final: bool) -> tuple[int, int]:
         """``(index of marker or -1, end of the text that cannot be part of it)``."""
         idx = data.find(marker, i)
         if idx >= 0:
             return idx, idx
         return -1, len(data) if final else max(i, _partial_end(data, marker))
 
-    def _expect(self, data: str, i: int, options: tuple[str, ...], final: bool
-                ) -> tuple[str | None, int]:
+    def _expect(
+        self, data: str, i: int, options: tuple[str, ...], final: bool
+    ) -> tuple[str | None, int]:
         """After whitespace, which of ``options`` starts at the position: ``(option, index)``;
         ``(None, index)`` to wait (a partial option at the end), ``("", index)`` for none."""
         i = _WS.match(data, i).end()  # type: ignore[union-attr]
@@ -196,8 +202,16 @@ class _MarkupStream(CallStream):
 class ElementStream(_MarkupStream):
     """``OPEN NAME NAME_END (P_OPEN KEY P_NAME_END VALUE P_CLOSE)* CLOSE`` repeated."""
 
-    def __init__(self, schemas: ToolSchemas | None, open_tag: str, name_end: str,
-                 close_tag: str, param: tuple[str, str, str], *, confirm: bool = False) -> None:
+    def __init__(
+        self,
+        schemas: ToolSchemas | None,
+        open_tag: str,
+        name_end: str,
+        close_tag: str,
+        param: tuple[str, str, str],
+        *,
+        confirm: bool = False,
+    ) -> None:
         """``confirm``: the name is certain only once a parameter or the closing tag follows it
         (a bare ``<function=NAME>`` may be prose)."""
         super().__init__(schemas)
@@ -215,8 +229,9 @@ class ElementStream(_MarkupStream):
                 if option is None:
                     return i
                 if not option:
-                    self._fail(f"unexpected text {data[i:i + 30]!r} where {self.open_tag} "
-                               "was expected")
+                    self._fail(
+                        f"unexpected text {data[i : i + 30]!r} where {self.open_tag} was expected"
+                    )
                     return i
                 i += len(option)
                 self._state = "name"
@@ -243,8 +258,10 @@ class ElementStream(_MarkupStream):
                 if option is None:
                     return i
                 if not option:
-                    self._fail(f"unexpected text {data[i:i + 30]!r} in the call of "
-                               f"{self._call.name if self._call else ''!r}")
+                    self._fail(
+                        f"unexpected text {data[i : i + 30]!r} in the call of "
+                        f"{self._call.name if self._call else ''!r}"
+                    )
                     return i
                 i += len(option)
                 if self._call is not None and self._call.name is None:
@@ -310,8 +327,10 @@ class PairStream(_MarkupStream):
                 if option is None:
                     return i
                 if not option:
-                    self._fail(f"unexpected text {data[i:i + 30]!r} in the call of "
-                               f"{self._call.name if self._call else ''!r}")
+                    self._fail(
+                        f"unexpected text {data[i : i + 30]!r} in the call of "
+                        f"{self._call.name if self._call else ''!r}"
+                    )
                     return i
                 i += len(option)
                 self._state = "key"
@@ -363,8 +382,9 @@ class SequenceStream(CallStream):
             ``<steptml:invoke>`` element).
     """
 
-    def __init__(self, schemas: ToolSchemas | None, begin: str, sep: str, end: str,
-                 kind: str) -> None:
+    def __init__(
+        self, schemas: ToolSchemas | None, begin: str, sep: str, end: str, kind: str
+    ) -> None:
         super().__init__()
         self.schemas = schemas
         self.begin, self.sep, self.end, self.kind = begin, sep, end, kind
@@ -409,8 +429,9 @@ class SequenceStream(CallStream):
                 elif not final and self.begin.startswith(data[i:]):
                     return i
                 else:
-                    self._fail(f"unexpected text {data[i:i + 30]!r} where {self.begin} was "
-                               "expected")
+                    self._fail(
+                        f"unexpected text {data[i : i + 30]!r} where {self.begin} was expected"
+                    )
             elif self._state == "head":
                 idx = data.find(self.sep, i)
                 stop = idx if idx >= 0 else (n if final else _partial_end(data, self.sep))
@@ -442,7 +463,7 @@ class SequenceStream(CallStream):
             self._inner_args(head.strip())
         elif self.kind == "kimi":
             name = head.strip()
-            name = name[len("functions."):] if name.startswith("functions.") else name
+            name = name[len("functions.") :] if name.startswith("functions.") else name
             name, colon, index = name.rpartition(":")
             if not colon or not index.strip().isdigit():
                 self._fail(f"{head.strip()[:40]!r} is not functions.NAME:INDEX")
@@ -451,10 +472,13 @@ class SequenceStream(CallStream):
         elif head.strip() != "function":
             self._fail(f"its type is {head.strip()[:20]!r}, not function")
         elif self.kind == "step3":
-            self._inner = ElementStream(self.schemas, "<steptml:invoke name=", ">",
-                                        "</steptml:invoke>",
-                                        ("<steptml:parameter name=", ">",
-                                         "</steptml:parameter>"))
+            self._inner = ElementStream(
+                self.schemas,
+                "<steptml:invoke name=",
+                ">",
+                "</steptml:invoke>",
+                ("<steptml:parameter name=", ">", "</steptml:parameter>"),
+            )
 
     def _inner_args(self, name: str) -> None:
         bad = name_problem(name)
@@ -508,11 +532,10 @@ class SequenceStream(CallStream):
             if len(prelude) - newline > 64:
                 self._fail("its arguments are not in a ```json fence after the name")
             return ""
-        if not re.fullmatch(r"\s*```[A-Za-z]*\s*", prelude[newline + 1:brace]):
+        if not re.fullmatch(r"\s*```[A-Za-z]*\s*", prelude[newline + 1 : brace]):
             self._fail("its arguments are not in a ```json fence after the name")
             return ""
-        self._inner = ArgsStream(self.calls[-1].name or "", trailer="```",
-                                 call=self.calls[-1])
+        self._inner = ArgsStream(self.calls[-1].name or "", trailer="```", call=self.calls[-1])
         self._prelude = []
         return prelude[brace:]
 
@@ -521,8 +544,11 @@ class SequenceStream(CallStream):
         self._inner = None
         if inner is None:
             if self.error is None:
-                self._fail(f"call {len(self.calls)} is incomplete" if self.kind != "v3" else
-                           "its arguments are not in a ```json fence after the name")
+                self._fail(
+                    f"call {len(self.calls)} is incomplete"
+                    if self.kind != "v3"
+                    else "its arguments are not in a ```json fence after the name"
+                )
             return
         inner.finish(closed)
         if self.kind == "step3":
@@ -542,12 +568,18 @@ class SequenceStream(CallStream):
             call.parts.append("{}")
 
 
-def element_stream(open_tag: str, name_end: str, close_tag: str,
-                   param: tuple[str, str, str], *, confirm: bool = False
-                   ) -> Callable[[ToolSchemas | None], CallStream]:
+def element_stream(
+    open_tag: str,
+    name_end: str,
+    close_tag: str,
+    param: tuple[str, str, str],
+    *,
+    confirm: bool = False,
+) -> Callable[[ToolSchemas | None], CallStream]:
     """A stream factory for :class:`ElementStream` bodies."""
-    return lambda schemas: ElementStream(schemas, open_tag, name_end, close_tag, param,
-                                         confirm=confirm)
+    return lambda schemas: ElementStream(
+        schemas, open_tag, name_end, close_tag, param, confirm=confirm
+    )
 
 
 def pair_stream() -> Callable[[ToolSchemas | None], CallStream]:
@@ -555,7 +587,8 @@ def pair_stream() -> Callable[[ToolSchemas | None], CallStream]:
     return PairStream
 
 
-def sequence_stream(begin: str, sep: str, end: str, kind: str
-                    ) -> Callable[[ToolSchemas | None], CallStream]:
+def sequence_stream(
+    begin: str, sep: str, end: str, kind: str
+) -> Callable[[ToolSchemas | None], CallStream]:
     """A stream factory for :class:`SequenceStream` sections."""
     return lambda schemas: SequenceStream(schemas, begin, sep, end, kind)

@@ -61,7 +61,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["ExpectedParsedCall", "ParserCase", "ParserCorpus", "load_corpus", "check_parser",
-           "CORPUS_DIR", "CORPUS_ENV", "corpus_dirs", "CHECK_COLUMNS", "Chunking"]
+           "CORPUS_DIR", "CORPUS_ENV", "corpus_dirs", "CHECK_COLUMNS", "Chunking",
+           "stream_differs"]
 
 #: the chunkings ``check_parser`` streams each case with
 Chunking = Literal["whole", "per_char", "random", "split_points"]
@@ -164,6 +165,28 @@ def _kept_after_commit(streamed: _Outcome, reference: _Outcome) -> bool:
     want = [(c.function.name, _canonical(c.function.arguments)) for c in reference.calls]
     got = iter((c.function.name, _canonical(c.function.arguments)) for c in streamed.calls)
     return all(any(item == other for other in got) for item in want)
+
+
+def stream_differs(streamed: Any, whole: Any) -> str | None:
+    """Why a streamed result breaks the streaming contract against the whole-text parse of the
+    same output, or None.
+
+    The two must be equal (calls with their exact arguments strings, content, reasoning,
+    problems), except where a call was sent before its error showed: then it is kept and a
+    problem says so, and every call of the whole-text parse is still there, in order.
+    """
+    a, b = _Outcome(streamed), _Outcome(whole)
+    if _kept_after_commit(a, b):
+        return None
+    left = [(c.function.name, c.function.arguments) for c in a.calls]
+    right = [(c.function.name, c.function.arguments) for c in b.calls]
+    if left != right:
+        return f"streamed calls {left} differ from whole-text {right}"
+    for field in ("content", "reasoning", "problems"):
+        if getattr(a, field) != getattr(b, field):
+            return (f"streamed {field} {str(getattr(a, field))[:80]!r} differs from whole-text "
+                    f"{str(getattr(b, field))[:80]!r}")
+    return None
 
 
 def _same(a: _Outcome, b: _Outcome) -> str | None:
