@@ -426,3 +426,65 @@ def test_check_parser_reports_how_early_calls_stream() -> None:
         c.model_output for c in load_corpus("hermes").cases if c.scenario_name == "single_tool_call"
     )
     assert 0 < to_name < to_args < len(model_output)
+
+
+# ---------------------------------------------------------------------------- reasoning, prefixes
+@pytest.mark.parametrize(
+    "fmt", ["hermes", "qwen3_coder", "step3p5", "glm45", "deepseek_v3", "deepseek_v31"]
+)
+def test_think_is_reasoning(fmt: str) -> None:
+    text = (
+        "<think>The user wants Tokyo's weather.\nCall the tool.</think>\n\nChecking. "
+        + render_tool_calls(_weather()[:1], fmt)
+    )
+    whole = parse_tool_calls(text, fmt, TOOLS)
+    assert whole.reasoning == "The user wants Tokyo's weather.\nCall the tool."
+    assert whole.content == "Checking." and len(whole.tool_calls) == 1
+    for size in SIZES:
+        assert _exact(_Run(fmt, _pieces(text, size), TOOLS).result) == _exact(whole)
+
+
+def test_gpt_oss_analysis_is_reasoning() -> None:
+    text = (
+        "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant"
+        "<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>"
+        '{"timezone": "UTC"}<|call|>'
+    )
+    whole = parse_tool_calls(text, "openai")
+    assert whole.reasoning == "Need the weather." and whole.tool_calls[0].name == "get_time"
+    assert _exact(_Run("openai", list(text)).result) == _exact(whole)
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("助手：好的。", "好的。"),
+        ("  助手：Sure", "  Sure"),
+        ("我是你的助手：你好", "我是你的助手：你好"),  # only where the reply starts
+        ("助手", "助手"),
+    ],
+)
+def test_hunyuan_role_prefix_is_dropped_at_the_start(text: str, content: str) -> None:
+    whole = parse_tool_calls(text, "hunyuan_a13b")
+    assert whole.content == content
+    for size in (1, 2):
+        assert _exact(_Run("hunyuan_a13b", _pieces(text, size)).result) == _exact(whole)
+    called = parse_tool_calls(
+        text + '<tool_calls>[{"name": "f", "arguments": {}}]</tool_calls>', "hunyuan_a13b"
+    )
+    assert called.content == content.strip() and len(called.tool_calls) == 1
+
+
+def test_raw_text_replies_keep_their_reasoning() -> None:
+    from tooleval_nb.models.wire import RawTextWire
+
+    reading = RawTextWire("qwen3_coder").read(
+        {
+            "role": "assistant",
+            "content": "<think>Tokyo, so the tool.</think>"
+            + render_tool_calls(_weather()[:1], "qwen3_coder"),
+        },
+        [],
+        {},
+    )
+    assert reading.reasoning == "Tokyo, so the tool." and len(reading.calls) == 1

@@ -35,7 +35,7 @@ from ._jsonstream import CallStream
 from ._scan import BracketScanner, MarkerFinder
 from .protocol import COMMITTED_NOTE, ToolParser, ToolSchemas
 
-__all__ = ["Region", "BodyReader", "Found", "TaggedParser", "StreamFactory"]
+__all__ = ["Region", "BodyReader", "Found", "TaggedParser", "StreamFactory", "THINK"]
 
 #: what a body reader finds: None when the body is not a call at all; ``([], reason)`` when it
 #: looks like a call but is malformed; ``(calls, None)`` otherwise
@@ -46,6 +46,9 @@ BodyReader = Callable[[str, ToolSchemas | None], Found]
 StreamFactory = Callable[[ToolSchemas | None], CallStream]
 
 _WS_RUN = re.compile(r"\s*")
+#: reasoning written before the answer (Qwen3, GLM-4.5, DeepSeek-R1), split out as vLLM's
+#: reasoning parsers do: the text between the two tags is ``reasoning``, not content
+THINK = ("<think>", "</think>")
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,8 @@ class TaggedParser(ToolParser):
     drop: ClassVar[tuple[str, ...]] = ()
     #: an (open, close) pair whose text is reasoning
     think: ClassVar[tuple[str, str] | None] = None
+    #: a marker dropped only where the output starts (after whitespace): a role prefix
+    lead: ClassVar[str | None] = None
 
     def __init__(self, tools: Iterable[Any] | None = None) -> None:
         super().__init__(tools)
@@ -103,7 +108,8 @@ class TaggedParser(ToolParser):
         self._by_start = {r.start: r for r in cls.regions}
         extra = (cls.think[0],) if cls.think else ()
         self._find = _finder(tuple(self._by_start) + cls.drop + extra)
-        self._state = "text"  # text | think | region | lead | value
+        self._state = "start" if cls.lead else "text"  # start | text | think | region | lead
+        #                                                 | value
         self._open: Region | None = None
         self._end_find: MarkerFinder | None = None
         self._scanner: BracketScanner | None = None
@@ -115,7 +121,18 @@ class TaggedParser(ToolParser):
         pos, n = 0, len(data)
         while True:
             state = self._state
-            if state == "text":
+            if state == "start":  # the output's role prefix (Hunyuan's 助手：) is dropped
+                assert self.lead is not None
+                start = _WS_RUN.match(data, pos).end()  # type: ignore[union-attr]
+                rest = data[start:start + len(self.lead)]
+                if not final and start - pos < 64 and self.lead.startswith(rest) and \
+                        len(rest) < len(self.lead):
+                    return pos  # only whitespace or part of the prefix so far: wait
+                self._state = "text"
+                if rest == self.lead:
+                    self._text(data[pos:start])
+                    pos = start + len(self.lead)
+            elif state == "text":
                 idx, marker = self._text_until(self._find, data, pos, final)
                 if marker is None:
                     return idx

@@ -1,8 +1,9 @@
 """Hermes / Qwen format: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks.
 
 * Several blocks per message; the text around them is content.
-* ``<scratch_pad>...</scratch_pad>`` (Hermes 2 Pro's planning notes) is reasoning, not content,
-  and a ``<tool_call>`` written inside it is not a call.
+* ``<scratch_pad>...</scratch_pad>`` (Hermes 2 Pro's planning notes) and ``<think>...</think>``
+  (Qwen3's reasoning, split out as vLLM's ``qwen3`` reasoning parser does) are reasoning, not
+  content, and a ``<tool_call>`` written inside them is not a call.
 * A block holds one JSON object (``"arguments"`` or ``"parameters"``), or a JSON list of them; a
   Python-literal dict (single quotes, ``True``) is accepted with a note in ``problems``.
 * The final block may be left unclosed (generation stopped at the end-of-turn token): it is
@@ -27,6 +28,7 @@ __all__ = ["HermesParser"]
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 PAD_OPEN, PAD_CLOSE = "<scratch_pad>", "</scratch_pad>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 
 class HermesParser(ToolParser):
@@ -38,9 +40,10 @@ class HermesParser(ToolParser):
         super().__init__(tools)
         self._state = "text"
         self._n_blocks = 0
-        self._in_text = MarkerFinder(OPEN, PAD_OPEN)
+        self._in_text = MarkerFinder(OPEN, PAD_OPEN, THINK_OPEN)
         self._in_call = MarkerFinder(CLOSE)
-        self._in_pad = MarkerFinder(PAD_CLOSE)
+        self._pads = {PAD_OPEN: MarkerFinder(PAD_CLOSE), THINK_OPEN: MarkerFinder(THINK_CLOSE)}
+        self._pad = PAD_OPEN
 
     def _scan(self, data: str, final: bool) -> int:
         pos, n = 0, len(data)
@@ -55,7 +58,7 @@ class HermesParser(ToolParser):
                     self._region = [OPEN]
                     self._live_begin(JsonCallStream())
                 else:
-                    self._state = "pad"
+                    self._state, self._pad = "pad", marker
             elif self._state == "call":
                 idx, marker = self._in_call.find(data, pos, final)
                 self._region.append(data[pos:idx])
@@ -70,11 +73,11 @@ class HermesParser(ToolParser):
                 pos = idx + len(marker)
                 self._state = "text"
             else:  # scratch pad
-                idx, marker = self._in_pad.find(data, pos, final)
+                idx, marker = self._pads[self._pad].find(data, pos, final)
                 self._think(data[pos:idx])
                 if marker is None:
                     if final:
-                        self._problem("the <scratch_pad> is not closed; its text is kept as "
+                        self._problem(f"the {self._pad} is not closed; its text is kept as "
                                       "reasoning")
                     return idx
                 pos = idx + len(marker)

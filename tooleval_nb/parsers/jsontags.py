@@ -111,11 +111,13 @@ class JambaParser(TaggedParser):
 class HunyuanA13BParser(TaggedParser):
     """``hunyuan_a13b`` (Hunyuan-A13B): ``<tool_calls>[{json}, ...]</tool_calls>``.
 
-    ``<think>`` / ``<answer>`` sections are left to the reasoning parser and stay in the
-    content."""
+    The ``助手：`` ("assistant:") role prefix the model may write at the start of its reply is
+    dropped there (only there). ``<think>`` / ``<answer>`` sections are left to the reasoning
+    parser and stay in the content."""
 
     format = "hunyuan_a13b"
     regions = (Region("<tool_calls>", JSON, stream=STREAM, end="</tool_calls>"),)
+    lead = "助手："
 
 
 class MinimaxParser(TaggedParser):

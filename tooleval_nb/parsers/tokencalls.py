@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from ._calls import CallResult, call_from_object, load_json, name_problem
-from ._tagged import BodyReader, Found, Region, TaggedParser
+from ._tagged import THINK, BodyReader, Found, Region, TaggedParser
 from ._xmlargs import invoke_params
 from ._xmlstream import sequence_stream
 from .protocol import ToolSchemas
@@ -121,6 +121,7 @@ class DeepSeekV3Parser(TaggedParser):
     """
 
     format = "deepseek_v3"
+    think = THINK
     regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v3), end=_DS_SECTION[1],
                       stream=sequence_stream(*_DS, "v3")),)
 
@@ -131,6 +132,7 @@ class DeepSeekV31Parser(TaggedParser):
     ``<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜>``."""
 
     format = "deepseek_v31"
+    think = THINK
     regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v31), end=_DS_SECTION[1],
                       stream=sequence_stream(*_DS, "v31")),)
 

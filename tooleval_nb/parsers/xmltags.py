@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ._tagged import Region, TaggedParser
+from ._tagged import THINK, Region, TaggedParser
 from ._xmlargs import arg_pairs, function_params, invoke_params
 from ._xmlstream import element_stream, pair_stream
 
@@ -45,6 +45,7 @@ class Qwen3CoderParser(TaggedParser):
     a call (``<function=NAME>`` then ``<parameter=``)."""
 
     format = "qwen3_coder"
+    think = THINK
     regions = (Region("<tool_call>", function_params(), end="</tool_call>", stream=_FUNCTION),
                Region("<function=", function_params(), end="</function>", bare=True,
                       call_like=_BARE_CALL, stream=_BARE_FUNCTION))
@@ -78,6 +79,7 @@ class Glm45Parser(TaggedParser):
     """
 
     format = "glm45"
+    think = THINK
     regions = (Region("<tool_call>", arg_pairs(), end="</tool_call>", stream=pair_stream()),)
 
 
