@@ -12,6 +12,11 @@ Markdown code fence, which is then dropped):
 
 Other JSON is content. JSON that does not decode is content too; a problem is recorded when it
 starts like a call (``{"name": ...``).
+
+Streaming: a call is sent once its name and its arguments key are both read (or its name is an
+offered tool's), its arguments object streams as written; the OpenAI shapes are sent when the
+value closes. Committed after that first delta. Constrained output: the closed call objects of a
+list that never closes are calls.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ the first call and drops what follows the calls; we keep both, so nothing the mo
 lost); a marked region that does not hold valid calls stays in the content, markers included,
 with the reason in ``problems``; the last region may be unclosed; braces inside strings and
 nested objects are read by the JSON decoder.
+
+Streaming (:func:`json_stream`): a call is sent at the closing quote of its ``"name"`` string,
+its arguments object streams as written; after that first delta the call is committed (a later
+error keeps it, arguments closed where they stopped, with the error in ``problems``). A JSON
+list that never closes keeps its closed call objects (constrained output).
 """
 
 from __future__ import annotations

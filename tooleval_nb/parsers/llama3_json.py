@@ -6,6 +6,8 @@
   valid JSON is content with the reason in ``problems``.
 * ``<|python_tag|>`` not followed by a JSON object (Llama's built-in tools,
   ``brave_search.call(...)``) is kept as content.
+* Streaming: a call is sent once its ``"name"`` and its ``"parameters"`` key are both read, the
+  parameters object streams as written; committed after that first delta.
 """
 
 from __future__ import annotations

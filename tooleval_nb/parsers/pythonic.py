@@ -15,6 +15,11 @@ Calls are read by :mod:`._pycalls` (``ast``, never ``eval``).
 
 Text around the calls is content (vLLM keeps the text before and, for LFM2, after; we keep both
 for every format).
+
+Streaming (:mod:`._pystream`): a call is sent at the ``(`` after its name; string literals stream
+inside their quotes, other values are sent at the ``,`` or ``)`` after them. Committed after
+that first delta: a later error (``undefined``, a bracket that does not match) keeps the call,
+its arguments closed where they stopped, with the error in ``problems``.
 """
 
 from __future__ import annotations

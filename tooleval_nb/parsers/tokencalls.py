@@ -5,6 +5,11 @@ formats differ in the tokens and in what the head and tail hold. Calls are emitt
 section ends (or at the end of the output, for an unclosed section). Text around the section is
 content (vLLM keeps the text before it and drops what follows; we keep both). A section with a
 malformed call stays in the content, tokens included, with the reason in ``problems``.
+
+Streaming (:class:`~._xmlstream.SequenceStream`): each call is sent when its name is certain (at
+the separator token; DeepSeek-V3: the newline after the name; Step-3: the ``>`` of its invoke
+tag) and its arguments stream; committed after that first delta. ``<think>`` ... ``</think>`` is
+reasoning (DeepSeek-R1 / V3.1).
 """
 
 from __future__ import annotations

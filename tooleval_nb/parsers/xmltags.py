@@ -5,6 +5,12 @@ literals keep their type and the rest is text). Text around the calls is content
 the text before the first call and drops what follows the calls; we keep both). A block that
 does not read as calls stays in the content, tags included, with the reason in ``problems``;
 the last block may be unclosed.
+
+Streaming (:mod:`._xmlstream`): a call is sent at the ``>`` of its ``<function=NAME>`` /
+``<invoke name="NAME">`` tag (GLM: at the whitespace or ``<`` after the name); a ``string``
+value (by the schema) streams inside its quotes, other values are sent at their closing tag.
+Committed after that first delta: a later error keeps the call with the error in ``problems``.
+``<think>`` ... ``</think>`` is reasoning (Qwen3, GLM).
 """
 
 from __future__ import annotations
