@@ -141,7 +141,7 @@ class PyCallStream(CallStream):
                     self._fail(f"{char!r} does not start a call")
                     return i
                 j = _WS.match(data, m.end()).end()  # type: ignore[union-attr]
-                if j >= n and not final:
+                if not final and (j >= n or (data[j] == "." and j + 1 >= n)):
                     if n - i > _MAX_NAME:
                         self._fail("the function name is too long")
                     return i  # the name may go on

@@ -377,6 +377,9 @@ def check_parser(
                 answer = adapter.parse(case.model_output)
                 reference = answer if isinstance(answer, _Outcome) else _Outcome(answer)
                 reasons = _compare(case, reference, id_regex)
+                if case.expect_problem and reference.problems and any(
+                        COMMITTED_NOTE in p for p in reference.problems):
+                    reasons = []  # a parser read by streaming sent the call before its error
                 status, got = ("fail" if reasons else "pass"), _describe(reference.calls)
             except Exception as exc:
                 reasons, status, got = [f"{type(exc).__name__}: {exc}"], "error", ""
