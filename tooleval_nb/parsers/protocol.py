@@ -344,7 +344,9 @@ class ToolParser:
         self._live, self._live_sent = stream, []
 
     def _live_feed(self, text: str) -> None:
-        if self._live is not None and text:
+        # a whole-text parse never commits: its stream is needed only to rescue the closed calls
+        # of an unclosed body (see _live_end), so it reads the body then, once
+        if self._stream and self._live is not None and text:
             self._live.feed(text)
 
     @property
@@ -387,6 +389,11 @@ class ToolParser:
         live = self._live
         if live is None:
             return False, None
+        if not self._stream:
+            self._live = None
+            if closed or body is None:
+                return False, None
+            live.feed(body)
         live.finish(closed)
         if not self._committed:
             self._live, self._live_sent = None, []
