@@ -22,7 +22,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ._jsonstream import CallStream, StreamCall, encode_text
+from ._jsonstream import CallStream, StreamCall
+from ._jsonwriter import encode_text
 from ._pycalls import _literal
 from .protocol import ToolSchemas
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall
-from ._jsonstream import JsonWriter
+from ._jsonwriter import JsonWriter
 from .protocol import ExtractedToolCallInformation, final_content
 
 __all__ = ["StreamingToolReconstructor"]

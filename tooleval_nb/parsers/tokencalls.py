@@ -6,7 +6,7 @@ section ends (or at the end of the output, for an unclosed section). Text around
 content (vLLM keeps the text before it and drops what follows; we keep both). A section with a
 malformed call stays in the content, tokens included, with the reason in ``problems``.
 
-Streaming (:class:`~._xmlstream.SequenceStream`): each call is sent when its name is certain (at
+Streaming (:class:`~._seqstream.SequenceStream`): each call is sent when its name is certain (at
 the separator token; DeepSeek-V3: the newline after the name; Step-3: the ``>`` of its invoke
 tag) and its arguments stream; committed after that first delta. ``<think>`` ... ``</think>`` is
 reasoning (DeepSeek-R1 / V3.1).
@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable
 
 from ._calls import CallResult, call_from_object, load_json, name_problem
+from ._seqstream import sequence_stream
 from ._tagged import THINK, BodyReader, Found, Region, TaggedParser
 from ._xmlargs import invoke_params
-from ._xmlstream import sequence_stream
 from .protocol import ToolSchemas
 
 __all__ = ["sequence", "DeepSeekV3Parser", "DeepSeekV31Parser", "KimiK2Parser", "Step3Parser"]
