@@ -94,6 +94,10 @@ class _ForeignStream:
     def __init__(self) -> None:
         self.inner = get_parser("mistral")
 
+    @property
+    def problems(self) -> list[str]:  # says when a call sent early turned malformed
+        return self.inner.problems
+
     def feed(self, delta: str) -> dict[str, Any] | None:
         out = self.inner.feed(delta)
         return out.model_dump() if out else None

@@ -17,6 +17,7 @@ from tooleval_nb.parsers import (
     parse_tool_calls,
     render_tool_calls,
 )
+from tooleval_nb.parsers.conformance import stream_differs
 from tooleval_nb.toolcall import ToolCall
 
 
@@ -185,6 +186,7 @@ def test_bad_input_returns_content_in_bounded_time(fmt: str) -> None:
         if not info.tool_calls:
             assert info.content, label
         streamed = parser.result()
-        assert [c.function.arguments for c in streamed.tool_calls] == \
-            [c.function.arguments for c in info.tool_calls], label
-        assert streamed.content == info.content, label
+        assert stream_differs(streamed, info) is None, label  # or kept after its commit
+        kept = len(streamed.content or "") + sum(len(c.function.arguments)
+                                                 for c in streamed.tool_calls)
+        assert kept >= len(text) // 4, label

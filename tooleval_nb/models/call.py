@@ -185,6 +185,7 @@ class Route:
             tool_calls=reading.calls,
             content=reading.content or None,
             raw_text=content if isinstance(content, str) else None,
+            reasoning_content=reading.reasoning,
             finish_reason=result.finish_reason,
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,

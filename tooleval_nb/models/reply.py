@@ -32,6 +32,8 @@ class ModelReply(BaseModel):
     content: str | None = None
     #: the assistant's text exactly as returned, before any parsing
     raw_text: str | None = None
+    #: reasoning kept apart from the content by a raw-text parser (``<think>``, harmony analysis)
+    reasoning_content: str | None = None
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None

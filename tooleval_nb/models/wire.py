@@ -52,6 +52,8 @@ class Reading:
     calls: list[ToolCall]
     content: str | None
     problems: list[str]
+    #: reasoning the raw-text parser kept apart from the content (``<think>``, harmony analysis)
+    reasoning: str | None = None
 
 
 class WireFormat(Protocol):
@@ -198,7 +200,7 @@ class RawTextWire:
         if not text:
             return Reading([], text, [])
         info = self._parser.parse(text, tools or None)
-        return Reading(list(info.tool_calls), info.content, list(info.problems))
+        return Reading(list(info.tool_calls), info.content, list(info.problems), info.reasoning)
 
     def __repr__(self) -> str:
         return f"RawTextWire({self.format!r})"

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from ._calls import CallResult, load_json
+from ._jsonstream import CallStream
 from ._scan import BracketScanner, MarkerFinder
 from .protocol import ToolParser
 
@@ -84,11 +85,16 @@ class JsonRegionParser(ToolParser):
         """The state after the calls of a value were emitted."""
         return "text"
 
+    def _stream_value(self) -> CallStream | None:
+        """The call stream that reads a JSON value as it arrives (None: read it whole)."""
+        return None
+
     # ---------------------------------------------------------------- shared states
     def _start_json(self, prefix: int = 0) -> None:
         self._prefix = prefix
         self._scanner = BracketScanner(first="value")
         self._state = "json"
+        self._live_begin(self._stream_value())
 
     def _as_text(self) -> None:
         self._text("".join(self._region))
@@ -114,6 +120,7 @@ class JsonRegionParser(ToolParser):
         assert self._scanner is not None
         end, status = self._scanner.scan(data, pos, final)
         self._region.append(data[pos:end])
+        self._live_feed(data[pos:end])
         if status == "more" and not final:
             return end, True
         self._end_json(complete=status == "closed")
@@ -123,8 +130,17 @@ class JsonRegionParser(ToolParser):
         body = "".join(self._region)[self._prefix:]
         self._n_values += 1
         label = f"{self.noun} {self._n_values}"
+        committed, live = self._live_end(complete, label, body)
+        if committed:
+            self._region, self._scanner, self._state = [], None, self._after()
+            return None
         call_like = self.call_like.match(body) is not None
         if not complete:
+            if live is not None and self._live_calls(live, label):
+                # constrained output cut inside its list: the closed calls are kept
+                self._region, self._scanner, self._state = [], None, "text"
+                self._text(body[live.done_at:])
+                return None
             if call_like:
                 self._problem(f"{label} starts like a tool call but its {self.brackets} are not "
                               "balanced; kept as content")

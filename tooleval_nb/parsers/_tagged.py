@@ -31,18 +31,24 @@ from functools import cache
 from typing import Any, ClassVar, Literal
 
 from ._calls import CallResult
+from ._jsonstream import CallStream
 from ._scan import BracketScanner, MarkerFinder
-from .protocol import ToolParser, ToolSchemas
+from .protocol import COMMITTED_NOTE, ToolParser, ToolSchemas
 
-__all__ = ["Region", "BodyReader", "Found", "TaggedParser"]
+__all__ = ["Region", "BodyReader", "Found", "TaggedParser", "StreamFactory", "THINK"]
 
 #: what a body reader finds: None when the body is not a call at all; ``([], reason)`` when it
 #: looks like a call but is malformed; ``(calls, None)`` otherwise
 Found = tuple[list[CallResult], str | None] | None
 #: reads a region's body (the text between its markers) given the offered tools' schemas
 BodyReader = Callable[[str, ToolSchemas | None], Found]
+#: makes the call stream that reads a region's body as it arrives (see :mod:`._jsonstream`)
+StreamFactory = Callable[[ToolSchemas | None], CallStream]
 
 _WS_RUN = re.compile(r"\s*")
+#: reasoning written before the answer (Qwen3, GLM-4.5, DeepSeek-R1), split out as vLLM's
+#: reasoning parsers do: the text between the two tags is ``reasoning``, not content
+THINK = ("<think>", "</think>")
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,8 @@ class Region:
             ``end``, the body read is ``start ... end`` (a bare ``<function=...>`` element).
         call_like: when set, the region may hold text that is not a call (a bare bracket, a code
             fence): a body that fails to read is a problem only when it matches this pattern.
+        stream: the call stream that reads the body as it arrives, so that a call is sent as
+            soon as its name is certain (None: the calls are sent when the region ends).
     """
 
     start: str
@@ -69,6 +77,7 @@ class Region:
     openers: str = "[{"
     bare: bool = False
     call_like: re.Pattern[str] | None = None
+    stream: StreamFactory | None = None
 
 
 @cache
@@ -90,6 +99,8 @@ class TaggedParser(ToolParser):
     drop: ClassVar[tuple[str, ...]] = ()
     #: an (open, close) pair whose text is reasoning
     think: ClassVar[tuple[str, str] | None] = None
+    #: a marker dropped only where the output starts (after whitespace): a role prefix
+    lead: ClassVar[str | None] = None
 
     def __init__(self, tools: Iterable[Any] | None = None) -> None:
         super().__init__(tools)
@@ -97,7 +108,8 @@ class TaggedParser(ToolParser):
         self._by_start = {r.start: r for r in cls.regions}
         extra = (cls.think[0],) if cls.think else ()
         self._find = _finder(tuple(self._by_start) + cls.drop + extra)
-        self._state = "text"  # text | think | region | lead | value
+        self._state = "start" if cls.lead else "text"  # start | text | think | region | lead
+        #                                                 | value
         self._open: Region | None = None
         self._end_find: MarkerFinder | None = None
         self._scanner: BracketScanner | None = None
@@ -109,7 +121,18 @@ class TaggedParser(ToolParser):
         pos, n = 0, len(data)
         while True:
             state = self._state
-            if state == "text":
+            if state == "start":  # the output's role prefix (Hunyuan's 助手：) is dropped
+                assert self.lead is not None
+                start = _WS_RUN.match(data, pos).end()  # type: ignore[union-attr]
+                rest = data[start:start + len(self.lead)]
+                if not final and start - pos < 64 and self.lead.startswith(rest) and \
+                        len(rest) < len(self.lead):
+                    return pos  # only whitespace or part of the prefix so far: wait
+                self._state = "text"
+                if rest == self.lead:
+                    self._text(data[pos:start])
+                    pos = start + len(self.lead)
+            elif state == "text":
                 idx, marker = self._text_until(self._find, data, pos, final)
                 if marker is None:
                     return idx
@@ -135,6 +158,7 @@ class TaggedParser(ToolParser):
                 assert self._end_find is not None and self._open is not None
                 idx, marker = self._end_find.find(data, pos, final)
                 self._region.append(data[pos:idx])
+                self._live_feed(data[pos:idx])
                 if marker is None:
                     if final:
                         self._close(self._body(), closed=False)
@@ -143,6 +167,8 @@ class TaggedParser(ToolParser):
                 bare = self._open.bare
                 body = self._body()
                 self._region.append(marker)
+                if bare:
+                    self._live_feed(marker)
                 pos = idx + len(marker)
                 self._close(body + marker if bare else body, closed=True)
             elif state == "lead":  # whitespace between a start marker and its value
@@ -161,11 +187,15 @@ class TaggedParser(ToolParser):
                     self._malformed(f"it is followed by {data[pos]!r}, not a call")
             else:  # value
                 assert self._scanner is not None
+                before = pos
                 pos, status = self._scanner.follow(self._region, data, pos, final)
+                self._live_feed(data[before:pos])
                 if status is None:
                     return pos
                 if status == "closed":
                     self._close(self._body(), closed=True)
+                elif status == "more":
+                    self._close(self._body(), closed=False)
                 elif status == "abort":
                     self._malformed("it does not start like a value")
                 else:
@@ -182,6 +212,8 @@ class TaggedParser(ToolParser):
             self._region, self._prefix = [region.start], 0
             self._end_find = _finder((region.end,))
             self._state = "region"
+            self._live_begin(self._new_stream(region))
+            self._live_feed(region.start)
         elif region.bare:
             self._region, self._prefix = [], 0
             self._start_value()
@@ -192,6 +224,10 @@ class TaggedParser(ToolParser):
             else:
                 self._end_find = _finder((region.end,))
                 self._state = "region"
+                self._live_begin(self._new_stream(region))
+
+    def _new_stream(self, region: Region) -> CallStream | None:
+        return None if region.stream is None else region.stream(self.schemas)
 
     def _start_value(self) -> None:
         assert self._open is not None
@@ -199,6 +235,7 @@ class TaggedParser(ToolParser):
         self._scanner = BracketScanner(python=python,
                                        first="identifier" if python else "value")
         self._state = "value"
+        self._live_begin(self._new_stream(self._open))
 
     def _body(self) -> str:
         return "".join(self._region)[self._prefix:]
@@ -213,11 +250,25 @@ class TaggedParser(ToolParser):
     def _close(self, body: str, *, closed: bool) -> None:
         region = self._open
         assert region is not None
+        committed, live = self._live_end(closed, self._label(), body)
+        if committed:
+            if not closed and region.end is not None and live is not None and \
+                    live.error is None:
+                self._problem(f"{self._label()} is not closed by {region.end}; parsed as far "
+                              "as it is valid")
+            self._reset()
+            return None
         try:
             found = region.read(body, self.schemas)
         except RecursionError:
             found = [], "it is nested too deeply"
         if found is None or not found[0]:
+            if not closed and live is not None and self._live_calls(live, self._label()):
+                self._text(body[live.done_at:])  # constrained output cut inside its list
+                self._reset()
+                return None
+            if not closed and region.end is None:
+                return self._malformed("its brackets are not closed")
             reason = found[1] if found else "it does not hold a tool call"
             return self._malformed(reason or "it does not hold a tool call")
         if not closed and region.end is not None:
@@ -231,6 +282,13 @@ class TaggedParser(ToolParser):
     def _malformed(self, reason: str) -> None:
         region = self._open
         assert region is not None
+        committed, live = self._live_end(False, self._label(), self._body())
+        if committed:  # calls of the region were sent: they stay calls
+            if live is not None and live.error is None:
+                self._problem(f"{self._label()} {COMMITTED_NOTE} ({reason}); the calls sent "
+                              "are kept")
+            self._reset()
+            return
         raw = "".join(self._region)
         if region.call_like is not None:  # may hold other text: a problem if it looked like a call
             loud = region.call_like.match(raw, 0 if region.bare else len(region.start)) is not None

@@ -21,7 +21,14 @@ What is checked (the reason column names the first failure):
   problem was recorded for malformed cases when the parser reports ``problems``;
 * streaming, under several chunkings (whole, per character, random sizes, and the case's own
   split points): the streaming protocol (checked by :class:`StreamingToolReconstructor`), the
-  expectations above, and equality with the parser's own non-streaming result.
+  expectations above, and equality with the parser's own non-streaming result. One exception,
+  the spec's "never retracts": a malformed case whose call was sent before its error showed
+  passes when that call is kept and a problem says it ``turned malformed after its name was
+  sent``, and every call of the non-streaming result is still there, in order;
+* how early a call streams, measured per character on the case's first call: ``to_name``, the
+  characters from the call's start (where the content before it ends) to the delta that sent
+  its name, and ``to_arguments``, to the delta that sent its first arguments fragment (NaN
+  when the case has no call or the parser does not stream).
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ from .corpus import (
     corpus_dirs,
     load_corpus,
 )
-from .protocol import ToolParser
+from .protocol import COMMITTED_NOTE, ToolParser
 from .reconstruct import StreamingToolReconstructor
 from .registry import parser_class
 
@@ -54,14 +61,15 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["ExpectedParsedCall", "ParserCase", "ParserCorpus", "load_corpus", "check_parser",
-           "CORPUS_DIR", "CORPUS_ENV", "corpus_dirs", "CHECK_COLUMNS", "Chunking"]
+           "CORPUS_DIR", "CORPUS_ENV", "corpus_dirs", "CHECK_COLUMNS", "Chunking",
+           "stream_differs"]
 
 #: the chunkings ``check_parser`` streams each case with
 Chunking = Literal["whole", "per_char", "random", "split_points"]
 
 #: columns of the DataFrame ``check_parser`` returns, in order
 CHECK_COLUMNS = ["parser", "format", "scenario", "pattern", "source", "mode", "status", "passed",
-                 "reason", "expected", "got", "seconds"]
+                 "reason", "expected", "got", "seconds", "to_name", "to_arguments"]
 
 
 # ---------------------------------------------------------------------------- results
@@ -149,6 +157,38 @@ def _compare(case: ParserCase, got: _Outcome, id_regex: re.Pattern[str]) -> list
     return reasons
 
 
+def _kept_after_commit(streamed: _Outcome, reference: _Outcome) -> bool:
+    """A malformed call sent before its error showed: kept and noted ("never retracts"), with
+    every call of the whole-text parse still there, in order."""
+    if not streamed.problems or not any(COMMITTED_NOTE in p for p in streamed.problems):
+        return False
+    want = [(c.function.name, _canonical(c.function.arguments)) for c in reference.calls]
+    got = iter((c.function.name, _canonical(c.function.arguments)) for c in streamed.calls)
+    return all(any(item == other for other in got) for item in want)
+
+
+def stream_differs(streamed: Any, whole: Any) -> str | None:
+    """Why a streamed result breaks the streaming contract against the whole-text parse of the
+    same output, or None.
+
+    The two must be equal (calls with their exact arguments strings, content, reasoning,
+    problems), except where a call was sent before its error showed: then it is kept and a
+    problem says so, and every call of the whole-text parse is still there, in order.
+    """
+    a, b = _Outcome(streamed), _Outcome(whole)
+    if _kept_after_commit(a, b):
+        return None
+    left = [(c.function.name, c.function.arguments) for c in a.calls]
+    right = [(c.function.name, c.function.arguments) for c in b.calls]
+    if left != right:
+        return f"streamed calls {left} differ from whole-text {right}"
+    for field in ("content", "reasoning", "problems"):
+        if getattr(a, field) != getattr(b, field):
+            return (f"streamed {field} {str(getattr(a, field))[:80]!r} differs from whole-text "
+                    f"{str(getattr(b, field))[:80]!r}")
+    return None
+
+
 def _same(a: _Outcome, b: _Outcome) -> str | None:
     """Why a streaming outcome differs from the non-streaming one, or None."""
     left = [(c.function.name, _canonical(c.function.arguments)) for c in a.calls]
@@ -208,18 +248,45 @@ class _Adapter:
     def _parse_by_streaming(self, text: str) -> Any:
         return self.stream([text])[0]
 
-    def stream(self, chunks: Iterable[str]) -> tuple[_Outcome, list[str]]:
+    def stream(self, chunks: Iterable[str], timing: list[float] | None = None
+               ) -> tuple[_Outcome, list[str]]:
+        """Stream ``chunks``; with ``timing`` (a list), append how many characters after the
+        first call's start its name and its first arguments fragment arrived."""
         assert self.new_stream is not None
         stream = self.new_stream()
         recon = StreamingToolReconstructor(strict=False)
+        fed = start = 0
+        at_name = at_args = None
         for chunk in chunks:
-            recon.append_delta(stream.feed(chunk))
+            fed += len(chunk)
+            delta = stream.feed(chunk)
+            recon.append_delta(delta)
+            if timing is None or delta is None:
+                continue
+            if at_name is None and _get(delta, "content"):
+                start = fed - len(chunk)  # the call starts after the content sent so far
+            for call in _get(delta, "tool_calls") or []:
+                if _get(call, "index") != 0:
+                    continue
+                function = _get(call, "function")
+                if at_name is None and _get(function, "name"):
+                    at_name = fed
+                if at_args is None and _get(function, "arguments"):
+                    at_args = fed
         recon.append_delta(stream.finish())
+        if timing is not None:
+            nan = float("nan")
+            timing[:] = [nan if at_name is None else at_name - start,
+                         nan if at_args is None else at_args - start]
         result = recon.result(getattr(stream, "problems", None))
         outcome = _Outcome(result)
         if getattr(stream, "problems", None) is None:
             outcome.problems = None
         return outcome, recon.violations
+
+
+def _get(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
 def _chunkings(case: ParserCase, which: Sequence[str], rng: random.Random
@@ -280,7 +347,9 @@ def check_parser(
         A DataFrame with :data:`CHECK_COLUMNS`: ``parser``, ``format`` (the corpus's),
         ``scenario``, ``pattern``, ``source``, ``mode``, ``status`` (pass / fail / error /
         skipped), ``passed``, ``reason`` (empty when passed), ``expected`` and ``got`` (calls as
-        ``name(arguments)``), ``seconds``.
+        ``name(arguments)``), ``seconds``, ``to_name`` and ``to_arguments`` (streaming rows:
+        characters from the first call's start to its name and to its first arguments
+        fragment, streamed per character; NaN otherwise).
     """
     import pandas as pd
 
@@ -308,6 +377,9 @@ def check_parser(
                 answer = adapter.parse(case.model_output)
                 reference = answer if isinstance(answer, _Outcome) else _Outcome(answer)
                 reasons = _compare(case, reference, id_regex)
+                if case.expect_problem and reference.problems and any(
+                        COMMITTED_NOTE in p for p in reference.problems):
+                    reasons = []  # a parser read by streaming sent the call before its error
                 status, got = ("fail" if reasons else "pass"), _describe(reference.calls)
             except Exception as exc:
                 reasons, status, got = [f"{type(exc).__name__}: {exc}"], "error", ""
@@ -323,23 +395,31 @@ def check_parser(
             continue
         start = time.perf_counter()
         status, reason, got = "pass", "", ""
+        timing: list[float] = []
         for label, chunks in _chunkings(case, chunkings, rng):
             try:
-                outcome, violations = adapter.stream(chunks)
+                outcome, violations = adapter.stream(
+                    chunks, timing if label == "per_char" else None)
             except Exception as exc:
                 status, reason = "error", f"{label}: {type(exc).__name__}: {exc}"
                 break
             got = _describe(outcome.calls)
-            reasons = violations + _compare(case, outcome, id_regex)
-            if reference is not None:
-                differs = _same(outcome, reference)
-                if differs:
-                    reasons.append(differs)
+            if case.expect_problem and reference is not None and \
+                    _kept_after_commit(outcome, reference):
+                reasons = list(violations)  # sent, then malformed: kept and noted
+            else:
+                reasons = violations + _compare(case, outcome, id_regex)
+                if reference is not None:
+                    differs = _same(outcome, reference)
+                    if differs:
+                        reasons.append(differs)
             if reasons:
                 status, reason = "fail", f"{label} ({len(chunks)} chunks): {'; '.join(reasons)}"
                 break
+        to_name, to_args = timing if timing else (float("nan"), float("nan"))
         rows.append({**base, "mode": "streaming", "status": status, "reason": reason,
-                     "got": got, "seconds": time.perf_counter() - start})
+                     "got": got, "seconds": time.perf_counter() - start,
+                     "to_name": to_name, "to_arguments": to_args})
     frame = pd.DataFrame(rows, columns=[c for c in CHECK_COLUMNS if c != "passed"])
     frame.insert(CHECK_COLUMNS.index("passed"), "passed", frame["status"] == "pass")
     return frame

@@ -12,6 +12,11 @@ Markdown code fence, which is then dropped):
 
 Other JSON is content. JSON that does not decode is content too; a problem is recorded when it
 starts like a call (``{"name": ...``).
+
+Streaming: a call is sent once its name and its arguments key are both read (or its name is an
+offered tool's), its arguments object streams as written; the OpenAI shapes are sent when the
+value closes. Committed after that first delta. Constrained output: the closed call objects of a
+list that never closes are calls.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 
 from ._calls import CallResult, read_calls
 from ._jsonregion import JsonRegionParser
+from ._jsonstream import CallStream, JsonCallStream
 from ._scan import MarkerFinder
 
 __all__ = ["GenericJsonParser"]
@@ -99,3 +105,9 @@ class GenericJsonParser(JsonRegionParser):
 
     def _after(self) -> str:
         return "close_ws" if self._prefix else "text"  # only fenced values have a prefix
+
+    def _stream_value(self) -> CallStream | None:
+        # a call is sent once its name and its arguments key are read (plain JSON with a
+        # "name" is not a call); OpenAI's nested shapes are read whole when the value ends
+        return JsonCallStream(name_keys=_NAME_KEYS, arg_keys=_ARG_KEYS, require_args=True,
+                              known=self.tools)

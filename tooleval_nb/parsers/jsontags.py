@@ -7,6 +7,11 @@ the first call and drops what follows the calls; we keep both, so nothing the mo
 lost); a marked region that does not hold valid calls stays in the content, markers included,
 with the reason in ``problems``; the last region may be unclosed; braces inside strings and
 nested objects are read by the JSON decoder.
+
+Streaming (:func:`json_stream`): a call is sent at the closing quote of its ``"name"`` string,
+its arguments object streams as written; after that first delta the call is committed (a later
+error keeps it, arguments closed where they stopped, with the error in ``problems``). A JSON
+list that never closes keeps its closed call objects (constrained output).
 """
 
 from __future__ import annotations
@@ -15,11 +20,12 @@ import re
 from collections.abc import Sequence
 
 from ._calls import read_calls, read_json_values
-from ._tagged import BodyReader, Found, Region, TaggedParser
+from ._jsonstream import CallStream, JsonCallStream
+from ._tagged import BodyReader, Found, Region, StreamFactory, TaggedParser
 from .protocol import ToolSchemas
 
 __all__ = [
-    "json_calls", "Granite4Parser", "LongcatParser", "Ernie45Parser", "JambaParser",
+    "json_calls", "json_stream", "Granite4Parser", "LongcatParser", "Ernie45Parser", "JambaParser",
     "HunyuanA13BParser", "MinimaxParser", "InternLMParser", "GraniteParser",
     "Granite20bFCParser", "Phi4MiniJsonParser", "XLAMParser", "GigaChat3Parser",
 ]
@@ -55,7 +61,20 @@ def json_calls(*, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS,
     return read
 
 
+def json_stream(*, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS) -> StreamFactory:
+    """The call stream of :func:`json_calls` bodies: a call is sent once its ``"name"`` string
+    closed, its arguments object streams as it is written (see :mod:`._jsonstream`)."""
+
+    def make(schemas: ToolSchemas | None) -> CallStream:
+        return JsonCallStream(arg_keys=arg_keys, many=many)
+
+    return make
+
+
 JSON = json_calls()
+ONE = json_calls(many=False)
+STREAM = json_stream()
+STREAM_ONE = json_stream(many=False)
 #: a body that starts like a JSON call, for regions that may hold other text
 _CALL_LIKE = re.compile(r'\s*(?:json\s*)?[\[{]\s*\{?\s*"name"\s*:')
 
@@ -65,7 +84,7 @@ class Granite4Parser(TaggedParser):
     blocks, one call each, several per reply."""
 
     format = "granite4"
-    regions = (Region("<tool_call>", JSON, end="</tool_call>"),)
+    regions = (Region("<tool_call>", JSON, stream=STREAM, end="</tool_call>"),)
 
 
 class LongcatParser(TaggedParser):
@@ -73,7 +92,7 @@ class LongcatParser(TaggedParser):
     blocks, one call each."""
 
     format = "longcat"
-    regions = (Region("<longcat_tool_call>", JSON, end="</longcat_tool_call>"),)
+    regions = (Region("<longcat_tool_call>", JSON, stream=STREAM, end="</longcat_tool_call>"),)
 
 
 class Ernie45Parser(TaggedParser):
@@ -83,7 +102,7 @@ class Ernie45Parser(TaggedParser):
     ``<response>`` / ``</response>`` wrappers are dropped."""
 
     format = "ernie45"
-    regions = (Region("<tool_call>", JSON, end="</tool_call>"),)
+    regions = (Region("<tool_call>", JSON, stream=STREAM, end="</tool_call>"),)
     drop = ("<response>", "</response>")
 
 
@@ -91,17 +110,19 @@ class JambaParser(TaggedParser):
     """``jamba`` (AI21 Jamba 1.5): ``<tool_calls>[{json}, ...]</tool_calls>``, one list."""
 
     format = "jamba"
-    regions = (Region("<tool_calls>", JSON, end="</tool_calls>"),)
+    regions = (Region("<tool_calls>", JSON, stream=STREAM, end="</tool_calls>"),)
 
 
 class HunyuanA13BParser(TaggedParser):
     """``hunyuan_a13b`` (Hunyuan-A13B): ``<tool_calls>[{json}, ...]</tool_calls>``.
 
-    ``<think>`` / ``<answer>`` sections are left to the reasoning parser and stay in the
-    content."""
+    The ``助手：`` ("assistant:") role prefix the model may write at the start of its reply is
+    dropped there (only there). ``<think>`` / ``<answer>`` sections are left to the reasoning
+    parser and stay in the content."""
 
     format = "hunyuan_a13b"
-    regions = (Region("<tool_calls>", JSON, end="</tool_calls>"),)
+    regions = (Region("<tool_calls>", JSON, stream=STREAM, end="</tool_calls>"),)
+    lead = "助手："
 
 
 class MinimaxParser(TaggedParser):
@@ -109,7 +130,7 @@ class MinimaxParser(TaggedParser):
     ``</tool_calls>``."""
 
     format = "minimax"
-    regions = (Region("<tool_calls>", JSON, end="</tool_calls>"),)
+    regions = (Region("<tool_calls>", JSON, stream=STREAM, end="</tool_calls>"),)
 
 
 class InternLMParser(TaggedParser):
@@ -117,7 +138,7 @@ class InternLMParser(TaggedParser):
     ``{"name": ..., "parameters": {...}}`` then ``<|action_end|>``, one call per block."""
 
     format = "internlm"
-    regions = (Region("<|action_start|><|plugin|>", json_calls(many=False),
+    regions = (Region("<|action_start|><|plugin|>", ONE, stream=STREAM_ONE,
                       end="<|action_end|>"),)
 
 
@@ -128,7 +149,8 @@ class GraniteParser(TaggedParser):
     vLLM also reads a bare list at the very start of the reply; we read only marked lists."""
 
     format = "granite"
-    regions = (Region("<|tool_call|>", JSON, openers="["), Region("<tool_call>", JSON, openers="["))
+    regions = (Region("<|tool_call|>", JSON, openers="[", stream=STREAM),
+               Region("<tool_call>", JSON, openers="[", stream=STREAM))
 
 
 class Granite20bFCParser(TaggedParser):
@@ -136,14 +158,14 @@ class Granite20bFCParser(TaggedParser):
     followed by one JSON object, with no closing token."""
 
     format = "granite-20b-fc"
-    regions = (Region("<function_call>", json_calls(many=False), openers="{"),)
+    regions = (Region("<function_call>", ONE, openers="{", stream=STREAM_ONE),)
 
 
 class Phi4MiniJsonParser(TaggedParser):
     """``phi4_mini_json`` (Phi-4-mini): ``functools`` followed by a JSON list of calls."""
 
     format = "phi4_mini_json"
-    regions = (Region("functools", JSON, openers="["),)
+    regions = (Region("functools", JSON, openers="[", stream=STREAM),)
 
 
 class XLAMParser(TaggedParser):
@@ -156,10 +178,10 @@ class XLAMParser(TaggedParser):
 
     format = "xlam"
     regions = (
-        Region("<tool_call>", JSON, end="</tool_call>"),
-        Region("[TOOL_CALLS]", JSON, openers="["),
+        Region("<tool_call>", JSON, stream=STREAM, end="</tool_call>"),
+        Region("[TOOL_CALLS]", JSON, openers="[", stream=STREAM),
         Region("```", json_calls(fence=True), end="```", call_like=_CALL_LIKE),
-        Region("[", JSON, bare=True, call_like=_CALL_LIKE),
+        Region("[", JSON, bare=True, call_like=_CALL_LIKE, stream=STREAM),
     )
 
 
@@ -171,6 +193,6 @@ class GigaChat3Parser(TaggedParser):
     content."""
 
     format = "gigachat3"
-    regions = (Region("function call<|role_sep|>", json_calls(many=False), openers="{"),
-               Region("<|function_call|>", json_calls(many=False), openers="{"))
+    regions = (Region("function call<|role_sep|>", ONE, openers="{", stream=STREAM_ONE),
+               Region("<|function_call|>", ONE, openers="{", stream=STREAM_ONE))
     drop = ("<|message_sep|>",)

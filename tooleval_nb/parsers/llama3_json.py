@@ -6,6 +6,8 @@
   valid JSON is content with the reason in ``problems``.
 * ``<|python_tag|>`` not followed by a JSON object (Llama's built-in tools,
   ``brave_search.call(...)``) is kept as content.
+* Streaming: a call is sent once its ``"name"`` and its ``"parameters"`` key are both read, the
+  parameters object streams as written; committed after that first delta.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from ._calls import CallResult, read_calls
 from ._jsonregion import JsonRegionParser
+from ._jsonstream import CallStream, JsonCallStream
 from ._scan import MarkerFinder
 
 __all__ = ["Llama3JsonParser"]
@@ -56,3 +59,8 @@ class Llama3JsonParser(JsonRegionParser):
 
     def _after(self) -> str:
         return "sep"
+
+    def _stream_value(self) -> CallStream | None:
+        # sent once its "name" and its "parameters" (or "arguments") key are read
+        return JsonCallStream(arg_keys=("parameters", "arguments"), require_args=True,
+                              known=self.tools, lists=False)

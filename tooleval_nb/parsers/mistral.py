@@ -10,6 +10,11 @@ Two layouts, told apart by what follows the token:
 
 Text before the token is content. A token not followed by a valid call keeps the token and the
 text in the content, with the reason in ``problems``.
+
+Streaming: in the list layout a call is sent once its ``"name"`` string has closed; in the v11
+layout once the ``{`` of its arguments follows the name. The arguments stream as written. After
+that first delta the call is committed: a later error keeps it (arguments closed where they
+stopped) with the error in ``problems``.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ import re
 from typing import Any
 
 from ._calls import call_from_object, load_json, read_calls
+from ._jsonstream import ArgsStream, JsonCallStream
 from ._scan import BracketScanner, MarkerFinder
-from .protocol import ToolParser
+from .protocol import COMMITTED_NOTE, ToolParser
 
 __all__ = ["MistralParser"]
 
@@ -48,6 +54,7 @@ class MistralParser(ToolParser):
         self._gap: list[str] = []
         self._gap_len = 0
         self._json_at = 0
+        self._live_at = 0
         self._n_tokens = 0
 
     def _scan(self, data: str, final: bool) -> int:
@@ -74,6 +81,8 @@ class MistralParser(ToolParser):
                 if char in "[{":
                     self._scanner = BracketScanner(first="value")
                     self._state = "json"
+                    self._live_at = sum(map(len, self._region))
+                    self._live_begin(JsonCallStream())
                 elif _NAME_CHAR.match(char):
                     self._name, self._name_len = [], 0
                     self._state = "name"
@@ -110,6 +119,8 @@ class MistralParser(ToolParser):
                         self._json_at = sum(map(len, self._region))
                         self._scanner = BracketScanner(first="value")
                         self._state = "json"
+                        self._live_at = self._json_at
+                        self._live_begin(ArgsStream("".join(self._name)))
                     else:
                         self._malformed("the function name is not followed by its arguments")
                 elif self._gap_len >= _MAX_GAP or final:
@@ -118,7 +129,9 @@ class MistralParser(ToolParser):
                     return n
             else:  # json
                 assert self._scanner is not None
+                before = pos
                 pos, status = self._scanner.follow(self._region, data, pos, final)
+                self._live_feed(data[before:pos])
                 if status is None:
                     return pos
                 if status == "more":
@@ -132,6 +145,10 @@ class MistralParser(ToolParser):
 
     def _end_json(self) -> None:
         raw = "".join(self._region)
+        committed, _ = self._live_end(True, self._label(), raw[self._live_at:])
+        if committed:
+            self._done()
+            return None
         if self._name:
             name = "".join(self._name)
             value, problem = load_json(raw[self._json_at:])
@@ -155,7 +172,18 @@ class MistralParser(ToolParser):
             self._call(call.name, call.arguments)
         return None
 
+    def _label(self) -> str:
+        return f"[TOOL_CALLS] token {self._n_tokens}"
+
     def _malformed(self, reason: str) -> None:
+        if self._live is not None:
+            raw = "".join(self._region)
+            committed, live = self._live_end(False, self._label(), raw[self._live_at:])
+            if committed:
+                if live is not None and live.error is None:
+                    self._problem(f"{self._label()} {COMMITTED_NOTE} ({reason})")
+                self._done()
+                return
         self._problem(f"[TOOL_CALLS] token {self._n_tokens} is malformed: {reason}; kept as "
                       "content")
         self._text("".join(self._region))

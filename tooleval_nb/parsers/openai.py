@@ -22,6 +22,9 @@ A message is ``[<|start|>ROLE] [<|channel|>CHANNEL [to=RECIPIENT]] [<|constrain|
   which are dropped; text with no harmony token at all is returned as is.
 * A call whose body is not a JSON object stays in the content, tokens included, with the reason
   in ``problems``; an unterminated last call is parsed as far as it is valid.
+* Streaming: a call is sent at the ``<|message|>`` after its header (the recipient is certain
+  then), its JSON body streams as written. Committed after that first delta: a later error keeps
+  the call (arguments closed where they stopped) with the error in ``problems``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import re
 from typing import Any
 
 from ._calls import dump_arguments, jsonable, load_json
+from ._jsonstream import ArgsStream
 from ._scan import MarkerFinder
 from .protocol import ToolParser
 
@@ -119,6 +123,7 @@ class HarmonyParser(ToolParser):
                 piece = data[pos:idx]
                 if self._kind == "call":
                     self._region.append(piece)
+                    self._live_feed(piece)
                 elif self._kind == "reasoning":
                     self._think(piece)
                 else:
@@ -164,6 +169,8 @@ class HarmonyParser(ToolParser):
             name = recipient.group(1)
             self._name = name[len("functions."):] if name.startswith("functions.") else name
             self._kind = "call"
+            if self._name:
+                self._live_begin(ArgsStream(self._name, lenient=False))
         elif channel and channel.group(1) == "analysis":
             self._kind = "reasoning"
         else:
@@ -176,6 +183,11 @@ class HarmonyParser(ToolParser):
         body = "".join(self._region)
         self._region = []
         label = f"harmony message {self._n_messages} (to={self._name})"
+        committed, _ = self._live_end(True, label, body)
+        if committed:
+            if end != CALL:
+                self._problem(f"{label} is not ended by {CALL}; parsed as far as it is valid")
+            return
         raw = "".join(self._header) + body + end
         problem = None
         value: Any = {}

@@ -12,11 +12,20 @@
 Streaming contract (what every format here guarantees):
 
 * Work is linear: each delta is scanned once; only a few characters that might begin a marker
-  (``<tool_c``) are held back between deltas.
+  (``<tool_c``) or end a value (an escape, a number) are held back between deltas.
 * Text is emitted as content as soon as it cannot be part of a tool call.
-* A tool call is emitted once it is complete and valid (its closing token arrived or its
-  brackets balanced), never before: a call already sent cannot be taken back, and malformed
-  calls must degrade to content exactly as in non-streaming mode.
+* A call's first delta (``index``, ``id``, ``type``, ``name``) is sent as soon as its name is
+  certain; its arguments follow as fragments as soon as they are certain (a format's region
+  reads its body with a :class:`~._jsonstream.CallStream`). Fragments only append: they
+  concatenate to the final ``arguments`` string, character for character.
+* **Commit point.** A region is *committed* once a delta with one of its calls was returned by
+  ``feed`` (never in a whole-text parse, which returns nothing before the end). Before that, a
+  malformed region degrades to content exactly as in non-streaming mode. After it, nothing is
+  taken back: the calls sent stay calls (arguments cut short are closed, ``{"a": "x`` becomes
+  ``{"a": "x"}``), the error is a sentence in ``problems`` saying the call "turned malformed
+  after its name was sent", and the region's text from the error on is content. So streaming
+  equals the whole-text parse for every well-formed output and for every malformed one whose
+  error shows before the commit; never raises, never retracts.
 * Malformed input never raises: its text becomes content and a sentence is added to
   ``problems``.
 """
@@ -31,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall, make_call_id
+from ._jsonstream import CallStream
 from ._scan import MarkerFinder
 
 __all__ = [
@@ -45,7 +55,11 @@ __all__ = [
     "tool_schemas",
     "ToolSchemas",
     "mistral_call_id",
+    "COMMITTED_NOTE",
 ]
+
+#: the words every "malformed after commit" problem holds (the conformance kit looks for them)
+COMMITTED_NOTE = "turned malformed after its name was sent"
 
 #: tool name -> its parameters' schemas (``properties``), in schema order
 ToolSchemas = dict[str, dict[str, Any]]
@@ -211,6 +225,10 @@ class ToolParser:
         self._d_content: list[str] = []
         self._d_reasoning: list[str] = []
         self._d_calls: list[DeltaToolCall] = []
+        #: the call stream of the region being read, the ids and fragment counts of its calls
+        #: sent so far, and whether any was sent (the region is committed)
+        self._live: CallStream | None = None
+        self._live_sent: list[list[Any]] = []
 
     # ------------------------------------------------------------------ public API
     @classmethod
@@ -301,21 +319,118 @@ class ToolParser:
     def _problem(self, message: str) -> None:
         self.problems.append(message)
 
-    def _call(self, name: str, arguments: str) -> None:
-        call_id = mistral_call_id() if self.id_style == "mistral" else make_call_id()
-        index = len(self._calls)
-        self._calls.append(ToolCall(id=call_id, function=FunctionCall(name=name,
-                                                                       arguments=arguments)))
+    def _new_id(self) -> str:
+        return mistral_call_id() if self.id_style == "mistral" else make_call_id()
+
+    def _check_name(self, index: int, name: str) -> None:
         if self.tools is not None and name not in self.tools:
             self._problem(f"tool call {index} names {name!r}, which is not among the tools "
                           f"offered ({', '.join(sorted(self.tools)) or 'none'})")
+
+    def _call(self, name: str, arguments: str) -> None:
+        call_id = self._new_id()
+        index = len(self._calls)
+        self._calls.append(ToolCall(id=call_id, function=FunctionCall(name=name,
+                                                                       arguments=arguments)))
+        self._check_name(index, name)
         if self._stream:
             self._d_calls.append(DeltaToolCall(
                 index=index, id=call_id, type="function",
                 function=DeltaFunctionCall(name=name, arguments=arguments)))
 
+    # ------------------------------------------------------------------ streamed calls
+    def _live_begin(self, stream: CallStream | None) -> None:
+        """Start reading a region's body with ``stream`` (None: the format does not stream)."""
+        self._live, self._live_sent = stream, []
+
+    def _live_feed(self, text: str) -> None:
+        # a whole-text parse never commits: its stream is needed only to rescue the closed calls
+        # of an unclosed body (see _live_end), so it reads the body then, once
+        if self._stream and self._live is not None and text:
+            self._live.feed(text)
+
+    @property
+    def _committed(self) -> bool:
+        return bool(self._live_sent)
+
+    def _live_send(self) -> None:
+        """Send what the live stream holds beyond what was sent (heads, then fragments)."""
+        live = self._live
+        if live is None or (live.error is not None and not self._live_sent):
+            return  # the error showed before anything was sent: the region is read whole
+        base = len(self._calls)
+        for k, call in enumerate(live.calls):
+            if call.name is None:
+                break
+            if k == len(self._live_sent):
+                call_id = self._new_id()
+                self._live_sent.append([call_id, len(call.parts)])
+                self._check_name(base + k, call.name)
+                self._d_calls.append(DeltaToolCall(
+                    index=base + k, id=call_id, type="function",
+                    function=DeltaFunctionCall(name=call.name, arguments="".join(call.parts))))
+                continue
+            entry = self._live_sent[k]
+            if entry[1] < len(call.parts):
+                fragment = "".join(call.parts[entry[1]:])
+                entry[1] = len(call.parts)
+                if fragment:
+                    self._d_calls.append(DeltaToolCall(
+                        index=base + k, function=DeltaFunctionCall(arguments=fragment)))
+
+    def _live_end(self, closed: bool, label: str, body: str | None = None
+                  ) -> tuple[bool, CallStream | None]:
+        """The region ended: finish its stream. Returns ``(committed, stream)``.
+
+        When the region was committed its calls are recorded here (with the error, if any, in
+        ``problems`` and the body's text from the error on as content); otherwise the caller
+        reads the body whole, as in a whole-text parse.
+        """
+        live = self._live
+        if live is None:
+            return False, None
+        if not self._stream:
+            self._live = None
+            if closed or body is None:
+                return False, None
+            live.feed(body)
+        live.finish(closed)
+        if not self._committed:
+            self._live, self._live_sent = None, []
+            return False, live
+        if self._stream:
+            self._live_send()
+        self._live = None
+        for k, call in enumerate(live.calls):
+            if call.name is None or k >= len(self._live_sent):
+                break
+            self._calls.append(ToolCall(id=self._live_sent[k][0], function=FunctionCall(
+                name=call.name, arguments=call.arguments)))
+        self._live_sent = []
+        if live.error is not None:
+            self._problem(f"{label} {COMMITTED_NOTE} ({live.error}); the calls sent are kept, "
+                          "their arguments closed where they stopped, and the rest of it is "
+                          "content")
+            if body:
+                self._text(body[live.error_at:])
+        return True, live
+
+    def _live_calls(self, live: CallStream | None, label: str) -> bool:
+        """Constrained output: emit the calls of an unclosed body whose objects closed (a list
+        that never closed); True when there were any."""
+        if live is None or not live.completed:
+            return False
+        calls = live.completed
+        self._problem(f"{label} is not closed; its {len(calls)} complete call(s) are kept")
+        for call in calls:
+            self._call(call.name or "", call.arguments)
+        return True
+
     # ------------------------------------------------------------------ internals
     def _fail(self, exc: Exception, data: str) -> None:
+        if self._committed:
+            self._live_end(False, "the region being read")
+        self._live, self._live_sent = None, []
         self._broken = True
         self._problem(f"the {self.format} parser failed ({type(exc).__name__}: {exc}); "
                       "the rest of the output is kept as content")
@@ -323,6 +438,8 @@ class ToolParser:
         self._region = []
 
     def _flush(self) -> DeltaMessage | None:
+        if self._stream and self._live is not None:
+            self._live_send()
         if not (self._d_content or self._d_reasoning or self._d_calls):
             return None
         message = DeltaMessage(

@@ -15,6 +15,11 @@ Calls are read by :mod:`._pycalls` (``ast``, never ``eval``).
 
 Text around the calls is content (vLLM keeps the text before and, for LFM2, after; we keep both
 for every format).
+
+Streaming (:mod:`._pystream`): a call is sent at the ``(`` after its name; string literals stream
+inside their quotes, other values are sent at the ``,`` or ``)`` after them. Committed after
+that first delta: a later error (``undefined``, a bracket that does not match) keeps the call,
+its arguments closed where they stopped, with the error in ``problems``.
 """
 
 from __future__ import annotations
@@ -22,19 +27,24 @@ from __future__ import annotations
 import re
 
 from ._pycalls import python_calls
+from ._pystream import python_stream
 from ._tagged import Region, TaggedParser
 
 __all__ = ["PythonicParser", "Llama4PythonicParser", "Lfm2Parser", "Olmo3Parser"]
 
 _CALL_LIKE = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(")
 _LIST = python_calls()
+#: a call is sent at the "(" after its name; string values stream inside their quotes, other
+#: values are sent when they end (see ._pystream)
+_STREAM = python_stream()
 
 
 class PythonicParser(TaggedParser):
     """Streaming parser for Python-syntax lists of calls (``pythonic``)."""
 
     format = "pythonic"
-    regions = (Region("[", _LIST, syntax="python", bare=True, call_like=_CALL_LIKE),)
+    regions = (Region("[", _LIST, syntax="python", bare=True, call_like=_CALL_LIKE,
+                      stream=_STREAM),)
     drop = ("<|python_start|>", "<|python_end|>")
 
 
@@ -49,7 +59,7 @@ class Lfm2Parser(TaggedParser):
     """``lfm2`` (LiquidAI LFM2 / LFM2.5): ``<|tool_call_start|>[f(a=1)]<|tool_call_end|>``."""
 
     format = "lfm2"
-    regions = (Region("<|tool_call_start|>", _LIST, end="<|tool_call_end|>"),)
+    regions = (Region("<|tool_call_start|>", _LIST, end="<|tool_call_end|>", stream=_STREAM),)
 
 
 class Olmo3Parser(TaggedParser):
@@ -58,4 +68,5 @@ class Olmo3Parser(TaggedParser):
 
     format = "olmo3"
     regions = (Region("<function_calls>", python_calls(lines=True, json_literals=True),
-                      end="</function_calls>"),)
+                      end="</function_calls>",
+                      stream=python_stream(lines=True, json_literals=True)),)

@@ -6,7 +6,14 @@ The protocol (the seed's, as OpenAI streams tool calls):
 * the first delta of an index carries a non-empty ``id`` (unique in the message), ``type``
   ``"function"`` and the function ``name``;
 * later deltas of that index carry neither id nor name, only ``arguments`` fragments, which
-  concatenate to a JSON object string (or ``""``).
+  concatenate to a JSON object string (or ``""``);
+* fragments only append: each one extends what came before, so the text so far is always the
+  start of a JSON object (a fragment that resends the arguments, or anything after the object
+  closed, is a violation).
+
+Each violation names the delta it was found in (``delta 7: ...``), counted from 1 over the
+deltas appended (None deltas are not counted); :attr:`StreamingToolReconstructor.first_violation`
+is the first one.
 
 Deltas may be our :class:`DeltaMessage`, dicts of the same shape, or another stack's objects with
 the same attributes (``reasoning_content`` is read as ``reasoning``).
@@ -18,6 +25,7 @@ from typing import Any
 
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall
+from ._jsonwriter import JsonWriter
 from .protocol import ExtractedToolCallInformation, final_content
 
 __all__ = ["StreamingToolReconstructor"]
@@ -52,6 +60,12 @@ class StreamingToolReconstructor:
         self._ids: list[str] = []
         self._names: list[str] = []
         self._args: list[list[str]] = []
+        self._checks: list[JsonWriter] = []
+
+    @property
+    def first_violation(self) -> str | None:
+        """The first protocol violation seen (``"delta N: ..."``), or None."""
+        return self.violations[0] if self.violations else None
 
     @property
     def other_content(self) -> str:
@@ -115,6 +129,7 @@ class StreamingToolReconstructor:
             self._ids.append(call_id)
             self._names.append(name)
             self._args.append([])
+            self._checks.append(JsonWriter(None))
         elif index < len(self._ids):
             if call_id is not None and call_id != "":
                 self._violate(f"{where}: tool call {index} sends its id again")
@@ -126,9 +141,35 @@ class StreamingToolReconstructor:
         if arguments is not None:
             if isinstance(arguments, str):
                 self._args[index].append(arguments)
+                self._check_fragment(index, arguments, where)
             else:
                 self._violate(f"{where}: tool call {index} arguments are a "
                               f"{type(arguments).__name__}, not text")
+
+    def _check_fragment(self, index: int, fragment: str, where: str) -> None:
+        """Fragments only append: the arguments so far must stay the start of a JSON object."""
+        check = self._checks[index]
+        if check.error is not None or not fragment:
+            return
+        if check.done:
+            if fragment.strip():
+                self._violate(f"{where}: tool call {index} sends arguments after its JSON object "
+                              f"closed ({fragment[:40]!r}: a resent or replaced fragment?)")
+                check.error = "reported"
+            return
+        if not check.started and fragment.strip() and not fragment.lstrip().startswith("{"):
+            check.error = "reported"
+            self._violate(f"{where}: tool call {index} arguments do not start a JSON object "
+                          f"({fragment[:40]!r})")
+            return
+        used = check.feed(fragment)
+        if check.error is not None:
+            self._violate(f"{where}: tool call {index} arguments stop being JSON "
+                          f"({check.error}) with the fragment {fragment[:40]!r}")
+        elif check.done and fragment[used:].strip():
+            check.error = "reported"
+            self._violate(f"{where}: tool call {index} sends arguments after its JSON object "
+                          f"closed ({fragment[used:][:40]!r}: a resent or replaced fragment?)")
 
     def result(self, problems: list[str] | None = None) -> ExtractedToolCallInformation:
         """The rebuilt output, with the same content rule as non-streaming parsing.

@@ -5,6 +5,11 @@ formats differ in the tokens and in what the head and tail hold. Calls are emitt
 section ends (or at the end of the output, for an unclosed section). Text around the section is
 content (vLLM keeps the text before it and drops what follows; we keep both). A section with a
 malformed call stays in the content, tokens included, with the reason in ``problems``.
+
+Streaming (:class:`~._seqstream.SequenceStream`): each call is sent when its name is certain (at
+the separator token; DeepSeek-V3: the newline after the name; Step-3: the ``>`` of its invoke
+tag) and its arguments stream; committed after that first delta. ``<think>`` ... ``</think>`` is
+reasoning (DeepSeek-R1 / V3.1).
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import re
 from collections.abc import Callable
 
 from ._calls import CallResult, call_from_object, load_json, name_problem
-from ._tagged import BodyReader, Found, Region, TaggedParser
+from ._seqstream import sequence_stream
+from ._tagged import THINK, BodyReader, Found, Region, TaggedParser
 from ._xmlargs import invoke_params
 from .protocol import ToolSchemas
 
@@ -120,7 +126,9 @@ class DeepSeekV3Parser(TaggedParser):
     """
 
     format = "deepseek_v3"
-    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v3), end=_DS_SECTION[1]),)
+    think = THINK
+    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v3), end=_DS_SECTION[1],
+                      stream=sequence_stream(*_DS, "v3")),)
 
 
 class DeepSeekV31Parser(TaggedParser):
@@ -129,7 +137,9 @@ class DeepSeekV31Parser(TaggedParser):
     ``<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜>``."""
 
     format = "deepseek_v31"
-    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v31), end=_DS_SECTION[1]),)
+    think = THINK
+    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v31), end=_DS_SECTION[1],
+                      stream=sequence_stream(*_DS, "v31")),)
 
 
 _KIMI = ("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")
@@ -148,9 +158,9 @@ class KimiK2Parser(TaggedParser):
     format = "kimi_k2"
     regions = (
         Region("<|tool_calls_section_begin|>", sequence(*_KIMI, _kimi),
-               end="<|tool_calls_section_end|>"),
+               end="<|tool_calls_section_end|>", stream=sequence_stream(*_KIMI, "kimi")),
         Region("<|tool_call_section_begin|>", sequence(*_KIMI, _kimi),
-               end="<|tool_call_section_end|>"),
+               end="<|tool_call_section_end|>", stream=sequence_stream(*_KIMI, "kimi")),
     )
 
 
@@ -166,4 +176,4 @@ class Step3Parser(TaggedParser):
 
     format = "step3"
     regions = (Region("<｜tool_calls_begin｜>", sequence(*_STEP, _step3),
-                      end="<｜tool_calls_end｜>"),)
+                      end="<｜tool_calls_end｜>", stream=sequence_stream(*_STEP, "step3")),)

@@ -5,15 +5,29 @@ literals keep their type and the rest is text). Text around the calls is content
 the text before the first call and drops what follows the calls; we keep both). A block that
 does not read as calls stays in the content, tags included, with the reason in ``problems``;
 the last block may be unclosed.
+
+Streaming (:mod:`._xmlstream`): a call is sent at the ``>`` of its ``<function=NAME>`` /
+``<invoke name="NAME">`` tag (GLM: at the whitespace or ``<`` after the name); a ``string``
+value (by the schema) streams inside its quotes, other values are sent at their closing tag.
+Committed after that first delta: a later error keeps the call with the error in ``problems``.
+``<think>`` ... ``</think>`` is reasoning (Qwen3, GLM).
 """
 
 from __future__ import annotations
 
 import re
 
-from ._tagged import Region, TaggedParser
+from ._tagged import THINK, Region, TaggedParser
 from ._xmlargs import arg_pairs, function_params, invoke_params
+from ._xmlstream import element_stream, pair_stream
 
+#: the call streams: a call is sent at the ``>`` that ends its name tag; a ``string`` value streams
+#: inside its quotes, any other value is sent when its closing tag arrives
+_FUNCTION = element_stream("<function=", ">", "</function>", ("<parameter=", ">", "</parameter>"))
+_BARE_FUNCTION = element_stream("<function=", ">", "</function>",
+                                ("<parameter=", ">", "</parameter>"), confirm=True)
+_INVOKE = element_stream("<invoke name=", ">", "</invoke>", ("<parameter name=", ">",
+                                                              "</parameter>"))
 _BARE_CALL = re.compile(r"<function=[^\s<>]+>\s*(?:<parameter=|</function>)")
 
 __all__ = ["Qwen3CoderParser", "Step3p5Parser", "SeedOssParser", "Glm45Parser",
@@ -37,9 +51,10 @@ class Qwen3CoderParser(TaggedParser):
     a call (``<function=NAME>`` then ``<parameter=``)."""
 
     format = "qwen3_coder"
-    regions = (Region("<tool_call>", function_params(), end="</tool_call>"),
+    think = THINK
+    regions = (Region("<tool_call>", function_params(), end="</tool_call>", stream=_FUNCTION),
                Region("<function=", function_params(), end="</function>", bare=True,
-                      call_like=_BARE_CALL))
+                      call_like=_BARE_CALL, stream=_BARE_FUNCTION))
 
 
 class Step3p5Parser(Qwen3CoderParser):
@@ -54,7 +69,8 @@ class SeedOssParser(TaggedParser):
     ``</seed:tool_call>``; ``<seed:think>`` ... ``</seed:think>`` is reasoning."""
 
     format = "seed_oss"
-    regions = (Region("<seed:tool_call>", function_params(), end="</seed:tool_call>"),)
+    regions = (Region("<seed:tool_call>", function_params(), end="</seed:tool_call>",
+                      stream=_FUNCTION),)
     think = ("<seed:think>", "</seed:think>")
 
 
@@ -69,7 +85,8 @@ class Glm45Parser(TaggedParser):
     """
 
     format = "glm45"
-    regions = (Region("<tool_call>", arg_pairs(), end="</tool_call>"),)
+    think = THINK
+    regions = (Region("<tool_call>", arg_pairs(), end="</tool_call>", stream=pair_stream()),)
 
 
 class MinimaxM2Parser(TaggedParser):
@@ -78,4 +95,5 @@ class MinimaxM2Parser(TaggedParser):
     ``</minimax:tool_call>``."""
 
     format = "minimax_m2"
-    regions = (Region("<minimax:tool_call>", invoke_params(), end="</minimax:tool_call>"),)
+    regions = (Region("<minimax:tool_call>", invoke_params(), end="</minimax:tool_call>",
+                      stream=_INVOKE),)

@@ -50,6 +50,9 @@ def add_hop(outcome: CaseOutcome, reply: Any, round_: int) -> dict[str, Any]:
     raw_text = getattr(reply, "raw_text", None)
     if raw_text is not None and raw_text != reply.content:  # raw-text modes: what was parsed
         hop["raw_text"] = raw_text
+    reasoning = getattr(reply, "reasoning_content", None)
+    if reasoning:  # what a raw-text parser kept apart from the content (<think>, analysis)
+        hop["reasoning_content"] = reasoning
     problems = getattr(reply, "parse_problems", None)
     if problems:
         hop["parse_problems"] = list(problems)

@@ -1,0 +1,497 @@
+"""Streaming a call as it is written: the call-stream protocol and its JSON readers.
+
+A :class:`CallStream` reads the body of one marked region (the text between ``<tool_call>``
+and ``</tool_call>``, a bracketed list, a harmony message body) a piece at a time and builds
+:class:`StreamCall` s: a call's ``name`` as soon as it is certain, then its ``parts``, the
+fragments of its arguments string, as they become certain. The fragments of a call always
+concatenate to a JSON object string, exactly the text a whole-body reader writes
+(``json.dumps(value, ensure_ascii=False)``): values are re-written in that canonical form as they
+arrive, so nothing sent has to be taken back.
+
+* :class:`~._jsonwriter.JsonWriter` re-writes one JSON value incrementally (see there);
+* :class:`JsonCallStream` reads ``{"name": ..., "arguments": {...}}`` objects, a list of them,
+  or several in a row, streaming the arguments object through a :class:`JsonWriter`.
+* :class:`ArgsStream` reads the JSON arguments of a call whose name is already known (harmony,
+  Mistral v11, the token formats).
+
+A stream never raises: the first malformed byte sets :attr:`CallStream.error` and the stream
+stops reading. Whether that error can still change the result is the parser's business
+(:class:`~.protocol.ToolParser`): before any delta of the region was sent, the region is read
+whole as before; after, the calls already sent stay calls and the error goes to ``problems``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ._calls import _arguments
+from ._jsonwriter import JsonWriter
+
+__all__ = ["StreamCall", "CallStream", "JsonCallStream", "ArgsStream"]
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+class StreamCall:
+    """A call being streamed: its name once certain, and its arguments fragments.
+
+    Attributes:
+        name: the function name; None until it is certain.
+        parts: the arguments fragments so far (they concatenate to a JSON object string once
+            the call is closed).
+        closed: the call's arguments are complete.
+    """
+
+    __slots__ = ("name", "parts", "closed")
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name
+        self.parts: list[str] = []
+        self.closed = False
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.parts)
+
+
+class CallStream:
+    """Base of the incremental body readers (see the module docstring).
+
+    Attributes:
+        calls: the calls found so far, in order; only calls with a name may be sent.
+        error: why the body stopped being a valid call (None while it is valid).
+        error_at: where the text that is not part of a complete call starts once an error
+            showed: the end of the last call that closed properly.
+        done_at: body characters that belong to the calls of :attr:`complete` (for an unclosed
+            list: where the last closed call ends).
+    """
+
+    def __init__(self) -> None:
+        self.calls: list[StreamCall] = []
+        self.error: str | None = None
+        self.error_at = 0
+        self.fed = 0
+        self.done_at = 0
+        #: after :meth:`finish`: the calls that closed properly (not closed by a repair)
+        self.completed: list[StreamCall] = []
+
+    def feed(self, text: str) -> None:
+        """Read the next piece of the body."""
+        if self.error is not None or not text:
+            self.fed += len(text)
+            return
+        try:
+            self._feed(text)
+        except Exception as exc:  # a reader bug must not break the parser: stop streaming
+            self._fail(f"the stream reader failed ({type(exc).__name__}: {exc})")
+        self.fed += len(text)
+
+    def finish(self, closed: bool) -> None:
+        """The body ended (``closed``: at its closing marker; otherwise the output ended).
+
+        Afterwards every call is closed: arguments cut short are ended with the closers they
+        need, and :attr:`error` says why when the body was not complete.
+        """
+        if self.error is None:
+            try:
+                self._finish(closed)
+            except Exception as exc:
+                self._fail(f"the stream reader failed ({type(exc).__name__}: {exc})")
+        if self.error is not None:
+            # the text of the call cut short is content too (its call, once sent, stays)
+            self.error_at = self.done_at
+        self.completed = self.complete
+        for call in self.calls:
+            if not call.closed:
+                self._repair(call)
+                call.closed = True
+
+    @property
+    def complete(self) -> list[StreamCall]:
+        """The calls whose arguments closed properly (a prefix of :attr:`calls`)."""
+        out = []
+        for call in self.calls:
+            if not call.closed or call.name is None:
+                break
+            out.append(call)
+        return out
+
+    # ---------------------------------------------------------------- for subclasses
+    def _feed(self, text: str) -> None:
+        raise NotImplementedError
+
+    def _finish(self, closed: bool) -> None:
+        raise NotImplementedError
+
+    def _repair(self, call: StreamCall) -> None:
+        """End the arguments of a call cut short (default: ``{}`` when nothing was written)."""
+        if not call.parts:
+            call.parts.append("{}")
+
+    def _fail(self, reason: str) -> None:
+        if self.error is None:
+            self.error = reason
+            self.error_at = self.fed
+
+
+def _args_from_value(value: Any) -> tuple[str | None, str | None]:
+    """The arguments string of a non-object arguments value (null, a JSON string), as
+    :func:`~._calls.call_from_object` reads it."""
+    return _arguments(value, True)
+
+
+class _ValueSlot:
+    """A JSON value read into a private buffer (a name, a key, string arguments)."""
+
+    __slots__ = ("writer", "buffer")
+
+    def __init__(self) -> None:
+        self.buffer: list[str] = []
+        self.writer = JsonWriter(self.buffer)
+
+    def value(self) -> Any:
+        return json.loads("".join(self.buffer))
+
+
+class JsonCallStream(CallStream):
+    """Stream ``{"name": ..., "arguments": {...}}`` calls (see the module docstring).
+
+    Args:
+        name_keys / arg_keys: the keys read as the name and the arguments.
+        require_args: an object is a call only with an arguments key, or with a name among
+            ``known`` (plain JSON such as ``{"name": "Bob"}`` is not a call).
+        known: the offered tools' names.
+        many: several values may follow one another (separated by whitespace, ``;`` or ``,``).
+        lists: a value may be a list of calls.
+    """
+
+    def __init__(
+        self,
+        *,
+        name_keys: Sequence[str] = ("name",),
+        arg_keys: Sequence[str] = ("arguments", "parameters"),
+        require_args: bool = False,
+        known: Any = None,
+        many: bool = False,
+        lists: bool = True,
+    ) -> None:
+        super().__init__()
+        self.name_keys = tuple(name_keys)
+        self.arg_keys = tuple(arg_keys)
+        self.require_args = require_args
+        self.known = known
+        self.many = many
+        self.lists = lists
+        self._state = "top"  # top | list | list_next | key | colon | value | next | after
+        self._in_list = False
+        self._values = 0
+        self._call: StreamCall | None = None
+        self._slot: _ValueSlot | None = None
+        self._writer: JsonWriter | None = None
+        self._role = ""  # what the value being read is: name | args | args_value | skip
+        self._has_args = False
+        self._args_parts: list[str] = []
+
+    # ---------------------------------------------------------------- reading
+    def _feed(self, text: str) -> None:
+        self._run(text, False)
+
+    def _finish(self, closed: bool) -> None:
+        if self._writer is not None:
+            self._writer.finish()
+            self._value_read(self._writer)
+        if self.error is None and self._state not in ("top", "after"):
+            self._fail(
+                "the call is not complete"
+                if self._call is not None
+                else "its brackets are not closed"
+            )
+        if self.error is None and self._values == 0:
+            self._fail("it is empty")
+
+    def _run(self, data: str, final: bool) -> None:
+        i, n = 0, len(data)
+        while i < n and self.error is None:
+            if self._writer is not None:
+                used = self._writer.feed(data[i:], final)
+                i += used
+                if not self._value_read(self._writer):
+                    return
+                continue
+            i = _WS.match(data, i).end()  # type: ignore[union-attr]
+            if i >= n:
+                return
+            char = data[i]
+            state = self._state
+            if state in ("top", "after"):
+                if state == "after":
+                    if char in ";,":
+                        if not self.many:
+                            return self._fail(f"{char!r} follows the call")
+                        i += 1
+                        continue
+                    if not self.many:
+                        return self._fail(f"text follows the call ({data[i : i + 20]!r})")
+                if char == "[" and self.lists:
+                    self._in_list, self._state = True, "list"
+                    i += 1
+                elif char == "{":
+                    self._open_object()
+                    i += 1
+                else:
+                    return self._fail(f"{char!r} does not start a call")
+            elif state in ("list", "list_next"):
+                if char == "]":
+                    if state == "list" and not self.calls:
+                        return self._fail("the list is empty")
+                    self._in_list, self._state = False, "after"
+                    self._values += 1
+                    self.done_at = self.fed + i + 1
+                    i += 1
+                elif state == "list_next" and char == ",":
+                    self._state = "list"
+                    i += 1
+                elif state == "list" and char == "{":
+                    self._open_object()
+                    i += 1
+                else:
+                    return self._fail(f"item {len(self.calls)} of the list is not a tool call")
+            elif state == "key":
+                if char == "}" and self._first_key:
+                    self._close_object(i)
+                    i += 1
+                elif char == '"':
+                    self._role = "key"
+                    self._slot = _ValueSlot()
+                    self._writer = self._slot.writer
+                else:
+                    return self._fail(f"{char!r} where a key was expected")
+            elif state == "colon":
+                if char != ":":
+                    return self._fail(f"{char!r} where ':' was expected")
+                self._state = "value"
+                i += 1
+            elif state == "value":
+                self._start_value(char)
+            else:  # next
+                if char == ",":
+                    self._state, self._first_key = "key", False
+                    i += 1
+                elif char == "}":
+                    self._close_object(i)
+                    i += 1
+                else:
+                    return self._fail(f"{char!r} where ',' or '}}' was expected")
+
+    def _open_object(self) -> None:
+        assert self._call is None
+        self._call = StreamCall()
+        self.calls.append(self._call)
+        self._state, self._first_key = "key", True
+        self._has_args, self._args_parts = False, []
+
+    def _start_value(self, char: str) -> None:
+        key = self._key
+        call = self._call
+        assert call is not None
+        if key in self.name_keys and call.name is None and not self._named:
+            self._role = "name"
+            self._slot = _ValueSlot()
+            self._writer = self._slot.writer
+        elif key in self.arg_keys and not self._has_args:
+            self._has_args = True
+            if char == "{":
+                self._role = "args"
+                self._writer = JsonWriter(self._args_parts)
+                self._maybe_ready()
+            else:
+                self._role = "args_value"
+                self._slot = _ValueSlot()
+                self._writer = self._slot.writer
+        elif key in self.name_keys or key in self.arg_keys:
+            self._fail(f"the call object has a second {key!r}")
+        else:
+            self._role = "skip"
+            self._writer = JsonWriter(None)
+
+    def _value_read(self, writer: JsonWriter) -> bool:
+        """Handle the end of the value being read; False when reading must stop."""
+        if writer.error is not None:
+            self._fail(writer.error)
+            return False
+        if not writer.done:
+            return True
+        self._writer = None
+        role = self._role
+        call = self._call
+        if role == "key":
+            assert self._slot is not None
+            self._key = self._slot.value()
+            self._state = "colon"
+            return True
+        assert call is not None
+        self._state = "next"
+        if role == "name":
+            assert self._slot is not None
+            name = self._slot.value()
+            self._named = True
+            if not isinstance(name, str) or not name.strip():
+                self._fail(f"its {self._key!r} is {name!r}, not a function name")
+                return False
+            self._pending_name = name.strip()
+            self._maybe_ready()
+        elif role == "args":
+            if writer.duplicate is not None:
+                self._fail(f"its arguments hold the key {writer.duplicate!r} twice")
+                return False
+            self._maybe_ready()
+        elif role == "args_value":
+            assert self._slot is not None
+            arguments, problem = _args_from_value(self._slot.value())
+            if problem or arguments is None:
+                self._fail(problem or "its arguments are unusable")
+                return False
+            self._args_parts.append(arguments)
+            self._maybe_ready()
+        return True
+
+    def _maybe_ready(self) -> None:
+        call = self._call
+        assert call is not None
+        name = getattr(self, "_pending_name", None)
+        if call.name is not None or name is None:
+            return
+        if (
+            self.require_args
+            and not self._has_args
+            and not (self.known is not None and name in self.known)
+        ):
+            return
+        call.name = name
+        call.parts = self._args_parts
+
+    def _close_object(self, i: int) -> None:
+        call = self._call
+        assert call is not None
+        if getattr(self, "_pending_name", None) is None:
+            self._fail(
+                "the object has no name"
+                if self._in_list or self.calls[:-1]
+                else "it is not a tool call object"
+            )
+            return
+        self._maybe_ready()
+        if call.name is None:
+            self._fail("the object is not a tool call (it has no arguments)")
+            return
+        if not self._has_args:
+            call.parts.append("{}")
+        call.closed = True
+        self._call = None
+        self._pending_name = None
+        self._named = False
+        if self._in_list:
+            self._state = "list_next"
+        else:
+            self._state = "after"
+            self._values += 1
+        self.done_at = self.fed + i + 1
+
+    def _repair(self, call: StreamCall) -> None:
+        if call is self._call and self._role == "args" and self._writer is not None:
+            self._writer.close()
+        if not call.parts:
+            call.parts.append("{}")
+
+    _key: Any = None
+    _first_key = True
+    _named = False
+    _pending_name: str | None = None
+
+
+class ArgsStream(CallStream):
+    """Stream the JSON arguments of one call whose name is known already.
+
+    Args:
+        name: the call's name (certain: the call can be sent at once).
+        lenient: ``null`` or nothing means ``{}``, a JSON string holding an object is decoded
+            (as :func:`~._calls.call_from_object` reads arguments); otherwise only an object.
+    """
+
+    def __init__(
+        self, name: str, *, lenient: bool = True, trailer: str = "", call: StreamCall | None = None
+    ) -> None:
+        super().__init__()
+        self.lenient = lenient
+        self.trailer = trailer
+        self.call = call if call is not None else StreamCall(name)
+        self.calls.append(self.call)
+        self._writer: JsonWriter | None = None
+        self._slot: _ValueSlot | None = None
+        self._after: list[str] = []
+
+    def _follow(self, text: str) -> None:
+        """Text after the value: whitespace, and the trailer (a closing fence) if any."""
+        self._after.append(text)
+        after = "".join(self._after).strip()
+        if after and not self.trailer.startswith(after):
+            self._fail(f"text follows the arguments ({after[:20]!r})")
+
+    def _feed(self, text: str) -> None:
+        self._run(text, False)
+
+    def _run(self, text: str, final: bool) -> None:
+        i = 0
+        if self._writer is None:
+            if self.call.closed:
+                self._follow(text)
+                return
+            i = _WS.match(text).end()  # type: ignore[union-attr]
+            if i >= len(text):
+                return
+            if text[i] == "{":
+                self._writer = JsonWriter(self.call.parts)
+            elif self.lenient:
+                self._slot = _ValueSlot()
+                self._writer = self._slot.writer
+            else:
+                self._fail(f"its arguments start with {text[i]!r}, not an object")
+                return
+        writer = self._writer
+        used = writer.feed(text[i:], final)
+        if writer.error is not None:
+            return self._fail(writer.error)
+        if writer.done:
+            if writer.duplicate is not None:
+                return self._fail(f"its arguments hold the key {writer.duplicate!r} twice")
+            if self._slot is not None:
+                arguments, problem = _args_from_value(self._slot.value())
+                if problem or arguments is None:
+                    return self._fail(problem or "its arguments are unusable")
+                self.call.parts.append(arguments)
+            self.call.closed = True
+            self._writer = None
+            self.done_at = self.fed + i + used
+            self._follow(text[i + used :])
+
+    def _finish(self, closed: bool) -> None:
+        if self._writer is not None:
+            self._writer.finish()
+            self._run("", True)
+        if self.error is None and not self.call.closed:
+            if self._writer is None and not self.trailer:  # only whitespace: no arguments
+                self.call.parts.append("{}")
+                self.call.closed = True
+            else:
+                self._fail("its arguments are not complete")
+        elif self.error is None and "".join(self._after).strip() != self.trailer:
+            self._fail(f"its arguments are not closed by {self.trailer}")
+
+    def _repair(self, call: StreamCall) -> None:
+        if self._writer is not None and self._slot is None:
+            self._writer.close()
+        if not call.parts:
+            call.parts.append("{}")
