@@ -1,4 +1,4 @@
-"""BFCL as a benchmark: any model on BFCL's single-turn categories in one call.
+"""BFCL as a benchmark: any model on BFCL V4's categories that run offline, in one call.
 
 ``te.run_bfcl(model, categories, mode="fc" | "prompt", limit=None)`` builds the entries from
 BFCL's data (:mod:`.data`, :mod:`.suite`, shown as BFCL shows them: :mod:`.prompt`), runs them
@@ -6,6 +6,10 @@ through the runner, writes result files the official checker reads (:mod:`.resul
 BFCL's verdicts with our partial credit beside them (:mod:`.verdicts`, taken while the run goes:
 :mod:`.tally`) and the leaderboard (:mod:`.scores`). :func:`score_result_files`
 (:mod:`.rescore`) scores files already on disk.
+
+Multi-turn and memory entries run BFCL's own loop (:mod:`.loop`) against BFCL's own environment
+classes (:mod:`.environments`), and are judged as BFCL's checkers judge them, with per-turn credit
+and a replay score beside the verdict (:mod:`.multiturn_check`, :mod:`.memory_check`).
 
 Names load on first use: scoring result files never imports the runner or model code.
 """
@@ -18,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from .categories import CATEGORIES, GROUPS, resolve_categories
     from .data import BfclData, locate_data
+    from .environments import Environments
+    from .memory_check import memory_verdict
+    from .multiturn_check import multi_turn_verdict
     from .rescore import score_result_files
     from .run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
     from .scores import category_table, leaderboard
@@ -25,13 +32,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun", "BfclData", "locate_data",
            "CATEGORIES", "GROUPS", "resolve_categories", "score_result_files", "leaderboard",
-           "category_table", "ENTRY_COLUMNS"]
+           "category_table", "ENTRY_COLUMNS", "Environments", "multi_turn_verdict",
+           "memory_verdict"]
 
 _WHERE = {"run_bfcl": "run", "run_bfcl_async": "run", "BfclJob": "run", "BfclRun": "run",
           "BfclData": "data", "locate_data": "data", "CATEGORIES": "categories",
           "GROUPS": "categories", "resolve_categories": "categories",
           "score_result_files": "rescore", "leaderboard": "scores", "category_table": "scores",
-          "ENTRY_COLUMNS": "verdicts"}
+          "ENTRY_COLUMNS": "verdicts", "Environments": "environments",
+          "multi_turn_verdict": "multiturn_check", "memory_verdict": "memory_check"}
 
 
 def __getattr__(name: str) -> Any:

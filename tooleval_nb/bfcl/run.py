@@ -35,6 +35,7 @@ from ..suite import Suite
 from .categories import CATEGORIES, folder_of, resolve_categories
 from .data import BfclData, CategoryData
 from .loop import BfclLoop, is_loop_category, loop_cases
+from .multiturn_check import multi_turn_verdict
 from .prompt import PROMPT_FORMATS, PromptFormat
 from .results import (
     check_manifest,
@@ -430,8 +431,6 @@ class BfclRun(Run):
             model: the model label (default: the run's first).
         """
         import pandas as pd
-
-        from .multiturn_check import multi_turn_verdict
 
         label = model or self.models[0]
         category = next((c for c in self.spec.category_data

@@ -31,6 +31,8 @@ import threading
 import zlib
 from typing import Any
 
+from ..bfcl.data import BfclData
+
 __all__ = ["answer", "truth_calls", "reset", "CATEGORIES"]
 
 #: the categories the script knows
@@ -57,8 +59,6 @@ def _first_user(turns: list[list[dict[str, Any]]]) -> str:
 
 
 def _build() -> dict[str, list[tuple[str, dict[str, Any], Any]]]:
-    from ..bfcl.data import BfclData
-
     data = BfclData()
     out: dict[str, list[tuple[str, dict[str, Any], Any]]] = {}
     for category in CATEGORIES:
