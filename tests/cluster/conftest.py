@@ -14,7 +14,10 @@ def ray_cluster() -> Iterator[str]:
     """A local Ray cluster of 4 CPUs, shut down after the session; yields its GCS address."""
     for attempt in (1, 2):  # a busy machine can miss the raylet's 15 s window for its agents
         try:
-            ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+            # "local": a new cluster of its own, never the one Ray's cluster file names (the
+            # lifecycle tests leave a half-stopped `ray start` cluster's address there)
+            ray.init(address="local", num_cpus=4, include_dashboard=False,
+                     log_to_driver=False)
             break
         except Exception as exc:
             if attempt == 2 or "timed out during startup" not in str(exc):

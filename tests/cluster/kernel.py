@@ -191,7 +191,8 @@ def user_ray(k: Kernel) -> None:
     import ray
 
     # the user's own start (its notices are theirs: quiet here, so the check covers ours)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    # ("local": never a `ray start` cluster that Ray's cluster file may still name)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              logging_level=logging.ERROR)
     address = ray.get_runtime_context().gcs_address
     k.run("ray")

@@ -7,11 +7,13 @@ These tests start their own Ray (one per process): they use no ``ray_cluster`` f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +158,13 @@ def test_a_half_stopped_ray_start_cluster_is_never_waited_for(tmp_path):
             head.kill()
             head.wait()
         head.stdout.close()
-    steps = kernel("stale", tmp_path, timeout=300)
+    try:
+        steps = kernel("stale", tmp_path, timeout=300)
+    finally:  # Ray's cluster file would send a later plain ray.init() to the dead cluster
+        cluster_file = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+        with contextlib.suppress(OSError):
+            if f":{port}" in cluster_file.read_text():
+                cluster_file.unlink()
     assert len(_runs(steps)) == 2
     error = next(s for s in steps if s["step"] == "auto")["error"]
     assert "cannot be reached" in error, error
