@@ -62,8 +62,14 @@ def test_every_notebook_has_a_parameters_cell():
     assert not missing, missing
 
 
+#: rendered in the default test run (CI's time: every notebook also runs under nbval and in the
+#: browser test); the others under TOOLEVAL_SLOW=1
+DEFAULT_RUN = {"02_compare_models.ipynb", "05_parser_conformance.ipynb", "report.ipynb"}
+
+
 @pytest.mark.model
-@pytest.mark.parametrize("name", NOTEBOOKS)
+@pytest.mark.parametrize("name", [n if n in DEFAULT_RUN else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in NOTEBOOKS])
 def test_notebook_renders_with_its_parameters(name, tmp_path):
     path = ROOT / "notebooks" / name
     params = report.notebook_parameters(path)
