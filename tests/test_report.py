@@ -433,6 +433,8 @@ def test_the_report_kernel_talks_over_local_sockets(tmp_path):
             "    execute_notebook(src, out, {}, cwd=" + repr(str(tmp_path)) + ")\n"
             "else:\n"
             "    papermill.execute_notebook(src, out, progress_bar=False)\n")
+    sockets = Path(tempfile.gettempdir()).glob
+    before = set(sockets("tooleval-kernel-*/kernel-*"))  # other runs' (a killed one leaves its)
     seen = {}
     for how in ("ours", "papermill"):
         done = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
@@ -441,5 +443,5 @@ def test_the_report_kernel_talks_over_local_sockets(tmp_path):
         printed = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells[-1].outputs
         seen[how] = (printed[0]["text"].strip(), "without encryption" in done.stderr)
     assert seen == {"ours": ("transport: ipc", False), "papermill": ("transport: tcp", True)}
-    assert not list(tmp_path.glob("kernel*")) and not list(Path(tempfile.gettempdir()).glob(
-        "tooleval-kernel-*/kernel-*"))
+    assert not list(tmp_path.glob("kernel*"))
+    assert not set(sockets("tooleval-kernel-*/kernel-*")) - before

@@ -1,8 +1,8 @@
 """BFCL's executable environments: its own classes, driven without ``eval``.
 
 Multi-turn and memory entries run their calls against stateful Python classes (a file system,
-a trading bot, a travel API, a memory store...). These are **BFCL's own classes**, imported
-from an installed ``bfcl-eval`` (``pip install --no-deps bfcl-eval==2026.3.23``, the ``bfcl``
+a trading bot, a travel API, a memory store...). These are **BFCL's own classes**, imported from
+the installed ``bfcl-eval`` (``pip install --no-deps bfcl-eval==2026.3.23``, the ``bfcl``
 extra, plus the few small packages the classes import: ``mpmath``, ``rank-bm25``; memory also
 ``overrides`` and ``filelock``); their code is not copied here.
 

@@ -17,8 +17,8 @@ Vega/Vega-Lite/vega-embed bundle that ``vl-convert-python`` ships (about 0.9 MB)
 
 Importing :mod:`tooleval_nb.charts` enables this renderer (:func:`activate`), unless the user
 has chosen another Altair renderer. The single place to opt into a CDN instead is
-:func:`set_vega_source` (or ``TOOLEVAL_VEGA_SOURCE=cdn`` in the environment): scripts then come
-from cdn.jsdelivr.net, pinned to the versions Altair was built for.
+:func:`set_vega_source` (or ``TOOLEVAL_VEGA_SOURCE=cdn`` in the environment): the scripts then
+come from cdn.jsdelivr.net, pinned to the versions Altair was built for.
 """
 
 from __future__ import annotations

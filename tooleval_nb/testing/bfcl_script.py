@@ -5,8 +5,8 @@ failure, fast and deterministically. For tests and for the official-agreement pr
 model's score.
 
 Give :func:`answer` as the fake server's handler (``FakeOpenAIServer(handler=answer)``, or
-``handler="tooleval_nb.testing.bfcl_script:answer"`` with ``process=True``). The entries are read
-from BFCL's data (``TOOLEVAL_BFCL_DATA`` or an installed bfcl-eval) on the first request.
+``handler="tooleval_nb.testing.bfcl_script:answer"`` with ``process=True``). The entries are read from
+BFCL's data (``TOOLEVAL_BFCL_DATA`` or an installed bfcl-eval) on the first request.
 
 How it answers a request: the entry is the one whose first user message (and later turn
 messages, when several entries share it) the conversation holds; the turn is the number of
