@@ -198,9 +198,8 @@ class TaggedParser(ToolParser):
                     self._close(self._body(), closed=False)
                 elif status == "abort":
                     self._malformed("it does not start like a value")
-                else:
-                    self._malformed("its brackets are not closed" if status == "more"
-                                    else "its brackets do not match")
+                else:  # "mismatch"
+                    self._malformed("its brackets do not match")
                 if status == "more":
                     return n
 
