@@ -308,6 +308,17 @@ def test_enable_offline_needs_no_network(results_df, restore_renderer):
     assert mimebundle["text/plain"].startswith("<Vega-Lite chart")
 
 
+def test_an_enable_offline_never_shown_leaves_the_bundle_to_the_first_chart(results_df,
+                                                                           restore_renderer):
+    """``charts.enable_offline()`` that is not a cell's last expression is never displayed (08
+    and 06 called it so, and their charts said "the Vega bundle is not on this page")."""
+    embed.set_vega_source(None)
+    charts.enable_offline()  # its value is dropped, as in a cell where another line follows
+    first = _html(charts.case_heatmap(results_df))["text/html"]
+    second = _html(charts.failure_chart(results_df))["text/html"]
+    assert "window.vegaEmbed=" in first and "window.vegaEmbed=" not in second
+
+
 def test_charts_are_offline_by_default_and_the_first_carries_the_bundle(results_df,
                                                                         restore_renderer):
     """Importing the charts enabled the renderer: no enable_offline() call is needed."""

@@ -151,13 +151,19 @@ def offline_renderer(spec: dict[str, Any], **metadata: Any) -> dict[str, str]:
     return {"text/html": page, "text/plain": text}
 
 
-class _Html:
-    """An HTML display object with a plain-text fallback (no IPython import needed)."""
+class _Bundle:
+    """The bundle as a display object with a plain-text fallback (no IPython import needed).
+
+    Only showing it puts the bundle on the page, so only showing it marks the bundle as sent:
+    an ``enable_offline()`` whose value is not the cell's last expression (never shown) leaves
+    the first chart to carry the bundle itself.
+    """
 
     def __init__(self, html: str, text: str):
         self.html, self.text = html, text
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        _STATE["sent"] = True
         return {"text/html": self.html, "text/plain": self.text}
 
     def __repr__(self) -> str:
@@ -180,18 +186,17 @@ def activate() -> None:
         alt.renderers.enable(RENDERER)
 
 
-def enable_offline() -> _Html:
+def enable_offline() -> _Bundle:
     """Enable the renderer (whatever was chosen before) and return the bundle to display once.
 
     Charts draw without it (the first one carries the bundle); showing it at the top of a
     notebook keeps the bundle in the saved notebook even when that first chart's cell is
-    cleared or re-run::
+    cleared or re-run. Only a shown bundle counts: called without showing its value, the first
+    chart still carries the bundle::
 
         from tooleval_nb import charts
         charts.enable_offline()
     """
     alt = _register()
     alt.renderers.enable(RENDERER)
-    shown = _Html(bundle_html(), f"Vega charts enabled ({vega_source()} bundle)")
-    _STATE["sent"] = True
-    return shown
+    return _Bundle(bundle_html(), f"Vega charts enabled ({vega_source()} bundle)")
