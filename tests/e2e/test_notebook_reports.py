@@ -62,6 +62,20 @@ def test_every_notebook_has_a_parameters_cell():
     assert not missing, missing
 
 
+def test_papermill_reads_every_assignment_of_a_parameters_cell():
+    """A line papermill cannot parse is silently no parameter (06's ``model``, whose comment held
+    parentheses, could not be set): every name the cell assigns must be a parameter."""
+    unread = []
+    for name in NOTEBOOKS:
+        nb = nbformat.read(str(ROOT / "notebooks" / name), as_version=4)
+        (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        assigned = {t.id for node in ast.parse(cell.source).body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)}
+        read = set(report.notebook_parameters(ROOT / "notebooks" / name))
+        unread += [f"{name}: {n}" for n in sorted(assigned - read)]
+    assert not unread, unread
+
+
 #: rendered in the default test run (CI's time: every notebook also runs under nbval and in the
 #: browser test); the others under TOOLEVAL_SLOW=1
 DEFAULT_RUN = {"02_compare_models.ipynb", "05_parser_conformance.ipynb", "report.ipynb"}
