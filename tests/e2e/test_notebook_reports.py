@@ -124,3 +124,52 @@ def test_notebook_renders_with_its_parameters(name, tmp_path):
     if "formats" in given:
         assert "['hermes']" in _outputs(nb_path)
 
+
+
+#: the notebooks whose ``models`` parameter takes model entries (dicts with their ``api_base``);
+#: 05 asks no model, 06 and 07 one model name (``model``)
+SERVED = [n for n in NOTEBOOKS if n not in NAMES_ONLY
+          and "models" in report.notebook_parameters(ROOT / "notebooks" / n)]
+
+
+@pytest.fixture(scope="module")
+def model_server():
+    """One OpenAI-compatible server for every render (its own process, as a user's vLLM is)."""
+    from tooleval_nb.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer(process=True, model="served-model") as server:
+        yield server
+
+
+@pytest.mark.parametrize("name", SERVED)
+def test_notebook_renders_against_a_model_server_given_as_a_parameter(name, tmp_path,
+                                                                      model_server):
+    """Every notebook with a ``models`` parameter, rendered with two model entries that point at
+    a server of the user's own (no embedded model): the runs stored hold both labels and no
+    embedded model's, and the server was asked (its request count grows)."""
+    path = ROOT / "notebooks" / name
+    params = report.notebook_parameters(path)
+    store = tmp_path / "runs.db"
+    models = [{"model": "openai/served-model", "api_base": model_server.url, "label": label}
+              for label in ("served-a", "served-b")]
+    given = {"store": str(store), "models": models}
+    cmd = [str(CLI), "report", "--notebook", str(path),
+           "--output", str(tmp_path / "out"), "--progress", "none"]
+    for key, value in given.items():
+        cmd += ["-p", key, json.dumps(value)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "not-checked-by-the-server"}
+    env.pop("TOOLEVAL_REPORT_PARAMS", None)
+    before = model_server.requests
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = (tmp_path / "out" / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert "Traceback" not in page and "cdn.jsdelivr.net" not in page
+    runs = history(store)
+    labels = {m for run_models in runs["models"] for m in run_models}
+    want = {"served-a", "served-b"}
+    if "modes" in params:  # 03 runs each model once per mode, the mode in its label
+        want = {f"{label} ({mode})" for label in want
+                for mode in ast.literal_eval(params["modes"].default)}
+    # 04 also runs a scripted agent of its own (no model): any other label is the embedded model's
+    assert want <= labels and not any("smollm2" in label for label in labels), labels
+    assert model_server.requests > before
