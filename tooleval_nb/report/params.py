@@ -21,14 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..credentials import credential_paths, refusal, url_credentials
 from ..errors import SuiteError, ToolEvalError
 from ..formats.bundled import resolve_suite_path
-from ..models.spec import Mode
+from ..models.spec import DEFAULT_MODEL, Mode
 from ..runner.settings import RunSettings, ToolChoiceName
 
 __all__ = ["ReportParams", "validate_params", "params_from", "DEFAULT_TITLE", "DEFAULT_MODEL",
            "ENV_PARAMS", "Mode", "ToolChoice", "RUN_FIELDS"]
 
 DEFAULT_TITLE = "Tool-calling evaluation report"
-DEFAULT_MODEL = "local/smollm2-135m"
 #: the environment variable whose JSON object overrides the template's parameters
 ENV_PARAMS = "TOOLEVAL_REPORT_PARAMS"
 ToolChoice = ToolChoiceName
