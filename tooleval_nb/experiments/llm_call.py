@@ -45,7 +45,7 @@ class JsonCaller:
     :attr:`logprobs_note` says why no logprobs came back.
     """
 
-    def __init__(self, judge_model: Any, budget: int, timeout: float, response_format: str,
+    def __init__(self, judge_model: Any, budget: int, timeout: float | None, response_format: str,
                  params: dict[str, Any] | None, concurrency: int = 4,
                  top_logprobs: int | None = None) -> None:
         spec = model_of(judge_model)
