@@ -30,7 +30,7 @@ from .calls import (
 )
 from .case import case_kind, score_case, score_case_async
 from .frame import (
-    SUMMARY_COLUMNS,
+    SCORE_SUMMARY_COLUMNS,
     score_cases,
     score_cases_async,
     scores_df,
@@ -65,7 +65,7 @@ __all__ = [
     "score_case", "score_case_async", "case_kind", "CaseScore", "CallScore", "ParamScore",
     "TurnScore", "ExpectationResult", "FailureMode", "FAILURE_MODES", "SCORE_COLUMNS",
     "score_cases", "score_cases_async", "scores_df", "summarize_rows", "summarize_scores",
-    "SUMMARY_COLUMNS",
+    "SCORE_SUMMARY_COLUMNS",
     "mean_ci", "interval_method", "IntervalMethod",
     "score_tool_selection", "score_params", "compute_overall", "param_scores", "score_calls",
     "best_assignment", "match_value", "MODES", "embed", "similarity",
