@@ -14,8 +14,8 @@ The rules:
    one needs a reason in :data:`LAZY_IMPORTS` (keep ``import tooleval_nb`` light, keep a heavy
    optional dependency out of a light module).
 
-:data:`LEGACY_ARROWS` lists the few deprecated paths that still point the wrong way, each with the
-release that removes it.
+:data:`LEGACY_ARROWS` would list a deprecated path that still points the wrong way, with the
+release that removes it; it is empty (0.1.0 is unreleased: no shim).
 """
 
 from __future__ import annotations
@@ -102,20 +102,9 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
         "a suite file is read only when run_eval is given a path instead of a Suite",
 }
 
-#: arrows that point the wrong way, kept for deprecated names: (importer, imported) -> plan
-LEGACY_ARROWS: dict[tuple[str, str], str] = {
-    ("tooleval_nb.experiments.display", "tooleval_nb.widgets"):
-        "Experiment/Sweep/PromptTune.widget() (deprecated for tooleval_nb.widgets.*_view), "
-        "removed in 0.3",
-    ("tooleval_nb.experiments", "tooleval_nb.widgets"):
-        "tooleval_nb.experiments.SweepForm / sweep_form / widgets (deprecated), removed in 0.3",
-    ("tooleval_nb.experiments", "tooleval_nb.charts"):
-        "tooleval_nb.experiments.charts (deprecated for tooleval_nb.charts), removed in 0.3",
-    ("tooleval_nb.suite.model", "tooleval_nb.formats"):
-        "Suite.save (deprecated for te.save_suite, with a warning), removed in 0.3",
-    ("tooleval_nb.suite.model", "tooleval_nb.formats.bfcl"):
-        "Suite.save_bfcl (deprecated for te.save_bfcl, with a warning), removed in 0.3",
-}
+#: arrows that point the wrong way, kept for deprecated names: (importer, imported) -> plan.
+#: Empty: 0.1.0 is unreleased, so no shim protects anybody (issue 31 deleted the last ones).
+LEGACY_ARROWS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -287,8 +276,8 @@ def test_the_rule_set_names_every_room():
 
 def test_the_parser_sees_imports_inside_functions_and_type_checking_blocks():
     imps = {(i.importer, i.target): i for i in ALL_IMPORTS}
-    legacy = imps[("tooleval_nb.experiments.display", "tooleval_nb.widgets")]
-    assert legacy.in_function and not legacy.type_only
+    lazy = imps[("tooleval_nb.runner.launch", "tooleval_nb.formats")]
+    assert lazy.in_function and not lazy.type_only
     assert any(i.type_only for i in ALL_IMPORTS)
 
 

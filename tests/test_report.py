@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tooleval_nb import JobError, Suite, SuiteError, Tool, ToolEvalError, report
+from tooleval_nb import JobError, Suite, SuiteError, Tool, ToolEvalError, report, save_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "report.ipynb"
@@ -38,7 +38,7 @@ def write_suite(path: Path, name: str, n: int = 3) -> Path:
         {"name": f"c{i}", "prompt": f"get_weather city Town{i}", "expected_tool": "get_weather",
          "expected_params": {"city": "Town0"}, "tags": ["smoke"] if i == 0 else ["other"]}
         for i in range(n)])
-    suite.save(str(path))
+    save_suite(suite, path)
     return path
 
 

@@ -25,7 +25,7 @@ from ..runner.run import Run
 from ..suite import Suite as SuiteModel
 from .compare import case_scores, run_label
 from .config import Config
-from .display import html_table, legacy_widget
+from .display import html_table
 from .evaluate import combine, config_from_run, evaluate_async, load_evaluation
 from .judge.run import judge_report
 from .split import Split, SplitName, split
@@ -266,10 +266,6 @@ class Experiment(Tracking):
     def best_history(self) -> pd.DataFrame:
         """Every change of ``best``, with its reason."""
         return best_history_frame(self)
-
-    def widget(self) -> Any:
-        """Deprecated: ``tooleval_nb.widgets.experiment_view(exp)``."""
-        return legacy_widget(self, "experiment_view")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         text = repr(self)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import warnings
 from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -212,26 +210,6 @@ class Suite(BaseModel):
     def fingerprint(self) -> str:
         """A stable hash of tools, cases and system prompt (identity of a suite version)."""
         return fingerprint_of(self.model_dump(mode="json"))
-
-    # -- files -----------------------------------------------------------------------------
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Deprecated: use ``te.save_suite(suite, path)`` (a suite is plain data; files are the
-        formats package's). Writes seed-001 JSON, or seed-002 YAML for ``.yaml``/``.yml``."""
-        warnings.warn("Suite.save(path) is deprecated: use te.save_suite(suite, path)",
-                      DeprecationWarning, stacklevel=2)
-        from ..formats import save_suite  # deprecated path (LEGACY_ARROWS): removed in 0.3
-
-        save_suite(self, path)
-
-    def save_bfcl(self, directory: str | os.PathLike[str],
-                  category: str | None = None) -> tuple[str, str | None]:
-        """Deprecated: use ``te.save_bfcl(suite, directory)``. Writes BFCL question and
-        possible-answer JSONL files; returns the two paths (the second None for irrelevance)."""
-        warnings.warn("Suite.save_bfcl(directory) is deprecated: use "
-                      "te.save_bfcl(suite, directory)", DeprecationWarning, stacklevel=2)
-        from ..formats import bfcl  # deprecated path (LEGACY_ARROWS): removed in 0.3
-
-        return bfcl.save(self, directory, category=category)
 
     # -- display ---------------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -19,7 +19,7 @@ from ...aio import run_sync
 from ...errors import ExperimentError
 from ..compare import case_scores, compare_scores
 from ..config import Config
-from ..display import html_table, legacy_widget
+from ..display import html_table
 from ..evaluate import combine, evaluate_async
 from ..stats import describe_mde, holm, mde, mean_ci
 from ..tracking import PromoteMode
@@ -386,10 +386,6 @@ class Sweep:
         row = self.trials_df().set_index("trial_id").loc[best.id]
         return exp.link_tuner("sweep", self.id, best.config, best.run_ids, note=self.message,
                               extra={"dev_delta": _f(row["delta"])})
-
-    def widget(self) -> Any:
-        """Deprecated: ``tooleval_nb.widgets.sweep_view(sw)``."""
-        return legacy_widget(self, "sweep_view")
 
     def __repr__(self) -> str:
         return (f"Sweep(id={self.id!r}, strategy={self.strategy!r}, trials={len(self.arms)}, "

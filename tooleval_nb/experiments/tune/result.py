@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ...aio import run_sync
 from ..compare import case_scores, compare_scores
 from ..config import Config, FewShot
-from ..display import html_table, legacy_widget
+from ..display import html_table
 from ..evaluate import Evaluation, combine, evaluate_async, render_few_shot
 from ..stats import mean_ci
 from .operators import count_tokens
@@ -300,10 +300,6 @@ class PromptTune:
                               extra={"dev_delta": lead.stats.get("dev_delta")})
 
     # -- display -------------------------------------------------------------------------------
-    def widget(self) -> Any:
-        """Deprecated: ``tooleval_nb.widgets.prompt_tune_view(pt)``."""
-        return legacy_widget(self, "prompt_tune_view")
-
     def __repr__(self) -> str:
         return (f"PromptTune(id={self.id!r}, candidates={len(self.candidates)}, "
                 f"generations={len(self.generations)}, calls={self.calls_used}, "
