@@ -280,7 +280,9 @@ class ModelSpec(BaseModel):
 
     @property
     def name(self) -> str:
-        """The display name: ``label``, else the model string plus ``[mode]`` when not native."""
+        """The label: ``label``, else the model string plus ``[mode]`` when not native. A run
+        lists the spec under it, and the results' ``model`` column holds it (not the model
+        string; see docs/models-and-labels.md)."""
         if self.label:
             return self.label
         return self.model if self.mode == "native" else f"{self.model} [{self.mode}]"
