@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..display import mimebundle
 from ..errors import SuiteError
 from .case import EvalCase
 from .checks import case_problems
@@ -219,8 +220,7 @@ class Suite(BaseModel):
     __str__ = __repr__
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = repr(self)
-        try:
+        def page() -> str:
             import html
 
             import pandas as pd
@@ -230,9 +230,9 @@ class Suite(BaseModel):
             with pd.option_context("display.max_colwidth", 60):
                 body = self.cases_df().head(20).to_html(index=False)
             more = f"<i>… and {len(self.cases) - 20} more cases</i>" if len(self.cases) > 20 else ""
-            return {"text/plain": text, "text/html": head + body + more}
-        except Exception:  # rendering must never break the notebook
-            return {"text/plain": text}
+            return head + body + more
+
+        return mimebundle(repr(self), page)
 
 
 _CASE_COLUMNS = ("case_id", "name", "prompt", "expected_tool", "expected_params",
