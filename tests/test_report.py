@@ -52,7 +52,7 @@ def test_parameters_cell_matches_the_parameters_model():
     assert len(tagged) == 1
     names = {t.id for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign)
              for t in node.targets}
-    assert names == set(report.ReportParams.model_fields)
+    assert names == set(report.PARAMETERS)  # the run settings among them by their flat names
     # only the cells nbval checks carry their expected output
     assert all(not c.get("outputs") or "NBVAL_CHECK_OUTPUT" in c.source
                for c in nb.cells if c.cell_type == "code")
