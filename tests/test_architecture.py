@@ -10,12 +10,20 @@ The rules:
 3. **No loops.** The graph of module imports (inside functions too; ``TYPE_CHECKING`` imports
    and the listed legacy arrows left out) has no cycle. Importing ``a.b.c`` runs ``a`` and
    ``a.b`` first, so a module also depends on the packages above what it imports.
+   A ``TYPE_CHECKING`` import that closes a loop (the imported module reaches the importer) is
+   listed in :data:`TYPE_ONLY_LOOPS` with its reason; a package naming its own submodules for the
+   type checker (a lazy facade) is not a loop.
 4. **Imports at the top.** An import of our own modules inside a function hides an arrow; each
    one needs a reason in :data:`LAZY_IMPORTS` (keep ``import tooleval_nb`` light, keep a heavy
    optional dependency out of a light module).
 
-:data:`LEGACY_ARROWS` lists the few deprecated paths that still point the wrong way, each with the
-release that removes it.
+:data:`LEGACY_ARROWS` would list a deprecated path that still points the wrong way, with the
+release that removes it; it is empty (0.1.0 is unreleased: no shim).
+
+5. **One definition per concept.** A value that has one definition (:data:`ONE_DEFINITION`: the
+   default model, the request timeout, ...) appears as a literal nowhere else in the package, and
+   a public name in :data:`ONE_NAME` is bound at module level by one module only (others import
+   it).
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 
 # extras: which optional parts are installed (the one check naming a missing extra), package data
-_CORE = {"errors", "toolcall", "credentials", "extras"}
+# display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
+_CORE = {"errors", "toolcall", "credentials", "extras", "display"}
 #: BFCL's rules: modules of bfcl/ (one home for BFCL, one definition each) that form a room of
 #: their own below scoring and formats: generic scoring (every case's bfcl_pass) and the BFCL
 #: suite format use BFCL's names, data files, prompts and AST checker without reaching the
@@ -42,6 +51,7 @@ SUB_ROOMS: dict[str, str] = {f"tooleval_nb.bfcl.{name}": BFCL_RULES for name in 
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
+    "display": set(),
     "extras": {"errors"},
     "aio": set(),
     # what a credential is, and its redaction: pure, for every room that stores or shows data
@@ -102,20 +112,56 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
         "a suite file is read only when run_eval is given a path instead of a Suite",
 }
 
-#: arrows that point the wrong way, kept for deprecated names: (importer, imported) -> plan
-LEGACY_ARROWS: dict[tuple[str, str], str] = {
-    ("tooleval_nb.experiments.display", "tooleval_nb.widgets"):
-        "Experiment/Sweep/PromptTune.widget() (deprecated for tooleval_nb.widgets.*_view), "
-        "removed in 0.3",
-    ("tooleval_nb.experiments", "tooleval_nb.widgets"):
-        "tooleval_nb.experiments.SweepForm / sweep_form / widgets (deprecated), removed in 0.3",
-    ("tooleval_nb.experiments", "tooleval_nb.charts"):
-        "tooleval_nb.experiments.charts (deprecated for tooleval_nb.charts), removed in 0.3",
-    ("tooleval_nb.suite.model", "tooleval_nb.formats"):
-        "Suite.save (deprecated for te.save_suite, with a warning), removed in 0.3",
-    ("tooleval_nb.suite.model", "tooleval_nb.formats.bfcl"):
-        "Suite.save_bfcl (deprecated for te.save_bfcl, with a warning), removed in 0.3",
+#: arrows that point the wrong way, kept for deprecated names: (importer, imported) -> plan.
+#: Empty: 0.1.0 is unreleased, so no shim protects anybody (issue 31 deleted the last ones).
+LEGACY_ARROWS: dict[tuple[str, str], str] = {}
+
+
+#: ``TYPE_CHECKING`` imports that close an import loop: (importer, imported) -> why it stays.
+#: Each is a type named in an annotation only; none runs. Remove an entry when its loop goes.
+TYPE_ONLY_LOOPS: dict[tuple[str, str], str] = {
+    ("tooleval_nb.runner.execute", "tooleval_nb.runner.jobs"):
+        "the executor reaches back into its Job (issue 31's hub split gives it a context "
+        "instead; remove this entry then)",
+    ("tooleval_nb.bfcl.tally", "tooleval_nb.runner.store"):
+        "the tally writes BFCL's rows into the run store it is handed; the store imports "
+        "bfcl_rules (scoring), which the bfcl package's facade sits beside",
+    ("tooleval_nb.cluster.backend", "tooleval_nb.cluster.executor"):
+        "a replica pool names the RayExecutor that owns it; the executor builds the pool "
+        "lazily (LAZY_IMPORTS), so the loop is one of names, never of imports",
+    ("tooleval_nb.cluster.executor", "tooleval_nb.cluster.backend"):
+        "the executor's pool attribute is typed by the backend it loads only for a Ray run",
+    ("tooleval_nb.mcp.failures", "tooleval_nb.mcp.client"):
+        "a failure message names the MCPTarget it failed on; the client raises those messages",
+    ("tooleval_nb.suite.checks", "tooleval_nb.suite.model"):
+        "the suite-level checks take a Suite; Suite's validators call the case-level checks",
+    ("tooleval_nb.widgets.mcp_box", "tooleval_nb.widgets.editor"):
+        "the MCP section is built by, and feeds, the SuiteEditor that holds it",
 }
+
+#: values with one definition: (module, name) -> the literal that must appear nowhere else in
+#: the package's code. (module, name) is the definition; docstrings and comments don't count.
+ONE_DEFINITION: dict[tuple[str, str], object] = {
+    ("tooleval_nb.models.spec", "DEFAULT_MODEL"): "local/smollm2-135m",
+    ("tooleval_nb.models.spec", "DEFAULT_TIMEOUT"): 60.0,
+}
+#: literals that equal a one-definition value yet are not that concept: (module, value) -> why
+ONE_DEFINITION_EXCEPTIONS: dict[tuple[str, object], str] = {
+    ("tooleval_nb.experiments.store", "local/smollm2-135m"):
+        "a migration records the default model of the version that wrote old rows: history, "
+        "not the current default",
+    ("tooleval_nb.runner.limits", 60.0): "a rate limit's window is a minute, not a timeout",
+    ("tooleval_nb.models.retry", 60.0): "the longest Retry-After honoured, not a timeout",
+    ("tooleval_nb.experiments.budget", 60.0): "seconds per minute",
+    ("tooleval_nb.models.transport", 60.0):
+        "owned by the hub helper: ChatRequest.timeout = DEFAULT_TIMEOUT (from .spec) after merge",
+    ("tooleval_nb.models.litellm_transport", 60.0):
+        "owned by the hub helper: embed(timeout=DEFAULT_TIMEOUT) (from .spec) after merge",
+}
+#: public names bound at module level by exactly one module of the package (a second binding,
+#: even equal, is a copy that can drift; re-exports by import are fine)
+ONE_NAME = ("DEFAULT_MODEL", "DEFAULT_TIMEOUT", "SUMMARY_COLUMNS", "MODES", "MATCH_MODES",
+            "SCORE_SUMMARY_COLUMNS", "expected_calls_of")
 
 
 @dataclass(frozen=True)
@@ -287,8 +333,8 @@ def test_the_rule_set_names_every_room():
 
 def test_the_parser_sees_imports_inside_functions_and_type_checking_blocks():
     imps = {(i.importer, i.target): i for i in ALL_IMPORTS}
-    legacy = imps[("tooleval_nb.experiments.display", "tooleval_nb.widgets")]
-    assert legacy.in_function and not legacy.type_only
+    lazy = imps[("tooleval_nb.runner.launch", "tooleval_nb.formats")]
+    assert lazy.in_function and not lazy.type_only
     assert any(i.type_only for i in ALL_IMPORTS)
 
 
@@ -330,3 +376,100 @@ def test_every_listed_exception_is_still_needed(pair):
 ])
 def test_cycles_finds_loops(graph, want):
     assert cycles(graph) == want
+
+
+def _type_only_loops() -> dict[tuple[str, str], Import]:
+    """The ``TYPE_CHECKING`` imports whose target reaches back to the importer, counting every
+    import (type-only ones too); a package's imports of its own submodules left out."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for imp in ALL_IMPORTS:
+        for target in [*_ancestors(imp.target), imp.target]:
+            if target != imp.importer and not imp.importer.startswith(target + "."):
+                graph[imp.importer].add(target)
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            v = todo.pop()
+            if v == goal:
+                return True
+            new = graph.get(v, set()) - seen
+            seen |= new
+            todo.extend(new)
+        return False
+
+    return {(i.importer, i.target): i for i in ALL_IMPORTS
+            if i.type_only and not i.target.startswith(i.importer + ".")
+            and reaches(i.target, i.importer)}
+
+
+def test_type_checking_imports_make_no_unlisted_loop():
+    found = _type_only_loops()
+    unlisted = _report([imp for pair, imp in found.items() if pair not in TYPE_ONLY_LOOPS])
+    assert not unlisted, ("TYPE_CHECKING imports that close an import loop (break the loop, or "
+                          "give the reason in TYPE_ONLY_LOOPS):\n" + "\n".join(unlisted))
+    stale = [pair for pair in TYPE_ONLY_LOOPS if pair not in found]
+    assert not stale, f"no longer loops: remove from TYPE_ONLY_LOOPS: {stale}"
+
+
+@pytest.mark.parametrize(("graph_imports", "loops"), [
+    pytest.param([("a", "b", False), ("b", "a", True)], {("b", "a")}, id="type-only-back"),
+    pytest.param([("a", "b", True)], set(), id="no-loop"),
+])
+def test_type_only_loops_finds_loops(monkeypatch, graph_imports, loops):
+    fake = [Import(f"tooleval_nb.{a}", f"tooleval_nb.{b}", 1, False, t)
+            for a, b, t in graph_imports]
+    monkeypatch.setattr(f"{__name__}.ALL_IMPORTS", fake)
+    assert {(a[12:], b[12:]) for a, b in _type_only_loops()} == loops
+
+
+def _literals(path: Path) -> list[tuple[object, int]]:
+    """Every str / float / int constant in the code of ``path`` (docstrings left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.value, node.lineno) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and id(node) not in docs
+            and isinstance(node.value, str | float) and not isinstance(node.value, bool)]
+
+
+def _bindings(path: Path) -> set[str]:
+    """The names ``path`` binds at module level by assignment or definition (not by import)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, ast.AnnAssign) else [])
+        names |= {t.id for t in targets if isinstance(t, ast.Name)}
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+    return names
+
+
+def test_a_concept_with_one_definition_is_not_written_again():
+    copies = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        for (home, name), value in ONE_DEFINITION.items():
+            if module == home:
+                continue
+            lines = [line for literal, line in _literals(path)
+                     if type(literal) is type(value) and literal == value]
+            if lines and (module, value) not in ONE_DEFINITION_EXCEPTIONS:
+                copies.append(f"{module} (line {lines[0]}): {value!r}; import {home}.{name}")
+    assert not copies, "a one-definition value written again:\n" + "\n".join(copies)
+    for (home, name), value in ONE_DEFINITION.items():
+        path = PACKAGE.joinpath(*home.split(".")[1:]).with_suffix(".py")
+        assert value in [v for v, _ in _literals(path)] and name in _bindings(path), \
+            f"{home}.{name} is no longer the definition of {value!r}: update ONE_DEFINITION"
+
+
+def test_each_listed_public_name_is_bound_by_one_module():
+    homes: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for name in _bindings(path) & set(ONE_NAME):
+            homes[name].append(module_name(path))
+    twice = {name: where for name, where in homes.items() if len(where) > 1}
+    assert not twice, f"one concept, two definitions (import one from the other): {twice}"
+    assert set(homes) == set(ONE_NAME), f"gone: {set(ONE_NAME) - set(homes)}"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tooleval_nb import Suite, Tool
+from tooleval_nb import Suite, Tool, save_suite
 from tooleval_nb.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,12 +33,12 @@ WEATHER = Tool.create("get_weather", "Current weather for a city", {"city": {"ty
 @pytest.fixture
 def suite_file(tmp_path) -> Path:
     path = tmp_path / "w.json"
-    Suite(name="cli weather", tools=[WEATHER], cases=[
+    save_suite(Suite(name="cli weather", tools=[WEATHER], cases=[
         {"name": "paris", "prompt": "get_weather city Paris", "expected_tool": "get_weather",
          "expected_params": {"city": "Paris"}, "tags": ["smoke"]},
         {"name": "rome", "prompt": "get_weather city Milan", "expected_tool": "get_weather",
          "expected_params": {"city": "Rome"}},
-    ]).save(str(path))
+    ]), path)
     return path
 
 
@@ -159,10 +159,10 @@ def test_run_gates_exit_3_with_one_line_reason(gate, code, reason, suite_file, f
 
 def test_fail_on_errors(tmp_path, fake_server, capsys):
     path = tmp_path / "e.json"
-    Suite(name="errors", tools=[WEATHER], cases=[
+    save_suite(Suite(name="errors", tools=[WEATHER], cases=[
         {"name": "ok", "prompt": "get_weather city Paris", "expected_tool": "get_weather"},
         {"name": "bad", "prompt": "get_weather city Oslo [fault:400]",
-         "expected_tool": "get_weather"}]).save(str(path))
+         "expected_tool": "get_weather"}]), path)
     code, _ = run_cli("run", "--suite", str(path), "--model", "openai/fake", "--api-base",
                       fake_server.url, "--store", str(tmp_path / "s.sqlite"), "--progress",
                       "none", "--fail-on-errors")
@@ -174,9 +174,9 @@ def test_fail_on_errors(tmp_path, fake_server, capsys):
 
 def test_run_says_why_cases_errored_without_a_gate(tmp_path, capsys):
     path = tmp_path / "w.json"
-    Suite(name="down", tools=[WEATHER], cases=[
+    save_suite(Suite(name="down", tools=[WEATHER], cases=[
         {"name": n, "prompt": f"get_weather city {n}", "expected_tool": "get_weather"}
-        for n in ("Paris", "Oslo")]).save(str(path))
+        for n in ("Paris", "Oslo")]), path)
     code, text = run_cli("run", "--suite", str(path), "--model", "openai/nobody", "--api-base",
                          "http://127.0.0.1:9/v1", "--store", str(tmp_path / "s.sqlite"),
                          "--progress", "none", "--retries", "0")

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tooleval_nb import JobError, Suite, SuiteError, Tool, ToolEvalError, report
+from tooleval_nb import JobError, Suite, SuiteError, Tool, ToolEvalError, report, save_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "report.ipynb"
@@ -38,7 +38,7 @@ def write_suite(path: Path, name: str, n: int = 3) -> Path:
         {"name": f"c{i}", "prompt": f"get_weather city Town{i}", "expected_tool": "get_weather",
          "expected_params": {"city": "Town0"}, "tags": ["smoke"] if i == 0 else ["other"]}
         for i in range(n)])
-    suite.save(str(path))
+    save_suite(suite, path)
     return path
 
 
@@ -52,7 +52,7 @@ def test_parameters_cell_matches_the_parameters_model():
     assert len(tagged) == 1
     names = {t.id for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign)
              for t in node.targets}
-    assert names == set(report.ReportParams.model_fields)
+    assert names == set(report.PARAMETERS)  # the run settings among them by their flat names
     # only the cells nbval checks carry their expected output
     assert all(not c.get("outputs") or "NBVAL_CHECK_OUTPUT" in c.source
                for c in nb.cells if c.cell_type == "code")

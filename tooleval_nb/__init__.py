@@ -390,13 +390,6 @@ _SUBPACKAGES = {"charts", "formats", "widgets", "report", "scoring", "parsers", 
                 "runner", "experiments", "mcp", "testing", "suite"}
 
 
-def _wire_runner() -> None:
-    """The facade is the top floor, so it joins what the floors below may not: the runner's
-    ``progress="widget"`` display lives in ``widgets`` (the runner imports no widget code), and
-    importing that module registers it (ipywidgets itself loads only when a widget is made)."""
-    importlib.import_module("tooleval_nb.widgets.progress")
-
-
 class _AfterAltair(importlib.abc.MetaPathFinder):
     """Imports ``tooleval_nb.charts`` right after ``altair``: importing it enables the one
     offline renderer (``tooleval_nb.charts.embed``), so a chart made with Altair directly in a
@@ -432,8 +425,6 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'tooleval_nb' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
-    if module == "tooleval_nb.runner":
-        _wire_runner()
     globals()[name] = value
     return value
 

@@ -49,14 +49,7 @@ def expected_means(df: pd.DataFrame) -> dict[str, float]:
     return df.groupby("label")["s"].mean().to_dict()
 
 
-# -- the interval (tooleval_nb.scoring.mean_ci; bootstrap_ci is deprecated) -----------------------
-def test_bootstrap_ci_is_deprecated_for_mean_ci():
-    values = [0.2, 0.4, 0.9, 0.5]
-    with pytest.warns(DeprecationWarning, match="tooleval_nb.scoring.mean_ci"):
-        low, high = charts.bootstrap_ci(values, seed=3)
-    assert (low, high) == pytest.approx(mean_ci(values)[1:])
-
-
+# -- the interval (tooleval_nb.scoring.mean_ci) -------------------------------------------------
 @pytest.mark.parametrize(("metric", "method"), [
     pytest.param("overall", "t", id="score-t"),
     pytest.param("passed", "wilson", id="pass-rate-wilson"),
@@ -81,7 +74,7 @@ def test_leaderboard_chart_title_names_the_method(results_df):
 
 # -- leaderboard ---------------------------------------------------------------------------------
 def test_leaderboard_table_means_order_and_labels(results_df):
-    table = charts.leaderboard_table(results_df, n_boot=200)
+    table = charts.leaderboard_table(results_df)
     want = expected_means(results_df)
     assert dict(zip(table["label"], table["mean"], strict=False)) == pytest.approx(want)
     assert list(table["mean"]) == sorted(table["mean"], reverse=True)
@@ -94,11 +87,11 @@ def test_leaderboard_table_means_order_and_labels(results_df):
 
 
 def test_leaderboard_chart_spec(results_df):
-    chart = charts.leaderboard_chart(results_df, n_boot=100, seed=1)
+    chart = charts.leaderboard_chart(results_df)
     spec = chart.to_dict()
     assert marks(spec) == ["bar", "errorbar", "text"]
     data = pd.DataFrame(datasets(spec)[0])
-    table = charts.leaderboard_table(results_df, n_boot=100, seed=1)
+    table = charts.leaderboard_table(results_df)
     assert list(data["label"]) == list(table["label"])
     assert spec["layer"][0]["encoding"]["y"]["sort"] == list(table["label"])
     assert spec["layer"][1]["encoding"]["x2"]["field"] == "ci_high"
@@ -106,7 +99,7 @@ def test_leaderboard_chart_spec(results_df):
 
 
 def test_leaderboard_by_param_score_ignores_unscored(results_df):
-    table = charts.leaderboard_table(results_df, metric="param_score", n_boot=50)
+    table = charts.leaderboard_table(results_df, metric="param_score")
     gpt = results_df[results_df.model == "openai/gpt-4o-mini"]
     want = gpt["param_score"].astype(float).mean()  # NaN (irrelevance case) skipped
     assert table.set_index("label").loc["openai/gpt-4o-mini", "mean"] == pytest.approx(want)
@@ -289,7 +282,7 @@ def _html(chart) -> dict[str, str]:
 
 
 def test_chart_html_embeds_the_spec(results_df):
-    chart = charts.leaderboard_chart(results_df, n_boot=20)
+    chart = charts.leaderboard_chart(results_df)
     html = charts.chart_html(chart)
     assert "window.vegaEmbed(el, spec, opt)" in html
     start = html.index("})(") + 3
@@ -302,7 +295,7 @@ def test_enable_offline_needs_no_network(results_df, restore_renderer):
     bundle = shown._repr_mimebundle_()["text/html"]
     assert "window.vegaEmbed=" in bundle and "cdn.jsdelivr" not in bundle
     assert bundle.lower().count("</script") == 1
-    mimebundle = _html(charts.leaderboard_chart(results_df, n_boot=20))
+    mimebundle = _html(charts.leaderboard_chart(results_df))
     assert "vegaEmbed" in mimebundle["text/html"] and "jsdelivr" not in mimebundle["text/html"]
     assert "window.vegaEmbed=" not in mimebundle["text/html"]  # the bundle was shown already
     assert mimebundle["text/plain"].startswith("<Vega-Lite chart")
@@ -389,7 +382,7 @@ def test_a_missing_bundle_is_said_in_place_of_the_chart(results_df):
 
 def test_samples_are_averaged_per_case_first(results_factory):
     df = results_factory(samples=3)
-    table = charts.leaderboard_table(df, n_boot=50)
+    table = charts.leaderboard_table(df)
     assert (table["n_cases"] == df["case_id"].nunique()).all()
     heat = charts.heatmap_table(df)
     assert (heat["n_samples"] == 3).all()
@@ -405,8 +398,8 @@ def test_runner_twin_labels_are_split_back_into_model_and_mode(results_df):
     local = twins.model == "local/smollm2-135m"
     twins.loc[local, "model"] = [f"local/smollm2-135m [{m}]" for m in twins.loc[local, "mode"]]
     assert charts.sensitivity_table(twins).equals(charts.sensitivity_table(results_df))
-    labels = set(charts.leaderboard_table(twins, n_boot=10)["label"])
-    assert labels == set(charts.leaderboard_table(results_df, n_boot=10)["label"])
+    labels = set(charts.leaderboard_table(twins)["label"])
+    assert labels == set(charts.leaderboard_table(results_df)["label"])
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tooleval_nb import Suite, Tool, report
+from tooleval_nb import Suite, Tool, report, save_suite
 
 pytestmark = [pytest.mark.browser]
 
@@ -51,10 +51,10 @@ def site(tmp_path):
     from tooleval_nb.testing import FakeOpenAIServer
 
     path = tmp_path / "weather.json"
-    Suite(name="weather", tools=[WEATHER], cases=[
+    save_suite(Suite(name="weather", tools=[WEATHER], cases=[
         {"name": f"c{i}", "prompt": f"get_weather city Town{i}", "expected_tool": "get_weather",
          "expected_params": {"city": "Town0"}, "tags": ["smoke" if i == 0 else "other"]}
-        for i in range(4)]).save(str(path))
+        for i in range(4)]), path)
     store = str(tmp_path / "runs.sqlite")
     with FakeOpenAIServer() as server:
         params = report.validate_params(suites=[str(path)], models=["openai/fake"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from tooleval_nb.experiments.config import DEFAULT_MODEL_NAME, Config, FewShot
+from tooleval_nb.experiments.config import Config, FewShot
 
 
 def test_config_is_immutable():
@@ -70,9 +70,10 @@ def test_json_round_trip_and_hash():
     assert Config.from_json(None) == Config()
 
 
-def test_default_model_matches_models_layer():
-    models = pytest.importorskip("tooleval_nb.models")
-    assert models.DEFAULT_MODEL == DEFAULT_MODEL_NAME
+def test_the_default_model_is_the_models_layers():
+    from tooleval_nb import models
+
+    assert Config().model == models.DEFAULT_MODEL
 
 
 def test_repr_shows_changes_only():

@@ -121,10 +121,10 @@ def test_compare_mode_fixed_broken_and_shift(results):
 
 
 @pytest.mark.parametrize(("expected", "want"), [
-    ({"expected_tool": ["a", "b"], "expected_params": {"x": 1}}, [{"name": "a",
-                                                                   "arguments": {"x": [1]}}]),
+    ({"expected_tool": ["a", "b"], "expected_params": {"x": 1}},
+     [{"name": "a", "names": ["a", "b"], "arguments": {"x": [1]}}]),
     ({"expected_calls": [{"name": "f", "arguments": {"y": [1, 2]}}]},
-     [{"name": "f", "arguments": {"y": [1, 2]}}]),
+     [{"name": "f", "names": ["f"], "arguments": {"y": [1, 2]}}]),
     ({}, []), ("not json", []),
 ], ids=["tool-list", "expected-calls", "none", "garbage"])
 def test_expected_calls_of(expected, want):

@@ -1,5 +1,5 @@
 """The experiment layer seen through its charts (``to_dict``) and views (trait values, button
-clicks), no browser; and the deprecated ``.widget()`` methods and moved names."""
+clicks), no browser."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import tooleval_nb.experiments as tx
 from tooleval_nb import charts
 from tooleval_nb.errors import ExperimentError
-from tooleval_nb.widgets import SweepForm, experiment_view, prompt_tune_view, sweep_form, sweep_view
+from tooleval_nb.widgets import experiment_view, prompt_tune_view, sweep_form, sweep_view
 from tooleval_nb.widgets.sweep_panel import parse_values, space_from_fields
 
 WRONG = {"role": "assistant", "content": "no"}
@@ -178,26 +178,6 @@ def test_prompt_tune_widget_promotes_into_its_experiment(suite, store, fake_serv
     assert "pass experiment=" in unlinked.tooltip
     # an explicit experiment argument still wins over the tune's own link
     assert not promote_button(prompt_tune_view(alone, exp2)).disabled
-
-
-@pytest.mark.parametrize(("obj", "view"), [
-    pytest.param(0, "experiment_view", id="experiment"),
-    pytest.param(1, "sweep_view", id="sweep"),
-])
-def test_widget_method_is_deprecated_for_its_view(finished, obj, view):
-    with pytest.warns(DeprecationWarning, match=f"tooleval_nb.widgets.{view}"):
-        box = finished[obj].widget()
-    assert isinstance(box, widgets.VBox)
-
-
-@pytest.mark.parametrize(("name", "new"), [
-    pytest.param("SweepForm", SweepForm, id="SweepForm"),
-    pytest.param("sweep_form", sweep_form, id="sweep_form"),
-    pytest.param("charts", charts, id="charts"),
-])
-def test_moved_names_still_resolve_with_a_warning(name, new):
-    with pytest.warns(DeprecationWarning, match="is deprecated; use tooleval_nb"):
-        assert getattr(tx, name) is new
 
 
 def test_unknown_name_is_an_attribute_error():

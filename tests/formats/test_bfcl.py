@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tooleval_nb.errors import SuiteError
-from tooleval_nb.formats import bfcl, load_bfcl, load_suite
+from tooleval_nb.formats import bfcl, load_bfcl, load_suite, save_bfcl
 from tooleval_nb.suite import EvalCase, Suite, Tool
 
 COUNTS = {"simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
@@ -119,7 +119,7 @@ def test_data_inconsistencies_are_recorded_not_raised(reference: dict[str, Suite
 def test_saving_gives_back_the_same_json(reference: dict[str, Suite], bfcl_data: Path,
                                          tmp_path: Path) -> None:
     for category, suite in reference.items():
-        qpath, apath = suite.save_bfcl(tmp_path)
+        qpath, apath = save_bfcl(suite, tmp_path)
         original = bfcl_data / f"BFCL_v4_{category}.json"
         assert Path(qpath).name == original.name
         assert lines(Path(qpath)) == lines(original), category
@@ -135,7 +135,7 @@ def test_saving_gives_back_the_same_json(reference: dict[str, Suite], bfcl_data:
 def test_hand_written_suite_to_bfcl_and_back(data_dir: Path, tmp_path: Path) -> None:
     parallel = load_suite(data_dir / "parallel.json")
     assert isinstance(parallel, Suite)
-    qpath, apath = parallel.save_bfcl(tmp_path, category="parallel")
+    qpath, apath = save_bfcl(parallel, tmp_path, category="parallel")
     assert apath is not None
     back = load_bfcl(qpath, apath)
     assert [c.id for c in back.cases] == [c.id for c in parallel.cases]
@@ -150,7 +150,7 @@ def test_hand_written_suite_to_bfcl_and_back(data_dir: Path, tmp_path: Path) -> 
 def test_irrelevance_suite_writes_no_answers(data_dir: Path, tmp_path: Path) -> None:
     suite = load_suite(data_dir / "irrelevance.json")
     assert isinstance(suite, Suite)
-    qpath, apath = suite.save_bfcl(tmp_path)
+    qpath, apath = save_bfcl(suite, tmp_path)
     assert apath is None and Path(qpath).name == "BFCL_v4_irrelevance.json"
     back = load_bfcl(qpath)
     assert back.name == "bfcl_irrelevance" and all(not c.expected_call_list() for c in back.cases)
@@ -250,5 +250,5 @@ def test_extra_keys_and_turns_survive(tmp_path: Path) -> None:
     meta = suite.cases[0].metadata
     assert meta["bfcl_turns"] == [1, 1] and meta["bfcl_extra"] == {"initial_config": {"x": 1}}
     out = tmp_path / "out"
-    q2, a2 = suite.save_bfcl(out)
+    q2, a2 = save_bfcl(suite, out)
     assert lines(Path(q2)) == [entry] and a2 is not None and lines(Path(a2)) == [answer]

@@ -8,7 +8,7 @@ from typing import get_args
 
 import pytest
 
-from tooleval_nb.formats import bundled_suites_dir, load_suite, load_suites
+from tooleval_nb.formats import bundled_suites_dir, load_suite, load_suites, save_suite
 from tooleval_nb.scoring import GradeResult, Trace
 from tooleval_nb.suite import ParamScoring, Suite
 
@@ -42,7 +42,7 @@ def test_every_case_has_a_unique_name_tags_and_a_difficulty(bundled: dict[str, S
 def test_json_and_yaml_round_trips(bundled: dict[str, Suite], name: str, tmp_path: Path) -> None:
     suite = bundled[name]
     for suffix in (".json", ".yaml"):
-        suite.save(tmp_path / f"{name}{suffix}")
+        save_suite(suite, tmp_path / f"{name}{suffix}")
         assert load_suite(tmp_path / f"{name}{suffix}") == suite
 
 

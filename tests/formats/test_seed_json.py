@@ -50,7 +50,7 @@ def test_round_trip_of_every_field(tmp_path: Path) -> None:
     suite = load_suite(path)
     assert isinstance(suite, Suite) and suite.source == str(path)
     out = tmp_path / "out" / "again.json"
-    suite.save(out)
+    save_suite(suite, out)
     again = load_suite(out)
     assert again == suite
     saved = json.loads(out.read_text())

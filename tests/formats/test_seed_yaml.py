@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tooleval_nb.errors import SuiteError
-from tooleval_nb.formats import example_suite, load_suite, seed_yaml
+from tooleval_nb.formats import example_suite, load_suite, save_suite, seed_yaml
 from tooleval_nb.suite import Expectations, Suite
 
 SEED_EXAMPLE = """\
@@ -157,7 +157,7 @@ cases:
 ], ids=["example", "multi-line-text"])
 def test_round_trip(tmp_path: Path, suite: Suite) -> None:
     path = tmp_path / "out.yml"
-    suite.save(path)
+    save_suite(suite, path)
     text = path.read_text()
     assert text.startswith("kind: suite\nname: Weather API Suite\n")
     assert text.count("\n---\n") == len(suite.cases)

@@ -82,5 +82,5 @@ def test_the_summary_of_stored_rows_is_the_frames_summary():
     assert got["tool_score"] == pytest.approx(1.5 / 5) and got["overall"] == pytest.approx(1.4 / 5)
     assert got["param_score"] == pytest.approx(1.0 / 2)
     assert summarize_rows([]) == {"n_cases": 0, "n_passed": 0, "n_failed": 0, "n_errored": 0,
-                                  "pass_rate": 0.0, "tool_score": 0.0, "param_score": None,
-                                  "overall": 0.0}
+                                  "pass_rate": None, "tool_score": None, "param_score": None,
+                                  "overall": None}

@@ -3,6 +3,12 @@ registration as the runner's ``"widget"`` display."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
 from tooleval_nb.runner.events import Event
 from tooleval_nb.runner.progress import create_display
 from tooleval_nb.widgets.progress import WidgetProgress
@@ -27,3 +33,27 @@ def test_widget_progress_values():
 
 def test_registered_as_the_runner_widget_display():
     assert isinstance(create_display("widget"), WidgetProgress)
+
+
+WAYS = {
+    "runner": "from tooleval_nb.runner import run_eval",
+    "facade": "import tooleval_nb as te; run_eval = te.run_eval",
+    "submodule": "from tooleval_nb.runner.launch import run_eval",
+}
+
+
+@pytest.mark.parametrize("way", list(WAYS), ids=list(WAYS))
+def test_the_widget_display_does_not_depend_on_the_import_path(way):
+    """In a fresh process (a kernel), however ``run_eval`` was imported, ``progress="widget"``
+    (and ``"auto"`` in a notebook) builds the notebook widget, twice in a row."""
+    code = WAYS[way] + textwrap.dedent("""
+        import sys
+        from tooleval_nb.runner.progress import create_display, display_kinds
+        assert "widget" in display_kinds(), display_kinds()
+        print([type(create_display("widget")).__name__ for _ in range(2)])
+        print("tooleval_nb.widgets.progress" in sys.modules)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['WidgetProgress',", "'WidgetProgress']", "True"]

@@ -53,7 +53,7 @@ from .embed import (
 from .frame import prepare, split_tags
 from .heatmap import case_heatmap, heatmap_table
 from .judge import failure_modes_chart
-from .leaderboard import bootstrap_ci, leaderboard_chart, leaderboard_table
+from .leaderboard import leaderboard_chart, leaderboard_table
 from .multiturn import multiturn_chart, multiturn_table
 from .scatter import cost_scatter, latency_scatter, model_stats
 from .sensitivity import format_sensitivity, sensitivity_table
@@ -64,7 +64,6 @@ from .tune import best_so_far_chart, candidate_heatmap, candidates_chart
 __all__ = [
     "FAILURE_MODES",
     "best_so_far_chart",
-    "bootstrap_ci",
     "breakdown_chart",
     "breakdown_table",
     "bundle_html",

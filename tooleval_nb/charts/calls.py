@@ -3,7 +3,8 @@
 A results frame stores calls as JSON text: ``tool_calls`` holds the calls made (OpenAI shape,
 ``{"id", "type", "function": {"name", "arguments"}}``) and ``expected`` the expected calls (each
 ``{"name", "arguments": {param: [acceptable values]}}``, or the seed's ``expected_tool`` /
-``expected_params`` pair). :func:`parse_calls` reads any of these shapes into plain
+``expected_params`` pair, read by :func:`tooleval_nb.scoring.expected.expected_calls_of`, whose
+acceptable alternative names show as ``a | b``). :func:`parse_calls` reads any of these shapes into plain
 ``{"name": str, "arguments": dict | str}`` dicts and :func:`format_calls` writes them the way a
 person reads a call: ``get_weather(city="Paris", units="celsius")``.
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import json
 from typing import Any
+
+from ..scoring.expected import expected_calls_of
 
 __all__ = ["parse_calls", "format_call", "format_calls", "format_value"]
 
@@ -67,23 +70,15 @@ def parse_calls(value: Any) -> list[dict[str, Any]]:
     if data is None:
         return []
     if isinstance(data, dict):
-        if "expected_calls" in data and data["expected_calls"]:
-            return parse_calls(data["expected_calls"])
-        if "expected_tool" in data:
-            tool = data.get("expected_tool")
-            if tool is None:
-                return []
-            names = tool if isinstance(tool, list) else [tool]
-            params = data.get("expected_params")
-            return [{"name": " | ".join(map(str, names)),
-                     "arguments": {} if params is None else params}]
+        if data.get("expected_calls") or "expected_tool" in data or isinstance(
+                data.get("expected"), dict):  # a stored expectation: its one reader
+            return [{"name": " | ".join(c["names"]),
+                     "arguments": {k: v[0] if len(v) == 1 else v
+                                   for k, v in c["arguments"].items()}}
+                    for c in expected_calls_of(data)]
         if "tool_calls" in data:
             return parse_calls(data["tool_calls"])
-        if isinstance(data.get("expected"), dict):  # an agent case: the tools it must call
-            block = data["expected"]
-            names = block.get("tool_call_order") or block.get("tools_called") or []
-            return [{"name": str(n), "arguments": {}} for n in names]
-        if set(data) <= {"expected", "multi_turn"}:
+        if set(data) <= {"expected", "multi_turn", "expected_calls"}:
             return []
         data = [data]
     if not isinstance(data, list):

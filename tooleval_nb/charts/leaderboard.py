@@ -8,7 +8,6 @@ score), so the leaderboard and an experiment show the same interval for the same
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Literal
 
 from ..scoring.interval import interval_method, mean_ci
@@ -16,29 +15,15 @@ from .frame import SCORE_SCALE, empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
-    import numpy as np
     import pandas as pd
 
-__all__ = ["bootstrap_ci", "leaderboard_table", "leaderboard_chart", "Metric"]
+__all__ = ["leaderboard_table", "leaderboard_chart", "Metric"]
 
 #: The score columns a leaderboard can rank by (``score`` is ``overall`` with errors as 0).
 Metric = Literal["overall", "tool_score", "param_score", "passed"]
 
 LEADERBOARD_COLUMNS = ["label", "model", "mode", "n_cases", "mean", "ci_low", "ci_high",
                        "ci_method", "pass_rate", "n_errors"]
-
-
-def bootstrap_ci(values: np.ndarray | list[float], n_boot: int = 1000, ci: float = 0.95,
-                 seed: int = 0) -> tuple[float, float]:
-    """Deprecated: the leaderboard's interval is :func:`tooleval_nb.scoring.mean_ci` now.
-
-    Returns ``mean_ci(values, ci)``'s bounds (``n_boot`` and ``seed`` are ignored).
-    """
-    warnings.warn("tooleval_nb.charts.bootstrap_ci is deprecated; use "
-                  "tooleval_nb.scoring.mean_ci (the one interval of the package)",
-                  DeprecationWarning, stacklevel=2)
-    _, low, high = mean_ci(values, ci)
-    return (low, high)
 
 
 def _metric_column(df: pd.DataFrame, metric: Metric) -> pd.Series:
@@ -51,14 +36,13 @@ def _metric_column(df: pd.DataFrame, metric: Metric) -> pd.Series:
     return pd.to_numeric(df[metric], errors="coerce")
 
 
-def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall", n_boot: int = 1000,
-                      ci: float = 0.95, seed: int = 0) -> pd.DataFrame:
+def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall",
+                      ci: float = 0.95) -> pd.DataFrame:
     """One row per model (label), best first, with the interval of ``metric`` over cases.
 
     Columns: ``label, model, mode, n_cases, mean, ci_low, ci_high, ci_method, pass_rate,
     n_errors``; the interval is :func:`tooleval_nb.scoring.mean_ci` and ``ci_method`` names it.
     ``param_score`` ignores cases whose parameters were not scored; ``overall`` counts errors as 0.
-    ``n_boot`` and ``seed`` are ignored (kept so that older calls still work).
     """
     import pandas as pd
 
@@ -85,21 +69,19 @@ def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall", n_boot:
                              na_position="last").reset_index(drop=True)
 
 
-def leaderboard_chart(results: pd.DataFrame, metric: Metric = "overall", n_boot: int = 1000,
-                      ci: float = 0.95, seed: int = 0, title: str | None = None) -> alt.TopLevelMixin:
+def leaderboard_chart(results: pd.DataFrame, metric: Metric = "overall", ci: float = 0.95,
+                      title: str | None = None) -> alt.TopLevelMixin:
     """Horizontal bars of the mean ``metric`` per model with its interval as error bars.
 
     Args:
         results: ``Run.results_df()``.
         metric: Which score to rank by.
-        n_boot: Ignored (the interval is no longer a bootstrap).
         ci: Interval coverage.
-        seed: Ignored.
         title: Chart title (default names the metric and the coverage).
     """
     import altair as alt
 
-    table = leaderboard_table(results, metric=metric, n_boot=n_boot, ci=ci, seed=seed)
+    table = leaderboard_table(results, metric=metric, ci=ci)
     methods = " / ".join(sorted(set(table["ci_method"]))) or "t"
     title = title or f"Leaderboard: mean {metric} with {ci:.0%} CI over cases ({methods})"
     if table.empty:

@@ -15,9 +15,6 @@ in :mod:`tooleval_nb.charts`, their widgets in :mod:`tooleval_nb.widgets`.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 from .budget import Budget, BudgetTracker
 from .compare import compare
 from .config import SAMPLING_KEYS, Config, FewShot
@@ -73,25 +70,3 @@ __all__ = [
     "tune_prompt_async",
     "uniform",
 ]
-
-#: names that moved out of this package: old name -> (package, name) of the replacement
-_MOVED: dict[str, tuple[str, str | None]] = {
-    "SweepForm": ("widgets", "SweepForm"),
-    "sweep_form": ("widgets", "sweep_form"),
-    "charts": ("charts", None),
-    "widgets": ("widgets", None),
-}
-
-
-def __getattr__(name: str) -> Any:
-    """The moved names, with a warning naming the replacement (see :data:`_MOVED`)."""
-    if name not in _MOVED:
-        raise AttributeError(f"module 'tooleval_nb.experiments' has no attribute {name!r}")
-    package, attr = _MOVED[name]
-    new = f"tooleval_nb.{package}" + (f".{attr}" if attr else "")
-    warnings.warn(f"tooleval_nb.experiments.{name} is deprecated; use {new} instead",
-                  DeprecationWarning, stacklevel=2)
-    from .. import charts, widgets  # legacy arrows, see LEGACY_ARROWS in tests/test_architecture
-
-    target = {"charts": charts, "widgets": widgets}[package]
-    return getattr(target, attr) if attr else target

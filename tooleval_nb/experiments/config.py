@@ -31,15 +31,11 @@ from typing import Any, NoReturn
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from ..credentials import credential_paths, refusal
-from ..models.spec import Mode
+from ..models.spec import DEFAULT_MODEL, Mode
 from ..runner.settings import ToolChoiceName
 
-__all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FrozenMap", "FIELD_KEYS", "DEFAULT_MODEL_NAME",
+__all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FrozenMap", "FIELD_KEYS",
            "freeze", "thaw"]
-
-#: the embedded model's name (equal to ``tooleval_nb.models.DEFAULT_MODEL``; kept here so that
-#: building a Config never imports the model layer)
-DEFAULT_MODEL_NAME = "local/smollm2-135m"
 
 #: keys that matter only when sampling (temperature > 0)
 SAMPLING_KEYS: frozenset[str] = frozenset({"top_p", "top_k", "min_p", "typical_p", "seed"})
@@ -126,7 +122,7 @@ class Config(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
-    model: str = DEFAULT_MODEL_NAME
+    model: str = DEFAULT_MODEL
     #: an OpenAI-compatible endpoint (local servers); part of the identity
     api_base: str | None = None
     #: how tools reach the model: native tool calling, or raw text in a named format

@@ -1,15 +1,14 @@
-"""Display helpers of the experiment layer: the HTML table of the ``_repr_mimebundle_`` methods,
-and the deprecated ``.widget()`` methods' path to :mod:`tooleval_nb.widgets`."""
+"""Display helpers of the experiment layer: the HTML table of the ``_repr_mimebundle_`` methods
+(the widgets of an experiment, a sweep or a tune are :mod:`tooleval_nb.widgets`' ``*_view``)."""
 
 from __future__ import annotations
 
-import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["html_table", "legacy_widget"]
+__all__ = ["html_table"]
 
 
 def html_table(df: pd.DataFrame, *, max_chars: int = 60, max_rows: int = 30) -> str:
@@ -26,17 +25,3 @@ def html_table(df: pd.DataFrame, *, max_chars: int = 60, max_rows: int = 30) -> 
             view[col] = [v if not isinstance(v, str) or len(v) <= max_chars
                          else v[:max_chars - 1] + "…" for v in view[col]]
     return view.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="")
-
-
-def legacy_widget(obj: Any, view: str) -> Any:
-    """What the deprecated ``Experiment.widget()``, ``Sweep.widget()`` and ``PromptTune.widget()``
-    return: ``tooleval_nb.widgets.<view>(obj)``, with a warning naming that replacement.
-
-    Widgets sit above experiments; this is the one import against that arrow, allowed (until the
-    shims go in 0.3) by ``LEGACY_ARROWS`` in ``tests/test_architecture.py``.
-    """
-    warnings.warn(f"{type(obj).__name__}.widget() is deprecated; use "
-                  f"tooleval_nb.widgets.{view}(...) instead", DeprecationWarning, stacklevel=3)
-    from .. import widgets  # legacy arrow: experiments -> widgets (see the docstring)
-
-    return getattr(widgets, view)(obj)

@@ -20,12 +20,13 @@ import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..aio import run_sync
+from ..display import mimebundle
 from ..errors import ExperimentError
 from ..runner.run import Run
 from ..suite import Suite as SuiteModel
 from .compare import case_scores, run_label
 from .config import Config
-from .display import html_table, legacy_widget
+from .display import html_table
 from .evaluate import combine, config_from_run, evaluate_async, load_evaluation
 from .judge.run import judge_report
 from .split import Split, SplitName, split
@@ -267,23 +268,17 @@ class Experiment(Tracking):
         """Every change of ``best``, with its reason."""
         return best_history_frame(self)
 
-    def widget(self) -> Any:
-        """Deprecated: ``tooleval_nb.widgets.experiment_view(exp)``."""
-        return legacy_widget(self, "experiment_view")
-
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = repr(self)
-        try:
+        def page() -> str:
             import html
 
             best = self.best
             head = (f"<b>Experiment {html.escape(self.name)}</b> — suite "
                     f"{html.escape(self.suite.name)}, best: {html.escape(best.source)} "
                     f"({html.escape(best.config.describe_diff(Config()))})")
-            table = html_table(self.timeline().drop(columns=["created_at"]))
-            return {"text/plain": text, "text/html": head + table}
-        except Exception:  # display must never break the notebook
-            return {"text/plain": text}
+            return head + html_table(self.timeline().drop(columns=["created_at"]))
+
+        return mimebundle(repr(self), page)
 
 
 def experiment(name: str, suite: Suite | None = None, *, split: Split | None = None,

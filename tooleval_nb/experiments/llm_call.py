@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models import DEFAULT_MODEL, call_model_async
+from ..models.json_reply import extract_json_object
 from .config import Config, thaw
 
 __all__ = ["Answer", "JsonCaller", "extract_json", "logprob_content", "model_of"]
@@ -45,7 +46,7 @@ class JsonCaller:
     :attr:`logprobs_note` says why no logprobs came back.
     """
 
-    def __init__(self, judge_model: Any, budget: int, timeout: float, response_format: str,
+    def __init__(self, judge_model: Any, budget: int, timeout: float | None, response_format: str,
                  params: dict[str, Any] | None, concurrency: int = 4,
                  top_logprobs: int | None = None) -> None:
         spec = model_of(judge_model)
@@ -113,37 +114,15 @@ class JsonCaller:
 
 
 def extract_json(text: str | None) -> Any:
-    """The first JSON object in ``text`` (code fences and prose around it allowed), or None."""
+    """The JSON value ``text`` is, else the first complete JSON object in it (code fences and
+    prose around it allowed; :func:`tooleval_nb.models.json_reply.extract_json_object`), or
+    None."""
     if not text:
         return None
-    text = text.strip()
     try:
-        return json.loads(text, strict=False)  # strict=False: raw newlines inside strings
+        return json.loads(text.strip(), strict=False)  # strict=False: raw newlines in strings
     except ValueError:
-        pass
-    start = text.find("{")
-    while start != -1:
-        depth, in_str, esc = 0, False, False
-        for i in range(start, len(text)):
-            ch = text[i]
-            if in_str:
-                esc = (ch == "\\") and not esc
-                if ch == '"' and not esc:
-                    in_str = False
-                continue
-            if ch == '"':
-                in_str = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        return json.loads(text[start:i + 1], strict=False)
-                    except ValueError:
-                        break
-        start = text.find("{", start + 1)
-    return None
+        return extract_json_object(text, lenient=False)
 
 
 def logprob_content(raw: dict[str, Any] | None) -> list[dict[str, Any]] | None:

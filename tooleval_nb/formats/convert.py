@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from ..errors import SuiteError, ToolEvalError
 from ..suite import EvalCase, Suite
-from . import SuiteFormat, load_suite, save_suite
+from . import SuiteFormat, load_suite, save_bfcl, save_suite
 
 __all__ = ["Conversion", "convert_suite", "target_format", "conversion_losses"]
 
@@ -122,7 +122,7 @@ def convert_suite(source: str | os.PathLike[str], target: str | os.PathLike[str]
     if out.exists() and not overwrite and (out.is_file() or any(out.iterdir())):
         raise ToolEvalError(f"{out} exists; pass --force to overwrite it, or choose another OUT")
     if fmt == "bfcl":
-        questions, answers = loaded.save_bfcl(out)
+        questions, answers = save_bfcl(loaded, out)
         files = [questions] + ([answers] if answers else [])
         try:
             back = load_suite(questions, "bfcl")

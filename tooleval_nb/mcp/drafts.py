@@ -102,7 +102,7 @@ def _messages(tool: Tool) -> list[dict[str, Any]]:
 
 
 async def draft_case_async(tool: Tool, model: Any = None, *, index: int = 0,
-                           timeout: float = 60.0, temperature: float = 0.0,
+                           timeout: float | None = None, temperature: float = 0.0,
                            fallback: bool = True, **params: Any) -> EvalCase | None:
     """Ask ``model`` for one draft case for ``tool``.
 
@@ -172,7 +172,7 @@ def _template_prompt(tool: Tool) -> str:
 
 async def draft_cases_async(suite: Suite, model: Any = None, *,
                             tools: Iterable[str] | None = None, per_tool: int = 1,
-                            timeout: float = 60.0, temperature: float | None = None,
+                            timeout: float | None = None, temperature: float | None = None,
                             concurrency: int = 4, fallback: bool = True,
                             **params: Any) -> Suite:
     """A copy of ``suite`` with draft cases added: ``per_tool`` for each tool.
@@ -183,7 +183,8 @@ async def draft_cases_async(suite: Suite, model: Any = None, *,
             (``tooleval_nb.models.DEFAULT_MODEL``). Any model string or ModelSpec works.
         tools: only draft for these tool names (default: every tool).
         per_tool: drafts per tool.
-        timeout: seconds allowed for each model call.
+        timeout: seconds allowed for each model call (None: ``models.DEFAULT_TIMEOUT``; the
+            embedded model's own for the embedded one).
         temperature: sampling temperature; default 0 for one draft per tool, 0.8 for several.
         concurrency: model calls in flight at once.
         fallback: when the model's answer is unusable, add a template draft (flagged as such in
@@ -215,7 +216,7 @@ async def draft_cases_async(suite: Suite, model: Any = None, *,
 
 
 def draft_cases(suite: Suite, model: Any = None, *, tools: Iterable[str] | None = None,
-                per_tool: int = 1, timeout: float = 60.0, temperature: float | None = None,
+                per_tool: int = 1, timeout: float | None = None, temperature: float | None = None,
                 concurrency: int = 4, fallback: bool = True, **params: Any) -> Suite:
     """Sync twin of :func:`draft_cases_async` (usable in a notebook cell; it blocks)."""
 

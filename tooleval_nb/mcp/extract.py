@@ -1,8 +1,8 @@
 """Reading a weak model's draft (pure: no I/O).
 
 Small models wrap JSON in prose or code fences, use single quotes or Python literals, leave
-trailing commas, stop mid-object, or invent arguments. :func:`extract_json_object` finds the
-first usable JSON object in such text; :func:`clean_arguments` keeps only the arguments that
+trailing commas, stop mid-object, or invent arguments. :func:`extract_json_object` (one scanner for the
+package, :mod:`tooleval_nb.models.json_reply`) finds the first usable JSON object in such text; :func:`clean_arguments` keeps only the arguments that
 fit the tool's schema and says what it dropped or fixed. Never ``eval``: ``ast.literal_eval`` is
 the ceiling.
 
@@ -15,89 +15,17 @@ exception.
 
 from __future__ import annotations
 
-import ast
 import html
-import json
 import re
 from typing import Any
 from urllib.parse import unquote
 
+from ..models.json_reply import extract_json_object, loads_lenient
 from ..suite import Tool
 from ..suite.tool import _jsonschema
 
 __all__ = ["extract_json_object", "salvage_fields", "clean_arguments", "fill_required",
            "param_schema", "enum_values"]
-
-_FENCE = re.compile(r"```[a-zA-Z0-9_-]*")
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_PY_WORDS = {"true": "True", "false": "False", "null": "None"}
-
-
-def extract_json_object(text: str | None, want: str | None = None) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` (preferring one that has the key ``want``), or None.
-
-    Tolerates prose around the object, code fences, HTML-escaped quotes (``&#34;``), trailing
-    commas, single quotes and Python literals (``True``, ``None``), and an object cut off at the
-    end (closing brackets are added).
-    """
-    if not text:
-        return None
-    body = _FENCE.sub("", html.unescape(text))
-    found: list[dict[str, Any]] = []
-    for start in (i for i, ch in enumerate(body) if ch == "{"):
-        candidate = _balanced(body, start)
-        value = _loads(candidate)
-        if isinstance(value, dict):
-            if want is None or want in value:
-                return value
-            found.append(value)
-        if len(found) > 20:
-            break
-    return found[0] if found else None
-
-
-def _balanced(text: str, start: int) -> str:
-    """``text[start:]`` up to the brace closing the one at ``start`` (closed if cut off)."""
-    stack: list[str] = []
-    quote: str | None = None
-    escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]":
-            if not stack or stack[-1] != ch:
-                return text[start:i]
-            stack.pop()
-            if not stack:
-                return text[start:i + 1]
-    tail = text[start:].rstrip().rstrip(",")
-    return tail + (quote or "") + "".join(reversed(stack))
-
-
-def _loads(candidate: str) -> Any:
-    for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
-        try:
-            return json.loads(attempt)
-        except ValueError:
-            pass
-    python = _TRAILING_COMMA.sub(r"\1", candidate)
-    python = re.sub(r"\b(true|false|null)\b", lambda m: _PY_WORDS[m.group(1)], python)
-    try:
-        return ast.literal_eval(python)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
 
 _SCALAR = r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|true|false|null)"""
 
@@ -114,7 +42,7 @@ def salvage_fields(text: str | None, keys: list[str]) -> dict[str, Any]:
     for key in keys:
         match = re.search(r"[\"']" + re.escape(key) + r"[\"']\s*:\s*" + _SCALAR, body)
         if match:
-            value = _loads(match.group(1))
+            value = loads_lenient(match.group(1))
             if value is not None or match.group(1) == "null":
                 found[key] = value
     return found

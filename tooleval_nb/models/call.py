@@ -44,7 +44,7 @@ from .exchange import Exchange, Send
 from .fallback import prefer_auto, with_required_fallback
 from .reply import ModelReply, scrub_secrets
 from .retry import RetryPolicy, retry_async
-from .spec import Mode, ModelSpec
+from .spec import DEFAULT_TIMEOUT, Mode, ModelSpec
 from .transport import ChatRequest, ChatResult, Transport
 from .wire import WireFormat, wire_for
 
@@ -59,8 +59,6 @@ __all__ = [
     "transport_for",
 ]
 
-#: per-request timeout for providers, seconds
-DEFAULT_TIMEOUT = 60.0
 #: per-request timeout for the embedded model (its first call loads the weights)
 EMBEDDED_TIMEOUT = 120.0
 #: the embedded model's default ``max_tokens`` (it rambles; tool calls are short)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..aio import run_sync
 from .retry import RetryPolicy, retry_async
+from .spec import DEFAULT_TIMEOUT
 
 __all__ = ["embed", "embed_async"]
 
@@ -24,7 +25,7 @@ async def embed_async(
     *,
     api_base: str | None = None,
     api_key: str | None = None,
-    timeout: float = 60.0,
+    timeout: float = DEFAULT_TIMEOUT,
     retry: RetryPolicy | None = None,
     **params: Any,
 ) -> list[list[float]]:

@@ -42,6 +42,7 @@ from ..parsers.registry import PARSER_FORMATS, ParserFormat
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_TIMEOUT",
     "EMBEDDED_MODELS",
     "Mode",
     "MODES",
@@ -54,6 +55,10 @@ __all__ = [
 
 #: The embedded offline model: SmolLM2-135M-Instruct run by llama.cpp on the CPU.
 DEFAULT_MODEL = "local/smollm2-135m"
+#: The per-request timeout for providers, seconds: the one definition (a transport's request, an
+#: embedding, a grader, a judge or a draft call that sets none; the embedded model has its own,
+#: ``models.call.EMBEDDED_TIMEOUT``).
+DEFAULT_TIMEOUT = 60.0
 #: Model strings served by the embedded llama.cpp server.
 EMBEDDED_MODELS = frozenset({DEFAULT_MODEL})
 
@@ -275,7 +280,9 @@ class ModelSpec(BaseModel):
 
     @property
     def name(self) -> str:
-        """The display name: ``label``, else the model string plus ``[mode]`` when not native."""
+        """The label: ``label``, else the model string plus ``[mode]`` when not native. A run
+        lists the spec under it, and the results' ``model`` column holds it (not the model
+        string; see docs/models-and-labels.md)."""
         if self.label:
             return self.label
         return self.model if self.mode == "native" else f"{self.model} [{self.mode}]"

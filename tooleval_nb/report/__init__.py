@@ -31,6 +31,7 @@ from .params import (
     DEFAULT_MODEL,
     DEFAULT_TITLE,
     ENV_PARAMS,
+    PARAMETERS,
     Mode,
     ReportParams,
     params_from,
@@ -63,7 +64,8 @@ __all__ = ["ReportParams", "ReportFiles", "SuiteRuns", "validate_params", "param
            "Headline", "ModelHeadline", "UnknownRunError", "styled", "environment_info",
            "configuration", "build_report", "render_report", "export_html", "open_experiment",
            "experiment_summary", "timeline_table", "read_manifest", "ReportEntry",
-           "SiteManifest", "TEMPLATE", "DEFAULT_TITLE", "DEFAULT_MODEL", "ENV_PARAMS", "Mode",
+           "SiteManifest", "TEMPLATE", "DEFAULT_TITLE", "DEFAULT_MODEL", "ENV_PARAMS", "PARAMETERS",
+           "Mode",
            "VERSIONED", "TIMELINE_REPORT_COLUMNS", "render_notebook", "find_notebook",
            "notebook_parameters", "coerce_values", "NotebookParameter", "execute_notebook",
            "LocalKernelManager"]

@@ -16,19 +16,27 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from ..credentials import credential_paths, refusal, url_credentials
 from ..errors import SuiteError, ToolEvalError
 from ..formats.bundled import resolve_suite_path
-from ..models.spec import Mode
+from ..models.spec import DEFAULT_MODEL, Mode
 from ..runner.settings import RunSettings, ToolChoiceName
 
 __all__ = ["ReportParams", "validate_params", "params_from", "DEFAULT_TITLE", "DEFAULT_MODEL",
-           "ENV_PARAMS", "Mode", "ToolChoice", "RUN_FIELDS"]
+           "ENV_PARAMS", "Mode", "ToolChoice", "RUN_FIELDS", "PARAMETERS"]
 
 DEFAULT_TITLE = "Tool-calling evaluation report"
-DEFAULT_MODEL = "local/smollm2-135m"
 #: the environment variable whose JSON object overrides the template's parameters
 ENV_PARAMS = "TOOLEVAL_REPORT_PARAMS"
 ToolChoice = ToolChoiceName
@@ -44,11 +52,17 @@ RUN_FIELDS = {"temperature": "temperature", "tool_choice": "tool_choice",
               "case_timeout": "case_timeout", "retries": "retries",
               "include_drafts": "include_drafts", "live_tools": "live_tools",
               "live_tool_timeout": "live_tool_timeout"}
-_RUN = RunSettings()
+_FLAT_NAMES = {field: name for name, field in RUN_FIELDS.items()}
+#: the highest temperature a report accepts (providers' common range is 0 to 2)
+MAX_TEMPERATURE = 2.0
 
 
 class ReportParams(BaseModel):
     """The parameters of a report (the ``parameters`` cell of the report notebook).
+
+    The run settings among them are one :class:`~tooleval_nb.runner.settings.RunSettings`
+    (``settings``), given and read by their parameter names (:data:`RUN_FIELDS`: papermill and
+    the command line pass them flat, ``request_timeout=5``), and dumped flat again.
 
     What to report on:
         runs: Stored run ids to render, without one model call; empty: run ``suites`` first.
@@ -95,36 +109,67 @@ class ReportParams(BaseModel):
     store: str | None = None
     api_base: str | None = None
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-    temperature: float = Field(default=_RUN.temperature, ge=0.0, le=2.0)
-    tool_choice: ToolChoice = _RUN.tool_choice  # type: ignore[assignment]
     mode: list[Mode] = Field(default_factory=lambda: list[Mode](["native"]), min_length=1)
     max_cases: int | None = Field(default=None, ge=1)
-    tags: list[str] | None = None
-    ids: list[str] | None = None
-    system_prompt: str | None = None
-    max_rounds: int | None = Field(default=_RUN.max_rounds, ge=1)
-    cache: bool = bool(_RUN.cache)
-    max_concurrency: int = Field(default=_RUN.max_concurrency, ge=1)
-    repeats: int = Field(default=_RUN.repeats, ge=1)
-    sample_seeds: list[int] | None = None
-    sampling_params: dict[str, Any] = Field(default_factory=dict)
-    rpm: float | None = Field(default=None, gt=0)
-    tpm: float | None = Field(default=None, gt=0)
-    request_timeout: float | None = Field(default=None, gt=0)
-    case_timeout: float | None = Field(default=None, gt=0)
-    retries: int = Field(default=_RUN.retries, ge=0)
     name: str | None = None
     resume: bool = True
-    include_drafts: bool = _RUN.include_drafts
-    live_tools: str | None = None
-    live_tool_timeout: float | None = Field(default=None, gt=0)
     agent: str | None = None
     title: str = DEFAULT_TITLE
     seed: int = 0
     worst: int = Field(default=10, ge=0)
     experiment: str | None = None
+    #: the run settings (given and read by the names of :data:`RUN_FIELDS`)
+    settings: RunSettings = Field(default_factory=RunSettings)
 
-    @field_validator("runs", "suites", "models", "tags", "ids", "mode", mode="before")
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_settings(cls, values: Any) -> Any:
+        """Flat parameters (papermill's, the command line's) into ``settings``: comma lists of
+        tags and ids split, one sample seed expanded to one per repeat."""
+        if not isinstance(values, Mapping):
+            return values
+        values = dict(values)
+        given = values.pop("settings", None)
+        run: dict[str, Any] = (given.model_dump() if isinstance(given, RunSettings)
+                               else dict(given or {}))
+        for name, field in RUN_FIELDS.items():
+            if name in values:
+                run[field] = values.pop(name)
+        for field in ("tags", "ids"):
+            if isinstance(run.get(field), str):
+                run[field] = [v.strip() for v in run[field].split(",") if v.strip()]
+        if run.get("params") is None:
+            run.pop("params", None)
+        paths = credential_paths(run.get("params") or {}, "sampling_params")
+        if paths:  # before RunSettings sees it: the report's message names --api-key-env
+            models = values.get("models") or [DEFAULT_MODEL]
+            raise ValueError(refusal(paths, "report parameters",
+                                     [models] if isinstance(models, str) else models, cli=True))
+        seeds, repeats = run.get("seeds"), run.get("repeats", 1)
+        if isinstance(seeds, list) and isinstance(repeats, int):
+            if len(seeds) == 1 and repeats > 1:
+                run["seeds"] = [seeds[0] + i for i in range(repeats)]
+            elif seeds and len(seeds) != repeats:
+                raise ValueError(f"sample_seeds: {len(seeds)} seeds for {repeats} repeat(s); "
+                                 "give one seed (the samples get consecutive ones) or one per "
+                                 "repeat")
+        values["settings"] = run
+        return values
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        settings = data.pop("settings")
+        return {**data, **{name: settings[field] for name, field in RUN_FIELDS.items()}}
+
+    def __getattr__(self, name: str) -> Any:
+        """A run setting by its parameter name (``params.request_timeout``)."""
+        field = RUN_FIELDS.get(name)
+        if field is not None:
+            return getattr(self.settings, field)
+        return super().__getattr__(name)  # type: ignore[misc]
+
+    @field_validator("runs", "suites", "models", "mode", mode="before")
     @classmethod
     def _listify(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -157,28 +202,29 @@ class ReportParams(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _no_credentials(self) -> ReportParams:
-        paths = credential_paths(self.sampling_params, "sampling_params")
-        if paths:
-            raise ValueError(refusal(paths, "report parameters", self.models, cli=True))
+    def _report_rules(self) -> ReportParams:
+        if self.settings.temperature > MAX_TEMPERATURE:
+            raise ValueError(f"temperature: {self.settings.temperature} is above "
+                             f"{MAX_TEMPERATURE}; give a temperature from 0 to {MAX_TEMPERATURE}")
         return self
 
     def run_settings(self) -> RunSettings:
         """The :class:`~tooleval_nb.runner.settings.RunSettings` these parameters ask for (the
         agent and the mode are given to ``run_eval`` beside it, per model)."""
-        values = {field: getattr(self, name) for name, field in RUN_FIELDS.items()}
-        values["params"] = values["params"] or {}
-        return RunSettings(**values)
+        return self.settings
 
-    @model_validator(mode="after")
-    def _seeds(self) -> ReportParams:
-        seeds = self.sample_seeds
-        if seeds is not None and len(seeds) == 1 and self.repeats > 1:
-            self.sample_seeds = [seeds[0] + i for i in range(self.repeats)]
-        elif seeds is not None and len(seeds) != self.repeats:
-            raise ValueError(f"sample_seeds: {len(seeds)} seeds for {self.repeats} repeat(s); "
-                             "give one seed (the samples get consecutive ones) or one per repeat")
-        return self
+
+def _location(loc: tuple[Any, ...]) -> str:
+    """A validation error's place, by parameter name (``settings.timeout`` is
+    ``request_timeout``)."""
+    if len(loc) > 1 and loc[0] == "settings":
+        loc = (_FLAT_NAMES.get(str(loc[1]), loc[1]), *loc[2:])
+    return ".".join(map(str, loc)) or "parameters"
+
+
+#: every parameter name a report accepts (the template's ``parameters`` cell)
+PARAMETERS: tuple[str, ...] = (*[n for n in ReportParams.model_fields if n != "settings"],
+                               *RUN_FIELDS)
 
 
 def validate_params(*, command: str = "report", **values: Any) -> ReportParams:
@@ -195,8 +241,7 @@ def validate_params(*, command: str = "report", **values: Any) -> ReportParams:
     try:
         params = ReportParams(**values)
     except ValidationError as exc:
-        problems = [f"{'.'.join(map(str, e['loc'])) or 'parameters'}: {e['msg']}"
-                    for e in exc.errors()]
+        problems = [f"{_location(e['loc'])}: {e['msg']}" for e in exc.errors()]
         raise ToolEvalError("invalid report parameters:\n  - " + "\n  - ".join(problems)
                             + f"\nfix them and run again (tooleval-nb {command} --help lists "
                               "every option)") from None
@@ -217,7 +262,7 @@ def params_from(namespace: Mapping[str, Any],
     Raises:
         ToolEvalError: the variable is not a JSON object, or a value is wrong.
     """
-    values = {name: namespace[name] for name in ReportParams.model_fields if name in namespace}
+    values = {name: namespace[name] for name in PARAMETERS if name in namespace}
     text = (os.environ if environ is None else environ).get(ENV_PARAMS)
     if text:
         try:

@@ -6,13 +6,16 @@ mean overall score, from the job's events, and derives the rate and the time lef
 :class:`TextProgress` draws it on a terminal: bars redrawn in place on a TTY; on anything else (a
 CI log, a pipe) one plain line per model every ``log_interval`` seconds and at the end, so a log
 shows a long run moving. Notebook displays live outside the runner (the runner imports no widget
-library): :mod:`tooleval_nb.widgets.progress` registers ``"widget"`` with
-:func:`register_display`, and :func:`create_display` builds the display a run asks for.
+library): the registry names ``"widget"`` by the path of :class:`tooleval_nb.widgets.progress.WidgetProgress`
+and imports it when a run first asks for it, whatever was imported before;
+:func:`register_display` adds others, and :func:`create_display` builds the display a run asks
+for.
 """
 
 from __future__ import annotations
 
 import html
+import importlib
 import sys
 import time
 from collections.abc import Callable
@@ -281,16 +284,31 @@ class TextProgress:
 
 
 # -- the displays run_eval(progress=...) can ask for ---------------------------------------------
-_DISPLAYS: dict[str, Callable[[], ProgressDisplay]] = {"text": TextProgress}
+#: name -> a display factory, or the ``"module:attribute"`` of one that lives on a floor above the
+#: runner (the notebook widget): loaded the first time it is asked for, so what a name gives never
+#: depends on which modules were imported before (``from tooleval_nb.runner import run_eval`` and
+#: ``te.run_eval`` show the same display), and the runner imports no widget code
+_DISPLAYS: dict[str, Callable[[], ProgressDisplay] | str] = {
+    "text": TextProgress,
+    "widget": "tooleval_nb.widgets.progress:WidgetProgress",
+}
 
 
 def register_display(kind: str, factory: Callable[[], ProgressDisplay]) -> None:
     """Make ``run_eval(progress=kind)`` build its display with ``factory()``.
 
-    The runner itself knows only ``"text"``; :mod:`tooleval_nb.widgets.progress` registers
-    ``"widget"`` (the package registers it when ``tooleval_nb`` is imported).
+    The runner knows ``"text"`` and, by name, ``"widget"``
+    (:class:`tooleval_nb.widgets.progress.WidgetProgress`).
     """
     _DISPLAYS[kind] = factory
+
+
+def _factory(kind: str) -> Callable[[], ProgressDisplay] | None:
+    found = _DISPLAYS.get(kind)
+    if isinstance(found, str):
+        module, _, attr = found.partition(":")
+        found = _DISPLAYS[kind] = getattr(importlib.import_module(module), attr)
+    return found
 
 
 def display_kinds() -> list[str]:
@@ -304,10 +322,8 @@ def create_display(kind: str) -> ProgressDisplay:
     Raises:
         ValueError: nothing is registered under ``kind`` (the message lists what is).
     """
-    factory = _DISPLAYS.get(kind)
+    factory = _factory(kind)
     if factory is None:
-        hint = (" (import tooleval_nb.widgets.progress to register the notebook widget)"
-                if kind == "widget" else "")
-        raise ValueError(f"progress={kind!r} is not a registered progress display{hint}; use "
+        raise ValueError(f"progress={kind!r} is not a registered progress display; use "
                          f"'auto', 'none' or one of {', '.join(map(repr, display_kinds()))}")
     return factory()

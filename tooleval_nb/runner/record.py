@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..scoring.frame import SUMMARY_COLUMNS as SCORE_SUMMARY_COLUMNS
+from ..scoring.frame import SCORE_SUMMARY_COLUMNS
 from ..suite import EvalCase
 from ..toolcall import ToolCall
 

@@ -30,7 +30,7 @@ from .calls import (
 )
 from .case import case_kind, score_case, score_case_async
 from .frame import (
-    SUMMARY_COLUMNS,
+    SCORE_SUMMARY_COLUMNS,
     score_cases,
     score_cases_async,
     scores_df,
@@ -46,7 +46,7 @@ from .graders import (
     run_graders_async,
 )
 from .interval import IntervalMethod, interval_method, mean_ci
-from .match import MODES, match_value
+from .match import MATCH_MODES, match_value
 from .multiturn import detour_penalty, efficiency, multi_turn_overall, redundancy_penalty
 from .result import (
     FAILURE_MODES,
@@ -65,10 +65,10 @@ __all__ = [
     "score_case", "score_case_async", "case_kind", "CaseScore", "CallScore", "ParamScore",
     "TurnScore", "ExpectationResult", "FailureMode", "FAILURE_MODES", "SCORE_COLUMNS",
     "score_cases", "score_cases_async", "scores_df", "summarize_rows", "summarize_scores",
-    "SUMMARY_COLUMNS",
+    "SCORE_SUMMARY_COLUMNS",
     "mean_ci", "interval_method", "IntervalMethod",
     "score_tool_selection", "score_params", "compute_overall", "param_scores", "score_calls",
-    "best_assignment", "match_value", "MODES", "embed", "similarity",
+    "best_assignment", "match_value", "MATCH_MODES", "embed", "similarity",
     "efficiency", "redundancy_penalty", "detour_penalty", "multi_turn_overall",
     "bfcl_verdict", "bfcl_check", "check_calls", "BfclVerdict", "standardize_string",
     "check_expectations", "trajectory_match",

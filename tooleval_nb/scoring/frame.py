@@ -9,6 +9,11 @@
   overall``. A case whose model call failed is *errored*: it counts in ``n_cases`` (the
   denominator of ``pass_rate``) and scores 0 in the means; it is never dropped. ``n_failed``
   counts the other cases that did not pass, so ``n_cases = n_passed + n_failed + n_errored``.
+
+**No rows** (the one rule, for every summary): the counts are 0 and the rates and means are
+missing, never 0 (nothing was measured): None in a dict (:func:`summarize_rows`, the run store's
+summaries and events), NaN in a DataFrame (pandas' missing float; ``Run.summary_df()``,
+``te.history()``).
 """
 
 from __future__ import annotations
@@ -26,12 +31,12 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["scores_df", "score_cases", "score_cases_async", "summarize_rows", "summarize_scores",
-           "SUMMARY_COLUMNS"]
+           "SCORE_SUMMARY_COLUMNS"]
 
 #: columns of :func:`summarize_scores` after the group keys: the one definition of a summary's
-#: score columns (``Run.summary_df()`` adds run, model and mode before them, latency, tokens and
-#: cost after)
-SUMMARY_COLUMNS = ["n_cases", "n_passed", "n_failed", "n_errored", "pass_rate", "tool_score",
+#: score columns. The one public ``SUMMARY_COLUMNS`` is the runner's (``Run.summary_df()``): run,
+#: model and mode before these, latency, tokens and cost after.
+SCORE_SUMMARY_COLUMNS = ["n_cases", "n_passed", "n_failed", "n_errored", "pass_rate", "tool_score",
                    "param_score", "overall"]
 
 
@@ -110,11 +115,12 @@ def _missing(value: Any) -> bool:
 
 
 def summarize_rows(rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
-    """The :data:`SUMMARY_COLUMNS` of one model's results, from rows of ``(passed, error,
+    """The :data:`SCORE_SUMMARY_COLUMNS` of one model's results, from rows of ``(passed, error,
     tool_score, param_score, overall)``: the one definition of a per-model summary (see the
     module docstring; :func:`summarize_scores` applies it per group, the run store to the rows
     it holds). A missing score (None or NaN) counts 0 in the means, except that an unscored
-    parameter score of a case that did not error stays out of its mean."""
+    parameter score of a case that did not error stays out of its mean. With no rows the rates
+    and means are None (the module's no-rows rule)."""
     n = n_passed = n_errored = 0
     tool: list[float] = []
     overall: list[float] = []
@@ -134,12 +140,15 @@ def summarize_rows(rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
             overall.append(float(overall_score))
         if not _missing(param_score):
             params.append(float(param_score))
+    counts = {"n_cases": n, "n_passed": n_passed, "n_failed": n - n_passed - n_errored,
+              "n_errored": n_errored}
+    if not n:
+        return {**counts, "pass_rate": None, "tool_score": None, "param_score": None,
+                "overall": None}
     # math.fsum: exact, so the same rows give the same means in any order
-    return {"n_cases": n, "n_passed": n_passed, "n_failed": n - n_passed - n_errored,
-            "n_errored": n_errored, "pass_rate": n_passed / n if n else 0.0,
-            "tool_score": math.fsum(tool) / n if n else 0.0,
+    return {**counts, "pass_rate": n_passed / n, "tool_score": math.fsum(tool) / n,
             "param_score": math.fsum(params) / len(params) if params else None,
-            "overall": math.fsum(overall) / n if n else 0.0}
+            "overall": math.fsum(overall) / n}
 
 
 def summarize_scores(df: pd.DataFrame) -> pd.DataFrame:
@@ -159,4 +168,4 @@ def summarize_scores(df: pd.DataFrame) -> pd.DataFrame:
                    part["param_score"].tolist(), part["overall"].tolist())
         rows.append({**dict(zip(keys, group, strict=True)),
                      **summarize_rows(zip(*columns, strict=True))})
-    return pd.DataFrame(rows, columns=[*keys, *SUMMARY_COLUMNS])
+    return pd.DataFrame(rows, columns=[*keys, *SCORE_SUMMARY_COLUMNS])

@@ -50,7 +50,6 @@ _SCORE = re.compile(r"SCORE\s*[:=]\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 _ANSWER = re.compile(r"(?:answer|verdict|result)\s*[:=]\s*\**\s*(PASS|FAIL)", re.IGNORECASE)
 _WORD = re.compile(r"\b(PASS|FAIL)(?:ED|ES)?\b")
 _REASON = re.compile(r"reason\s*[:=]\s*(.+)", re.IGNORECASE | re.DOTALL)
-_DEFAULT_TIMEOUT = 60.0
 
 
 def render_prompt(template: str, case: EvalCase, trace: Trace) -> str:
@@ -91,7 +90,7 @@ def _name(spec: GraderSpec, index: int) -> str:
 
 async def grade_llm_async(spec: GraderSpec, case: EvalCase, trace: Trace, *,
                           call: CallModel | None = None, name: str = "llm",
-                          timeout: float = _DEFAULT_TIMEOUT) -> GradeResult:
+                          timeout: float | None = None) -> GradeResult:
     """Run one LLM grader. ``call`` replaces :func:`tooleval_nb.models.call_model_async`."""
     from .. import models
 
@@ -175,7 +174,7 @@ async def run_graders_async(case: EvalCase, trace: Trace, *, call: CallModel | N
         if spec.type == "code":
             results[i] = grade_code(spec, case, trace, name=name, base_dir=base_dir)
         else:
-            timeout = case.timeout or _DEFAULT_TIMEOUT
+            timeout = case.timeout  # None: the models module's default
             pending.append((i, grade_llm_async(spec, case, trace, call=call, name=name,
                                                timeout=timeout)))
     if pending:

@@ -38,7 +38,7 @@ from ..suite import ParamScoring, ScoringConfig
 from .semantic import similarity
 
 __all__ = [
-    "MODES",
+    "MATCH_MODES",
     "DEFAULT_EPSILON",
     "DEFAULT_THRESHOLD",
     "DEFAULT_SEMANTIC_THRESHOLD",
@@ -50,7 +50,9 @@ __all__ = [
     "regex_fullmatch",
 ]
 
-MODES: tuple[ParamScoring, ...] = (
+#: how an argument value is matched (a parameter's ``ParamScoring``); the call modes of a model
+#: (``native`` or a parser format) are ``models.spec.MODES``
+MATCH_MODES: tuple[ParamScoring, ...] = (
     "exact", "case_insensitive", "contains", "numeric_tolerance", "regex", "fuzzy", "semantic")
 DEFAULT_EPSILON = 0.01
 DEFAULT_THRESHOLD = 0.8
@@ -236,5 +238,6 @@ def match_value(expected: Any, actual: Any, mode: ParamScoring = "exact",
     try:
         matcher = _MATCHERS[mode]
     except KeyError:
-        raise ScoringError(f"unknown scoring mode {mode!r}; use one of {', '.join(MODES)}") from None
+        raise ScoringError(f"unknown scoring mode {mode!r}; use one of "
+                           f"{', '.join(MATCH_MODES)}") from None
     return matcher(expected, actual, config)

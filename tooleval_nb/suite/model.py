@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import warnings
 from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..display import mimebundle
 from ..errors import SuiteError
 from .case import EvalCase
 from .checks import case_problems
@@ -213,26 +212,6 @@ class Suite(BaseModel):
         """A stable hash of tools, cases and system prompt (identity of a suite version)."""
         return fingerprint_of(self.model_dump(mode="json"))
 
-    # -- files -----------------------------------------------------------------------------
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Deprecated: use ``te.save_suite(suite, path)`` (a suite is plain data; files are the
-        formats package's). Writes seed-001 JSON, or seed-002 YAML for ``.yaml``/``.yml``."""
-        warnings.warn("Suite.save(path) is deprecated: use te.save_suite(suite, path)",
-                      DeprecationWarning, stacklevel=2)
-        from ..formats import save_suite  # deprecated path (LEGACY_ARROWS): removed in 0.3
-
-        save_suite(self, path)
-
-    def save_bfcl(self, directory: str | os.PathLike[str],
-                  category: str | None = None) -> tuple[str, str | None]:
-        """Deprecated: use ``te.save_bfcl(suite, directory)``. Writes BFCL question and
-        possible-answer JSONL files; returns the two paths (the second None for irrelevance)."""
-        warnings.warn("Suite.save_bfcl(directory) is deprecated: use "
-                      "te.save_bfcl(suite, directory)", DeprecationWarning, stacklevel=2)
-        from ..formats import bfcl  # deprecated path (LEGACY_ARROWS): removed in 0.3
-
-        return bfcl.save(self, directory, category=category)
-
     # -- display ---------------------------------------------------------------------------
     def __repr__(self) -> str:
         return (f"Suite(name={self.name!r}, tools={len(self.tools)}, cases={len(self.cases)}, "
@@ -241,8 +220,7 @@ class Suite(BaseModel):
     __str__ = __repr__
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = repr(self)
-        try:
+        def page() -> str:
             import html
 
             import pandas as pd
@@ -252,9 +230,9 @@ class Suite(BaseModel):
             with pd.option_context("display.max_colwidth", 60):
                 body = self.cases_df().head(20).to_html(index=False)
             more = f"<i>… and {len(self.cases) - 20} more cases</i>" if len(self.cases) > 20 else ""
-            return {"text/plain": text, "text/html": head + body + more}
-        except Exception:  # rendering must never break the notebook
-            return {"text/plain": text}
+            return head + body + more
+
+        return mimebundle(repr(self), page)
 
 
 _CASE_COLUMNS = ("case_id", "name", "prompt", "expected_tool", "expected_params",

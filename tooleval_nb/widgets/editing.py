@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 from pydantic import ValidationError
 
 from ..errors import SuiteError
-from ..formats import load_suite, seed_json, seed_yaml
+from ..formats import load_suite, save_bfcl, seed_json, seed_yaml
 from ..suite import EvalCase, ParamScoring, Suite, Tool, case_problems
 from .mcp_import import draft_label
 
@@ -228,7 +228,7 @@ def export_suite(suite: Suite, path: str | Path, format: ExportFormat = "auto") 
     if format == "auto":
         format = "seed_yaml" if target.suffix in (".yaml", ".yml") else "seed_json"
     if format == "bfcl":
-        questions, answers = suite.save_bfcl(str(target))
+        questions, answers = save_bfcl(suite, target)
         return questions if answers is None else f"{questions} and {answers}"
     (seed_yaml if format == "seed_yaml" else seed_json).save(suite, target)
     return str(target)

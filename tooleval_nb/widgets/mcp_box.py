@@ -17,6 +17,7 @@ import ipywidgets as W
 from ..aio import run_sync
 from ..errors import ToolEvalError
 from ..mcp import draft_cases_async
+from ..models import DEFAULT_MODEL
 from ..suite import Suite
 from .editing import parse_tools
 from .mcp_import import (
@@ -30,10 +31,7 @@ from .mcp_import import (
 if TYPE_CHECKING:  # pragma: no cover
     from .editor import SuiteEditor
 
-__all__ = ["MCPImportBox", "DEFAULT_DRAFT_MODEL"]
-
-#: The model that drafts cases unless another is typed: the embedded one (no key, no network).
-DEFAULT_DRAFT_MODEL = "local/smollm2-135m"
+__all__ = ["MCPImportBox"]
 
 
 def _list_html(messages: list[str], color: str) -> str:
@@ -75,7 +73,7 @@ class MCPImportBox(W.VBox):
                                                 tooltip="0: the defaults (20 s to connect, 30 s "
                                                         "to list)")
         self.import_button = W.Button(description="Import tools", icon="plug")
-        self.model_input = W.Text(description="model", value=draft_model or DEFAULT_DRAFT_MODEL)
+        self.model_input = W.Text(description="model", value=draft_model or DEFAULT_MODEL)
         self.draft_button = W.Button(description="Draft cases", disabled=True, icon="pencil")
         self.accept_all_button = W.Button(description="Accept all drafts", disabled=True)
         self.status = W.HTML()
@@ -184,7 +182,7 @@ class MCPImportBox(W.VBox):
         if not names:
             self._show(errors=["import tools first: cases are drafted for the imported tools"])
             return None
-        name = self.model_input.value.strip() or DEFAULT_DRAFT_MODEL
+        name = self.model_input.value.strip() or DEFAULT_MODEL
         model = self.model_specs.get(name, name)
         suite = Suite(name=self.editor.name_input.value.strip() or "drafts", tools=tools or [])
         self._show(f"drafting {len(names)} case(s) with {name}...")

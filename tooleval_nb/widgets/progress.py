@@ -3,7 +3,7 @@
 A thin ipywidgets layer over :class:`tooleval_nb.runner.progress.ProgressState` (pure, tested on
 its own). The runner never imports this module: ``run_eval(progress="widget")`` (and ``"auto"``
 in a notebook) builds it through the display registry of :mod:`tooleval_nb.runner.progress`,
-where :func:`register` puts it.
+which names it (``"widget"``) and imports this module the first time a run asks for it.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import time
 from typing import Any
 
 from ..runner.events import Event
-from ..runner.progress import FINAL_EVENTS, ProgressState, register_display
+from ..runner.progress import FINAL_EVENTS, ProgressState
 
-__all__ = ["WidgetProgress", "register"]
+__all__ = ["WidgetProgress"]
 
 _STYLES = {"completed": "success", "failed": "danger", "cancelled": "warning"}
 
@@ -72,9 +72,3 @@ class WidgetProgress:
         display(self.box)
 
 
-def register() -> None:
-    """Register :class:`WidgetProgress` as the runner's ``"widget"`` progress display."""
-    register_display("widget", WidgetProgress)
-
-
-register()

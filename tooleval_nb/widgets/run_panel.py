@@ -13,15 +13,14 @@ import ipywidgets as W
 from ..errors import ToolEvalError
 from ..formats import load_suites
 from ..formats.bundled import bundled_suites_dir
+from ..models import DEFAULT_MODEL
 from ..runner import run_eval
 from ..suite import Suite
 from .explorer import ResultsExplorer
 from .running import MODES, TOOL_CHOICES, LiveResults, model_name, run_request
 
-__all__ = ["RunPanel", "DEFAULT_PANEL_MODEL"]
+__all__ = ["RunPanel"]
 
-#: The model a new panel has chosen: the embedded one, which needs no key and no network.
-DEFAULT_PANEL_MODEL = "local/smollm2-135m"
 _FINAL = ("job_completed", "job_failed", "job_cancelled")
 
 
@@ -90,7 +89,7 @@ class RunPanel(W.VBox):
                  model_specs: Mapping[str, Any] | None = None, store: Any = None,
                  max_concurrency: int = 8, refresh_interval: float = 0.25, **kwargs: Any) -> None:
         self.suites = _as_suites(suites)
-        chosen = list(models) if models is not None else [DEFAULT_PANEL_MODEL]
+        chosen = list(models) if models is not None else [DEFAULT_MODEL]
         self.model_specs: dict[str, Any] = dict(model_specs or {})
         for m in chosen:
             if not isinstance(m, str):

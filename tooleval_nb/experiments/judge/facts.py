@@ -123,11 +123,10 @@ def _param_errors(df: pd.DataFrame, suite: Suite | None) -> pd.DataFrame:
     for _, row in df.iterrows():
         actual = actual_calls_of(row.get("tool_calls"))
         for exp in expected_calls_of(row.get("expected")):
-            name = exp["name"]
-            match = next((c for c in actual if c["name"] == name), None)
+            match = next((c for c in actual if c["name"] in exp["names"]), None)
             if match is None or match["arguments"] is None:
                 continue
-            args = match["arguments"]
+            args, name = match["arguments"], match["name"]
             for param, accepted in exp["arguments"].items():
                 key = (name, param)
                 counter = stats.setdefault(key, Counter())

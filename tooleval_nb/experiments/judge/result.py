@@ -10,6 +10,7 @@ import html
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...display import mimebundle
 from ..display import html_table
 from .llm import Synthesis
 
@@ -270,9 +271,5 @@ class JudgeReport:
                 f"{self.fallback_used})")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = self.summary()
-        try:
-            return {"text/plain": text, "text/html": self.to_html()}
-        except Exception:  # display must never break the notebook
-            return {"text/plain": text}
+        return mimebundle(self.summary(), self.to_html)
 

@@ -87,9 +87,9 @@ def _param_notes(row: dict[str, Any]) -> list[str]:
     notes = []
     actual = actual_calls_of(row.get("tool_calls"))
     for exp in expected_calls_of(row.get("expected")):
-        got = next((c for c in actual if c["name"] == exp["name"]), None)
+        got = next((c for c in actual if c["name"] in exp["names"]), None)
         if got is None:
-            notes.append(f"{exp['name']}: not called")
+            notes.append(f"{' | '.join(exp['names'])}: not called")
             continue
         args = got["arguments"] or {}
         for param, accepted in exp["arguments"].items():
@@ -117,7 +117,7 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
                              sample: Literal["failures", "none"] = "failures",
                              max_llm_calls: int = 30, repeats: int = 1, seed: int = 0,
                              store: Any = None, suite: Suite | None = None,
-                             tool_choice: str | None = None, timeout: float = 60.0,
+                             tool_choice: str | None = None, timeout: float | None = None,
                              response_format: ResponseFormat = "auto",
                              judge_params: dict[str, Any] | None = None,
                              score_mode: ScoreMode = "label", rubric: str | list[str] | None = None,
@@ -308,7 +308,7 @@ def judge_report(run: Any, judge_model: Any = None, compare_to: Any = None,
         seed: sampling seed.
         store: the run store where the report is saved. ``suite``: the suite (tool schemas).
         tool_choice: the run's tool choice, for the rule-based recommendations.
-        timeout: per judge call, seconds. ``response_format``: ``auto`` (JSON-schema
+        timeout: per judge call, seconds (None: the models default). ``response_format``: ``auto`` (JSON-schema
             constrained where supported) or ``none``.
         score_mode: ``"label"`` (the confidence digit the judge wrote) or ``"logprob"`` (its
             G-Eval expectation over the top logprobs of the rating tokens 1-5; falls back to the

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...aio import run_sync
+from ...display import mimebundle
 from ...errors import ExperimentError
 from ..compare import case_scores, compare_scores
 from ..config import Config
-from ..display import html_table, legacy_widget
+from ..display import html_table
 from ..evaluate import combine, evaluate_async
 from ..stats import describe_mde, holm, mde, mean_ci
 from ..tracking import PromoteMode
@@ -387,27 +388,20 @@ class Sweep:
         return exp.link_tuner("sweep", self.id, best.config, best.run_ids, note=self.message,
                               extra={"dev_delta": _f(row["delta"])})
 
-    def widget(self) -> Any:
-        """Deprecated: ``tooleval_nb.widgets.sweep_view(sw)``."""
-        return legacy_widget(self, "sweep_view")
-
     def __repr__(self) -> str:
         return (f"Sweep(id={self.id!r}, strategy={self.strategy!r}, trials={len(self.arms)}, "
                 f"calls={self.calls_used}, best={self.best!r})")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = f"{self!r}\n{self.message}"
-        try:
+        def page() -> str:
             import html
 
             table = html_table(self.trials_df())
-            return {"text/plain": text,
-                    "text/html": f"<b>Sweep {self.id}</b> ({html.escape(self.strategy)}, "
-                                 f"{self.calls_used} calls; stop: "
-                                 f"{html.escape(str(self.stop_reason))})<br>"
-                                 f"{html.escape(self.message)}{table}"}
-        except Exception:  # display must never break the notebook
-            return {"text/plain": text}
+            return (f"<b>Sweep {self.id}</b> ({html.escape(self.strategy)}, "
+                    f"{self.calls_used} calls; stop: {html.escape(str(self.stop_reason))})<br>"
+                    f"{html.escape(self.message)}{table}")
+
+        return mimebundle(f"{self!r}\n{self.message}", page)
 
 
 def _f(value: Any) -> float | None:

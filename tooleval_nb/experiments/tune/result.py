@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...aio import run_sync
+from ...display import mimebundle
 from ..compare import case_scores, compare_scores
 from ..config import Config, FewShot
-from ..display import html_table, legacy_widget
+from ..display import html_table
 from ..evaluate import Evaluation, combine, evaluate_async, render_few_shot
 from ..stats import mean_ci
 from .operators import count_tokens
@@ -300,23 +301,16 @@ class PromptTune:
                               extra={"dev_delta": lead.stats.get("dev_delta")})
 
     # -- display -------------------------------------------------------------------------------
-    def widget(self) -> Any:
-        """Deprecated: ``tooleval_nb.widgets.prompt_tune_view(pt)``."""
-        return legacy_widget(self, "prompt_tune_view")
-
     def __repr__(self) -> str:
         return (f"PromptTune(id={self.id!r}, candidates={len(self.candidates)}, "
                 f"generations={len(self.generations)}, calls={self.calls_used}, "
                 f"promoted={self.confirmed_id})")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = f"{self!r}\n{self.message}"
-        try:
+        def page() -> str:
             cols = ["cand_id", "generation", "operator", "text", "rejected_reason", "dev_score",
                     "dev_lcb", "holdout_delta", "holdout_ci_low", "promoted"]
-            return {"text/plain": text,
-                    "text/html": f"<b>Prompt tune {html.escape(self.id)}</b>: "
-                                 f"{html.escape(self.message)}"
-                                 + html_table(self.candidates_df()[cols]) + self.diff()}
-        except Exception:  # display must never break the notebook
-            return {"text/plain": text}
+            return (f"<b>Prompt tune {html.escape(self.id)}</b>: {html.escape(self.message)}"
+                    + html_table(self.candidates_df()[cols]) + self.diff())
+
+        return mimebundle(f"{self!r}\n{self.message}", page)
