@@ -25,6 +25,12 @@ concurrency 64, wall ≤ 1.1× ideal.
     .venv/bin/python benchmarks/bench_runner.py                 # the default grid (~3 min)
     .venv/bin/python benchmarks/bench_runner.py --quick         # 300 cases, fewer cells
     .venv/bin/python benchmarks/bench_runner.py --profile full:0:64   # cProfile one cell
+    .venv/bin/python benchmarks/bench_runner.py --targets       # issue 31's figures, one run
+
+``--targets`` measures, in one run beside the raw aiohttp loop on the same fake server: 0 ms × 64
+cases/s (target: at least half the raw loop's), 200 ms × 64 wall / ideal (target ≤ 1.08),
+CPU seconds per 1,000 cases at 0 ms in steady state (target ≤ 0.5), and the first run in a fresh
+process against a second one in it (200 ms × 64 in a subprocess; target: within 0.1 s).
 """
 
 from __future__ import annotations
@@ -167,6 +173,56 @@ async def warm_up(url: str, engines: list[str]) -> None:
         await measure(engine, 20, url, 8)
 
 
+def _first_and_warm(n: int, url: str, engine: str) -> tuple[float, float]:
+    """In this (fresh) process: the wall time of the first run of ``engine`` at 200 ms × 64,
+    then of a second one (what a CLI or a papermill report pays once)."""
+    first = asyncio.run(measure(engine, n, url, 64, 0.2))[0]
+    warm = asyncio.run(measure(engine, n, url, 64, 0.2))[0]
+    return first, warm
+
+
+def targets(n: int) -> None:
+    """Issue 31's figures, each beside the raw aiohttp loop's, in one run (see the docstring)."""
+    import subprocess
+
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    fig: dict[tuple[str, float], tuple[float, float]] = {}
+    for latency in (0.0, 0.2):
+        with FakeOpenAIServer(latency=latency, process=True) as server:
+            asyncio.run(warm_up(server.url, ["bare-aiohttp", "full"]))
+            for engine in ("bare-aiohttp", "full"):
+                wall, cpu, ok = asyncio.run(measure(engine, n, server.url, 64, latency))
+                assert ok == n, f"{engine}: {ok} of {n} passed"
+                fig[engine, latency] = (wall, cpu)
+            if latency:
+                fresh: dict[str, tuple[float, float]] = {}
+                for engine in ("bare-aiohttp", "full"):
+                    out = subprocess.run(
+                        [sys.executable, __file__, "--first-run", engine, "--cases", str(n),
+                         "--url", server.url], capture_output=True, text=True, check=True)
+                    first, warm = (float(x) for x in out.stdout.split())
+                    fresh[engine] = (first, warm)
+    ideal = n * 0.2 / 64
+    raw0, full0 = fig["bare-aiohttp", 0.0], fig["full", 0.0]
+    raw2, full2 = fig["bare-aiohttp", 0.2], fig["full", 0.2]
+    rows = [
+        ("0 ms x 64 cases/s", f"{n / full0[0]:.0f}", f"{n / raw0[0]:.0f}",
+         f"{raw0[0] / full0[0]:.2f} of raw (target >= 0.50)"),
+        ("200 ms x 64 wall/ideal", f"{full2[0] / ideal:.3f}", f"{raw2[0] / ideal:.3f}",
+         "target <= 1.08"),
+        ("CPU s / 1000 cases (0 ms)", f"{full0[1] / n * 1000:.2f}",
+         f"{raw0[1] / n * 1000:.2f}", "target <= 0.50"),
+        ("fresh process: first - warm s", f"{fresh['full'][0] - fresh['full'][1]:.3f}",
+         f"{fresh['bare-aiohttp'][0] - fresh['bare-aiohttp'][1]:.3f}", "target <= 0.10"),
+    ]
+    print(f"{'figure':<32}{'runner':>10}{'raw loop':>10}  note")
+    for name, ours, raw, note in rows:
+        print(f"{name:<32}{ours:>10}{raw:>10}  {note}")
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} after")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=1000)
@@ -178,7 +234,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--profile", default=None, help="engine:latency:concurrency")
+    parser.add_argument("--targets", action="store_true",
+                        help="issue 31's figures beside the raw loop's, in one run")
+    parser.add_argument("--first-run", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.first_run:  # the fresh process of --targets: prints first and warm wall times
+        print(*_first_and_warm(args.cases, args.url, args.first_run))
+        return
+    if args.targets:
+        targets(args.cases)
+        return
     if args.quick:
         args.cases, args.concurrency = 300, "8,64"
     order = ["bare-litellm", "bare-aiohttp", "full", "full-litellm", "runner-only"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import tooleval_nb as te
-from tooleval_nb.runner.execute import FINISH_CHUNK
+from tooleval_nb.runner.finish import FINISH_CHUNK
 
 WORKER = Path(__file__).with_name("worker.py")
 

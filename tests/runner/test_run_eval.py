@@ -91,7 +91,7 @@ def test_a_burst_shares_commits_a_serial_run_commits_each_case(fake, make_suite,
                                                               store_path, monkeypatch):
     """Cases scored in a burst share transactions (each commit rewrites the pages it touched);
     a case finishing alone is committed within COMMIT_AFTER_S, before the next one's reply."""
-    from tooleval_nb.runner.execute import COMMIT_AFTER_S
+    from tooleval_nb.runner.finish import COMMIT_AFTER_S
 
     batches: list[int] = []
     real = Store.write_results
@@ -142,7 +142,7 @@ def test_a_completed_run_reads_its_rows_when_first_used(fake, make_suite, model_
 async def test_the_heap_is_frozen_while_runs_go(fake, make_suite, model_of, store_path):
     import gc
 
-    from tooleval_nb.runner.execute import _others_ready
+    from tooleval_nb.runner.finish import others_ready as _others_ready
 
     assert gc.get_freeze_count() == 0
     frozen = []

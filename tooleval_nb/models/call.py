@@ -72,6 +72,8 @@ def transport_for(spec: ModelSpec) -> Transport:
     Raises:
         ModelConfigError: ``transport="direct"`` without an endpoint.
     """
+    if not isinstance(spec.transport, str):  # a Transport object given with the spec
+        return spec.transport  # type: ignore[no-any-return]
     if spec.uses_direct():
         sender: Transport = DirectTransport()
     else:

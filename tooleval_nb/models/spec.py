@@ -120,7 +120,10 @@ class ModelSpec(BaseModel):
     api_key_env: str | None = None
     mode: Mode = "native"
     params: dict[str, Any] = Field(default_factory=dict)
-    transport: Transport = "auto"
+    #: ``"auto"``, ``"litellm"``, ``"direct"``, or an object implementing
+    #: :class:`~.transport.Transport` (such as :class:`tooleval_nb.testing.MockTransport`): it
+    #: sends this spec's requests itself, and is stored as ``"custom:<its class>"``
+    transport: Transport | Any = "auto"
     #: a display name; default ``model`` (plus ``[mode]`` when not native)
     label: str | None = None
     #: how many requests the model's server answers at once, when it is fewer than a run's
@@ -151,6 +154,25 @@ class ModelSpec(BaseModel):
             )
         return value
 
+    @field_validator("transport")
+    @classmethod
+    def _transport_known(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            if value not in TRANSPORTS:
+                raise ValueError(f"unknown transport {value!r}; use one of {TRANSPORTS}, or an "
+                                 "object with open, send and supports_required (a Transport)")
+            return value
+        missing = [m for m in ("open", "send", "supports_required")
+                   if not callable(getattr(value, m, None))]
+        if missing:
+            raise ValueError(f"transport {type(value).__name__} lacks {', '.join(missing)}: give "
+                             f"one of {TRANSPORTS} or a Transport (tooleval_nb.models.transport)")
+        return value
+
+    @field_serializer("transport")
+    def _transport_name(self, value: Any) -> str:
+        return value if isinstance(value, str) else f"custom:{type(value).__qualname__}"
+
     @field_serializer("params")
     def _params_without_credentials(self, params: dict[str, Any]) -> dict[str, Any]:
         return without_credentials(params)  # type: ignore[no-any-return]
@@ -170,7 +192,7 @@ class ModelSpec(BaseModel):
         api_base: str | None = None,
         api_key: str | None = None,
         mode: str | None = None,
-        transport: str | None = None,
+        transport: Any = None,
     ) -> ModelSpec:
         """Build a spec from a model string, a dict of fields, or a spec, with the given fields
         overriding (an empty ``api_base`` / ``api_key`` or a None keeps the spec's).
@@ -210,7 +232,7 @@ class ModelSpec(BaseModel):
                 )
             update["mode"] = mode
         if transport is not None:
-            if transport not in TRANSPORTS:
+            if isinstance(transport, str) and transport not in TRANSPORTS:
                 raise ModelConfigError(
                     f"unknown transport {transport!r} for {spec.model}; use one of {TRANSPORTS}"
                 )
@@ -296,8 +318,8 @@ class ModelSpec(BaseModel):
                     "(an OpenAI-compatible endpoint); give api_base or use transport='auto'"
                 )
             return True
-        if self.transport == "litellm":
-            return False
+        if not isinstance(self.transport, str) or self.transport == "litellm":
+            return False  # a transport object sends the requests itself
         return self.embedded or (self.api_base is not None and self.provider in OPENAI_COMPATIBLE)
 
     def with_mode(self, mode: Mode) -> ModelSpec:

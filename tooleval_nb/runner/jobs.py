@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from ..aio import run_sync, running_loop, spawn
 from ..errors import JobCancelled, JobError, StoreError
+from .context import JobContext
 from .events import BUS, Callback, Event, EventBus
 from .execute import Executor
 from .plan import Plan
@@ -136,7 +137,8 @@ class Job:
                 "total_cases": len(self.plan.cases), "repeats": self.plan.settings.repeats,
                 "total": self.plan.n_total, "done": sum(t["done"] for t in targets),
                 "drafts_skipped": self.plan.n_drafts_skipped})
-            executor = Executor(self.plan, self)
+            executor = Executor(self.plan, JobContext(self.store, self.id, self.run_id,
+                                                      self.publish, self.emit))
             await executor.run()
             self.emit("tool_eval_complete", {"run_id": self.run_id, "eval_id": self.run_id,
                                              "delta": None})

@@ -8,7 +8,7 @@ finished is lost" holds per batch: whatever a subscriber was told is finished is
 process killed mid-run loses only cases nobody was told about (a resume runs exactly those).
 
 A batch is what the finisher scored since its last commit: one case on a quiet run (it is
-committed once :data:`~.execute.COMMIT_AFTER_S` passed, before the next reply of a serial run),
+committed once :data:`~.finish.COMMIT_AFTER_S` passed, before the next reply of a serial run),
 the cases of a burst of replies together (up to ``max_concurrency``). It runs on the loop: a
 writer thread would hold the GIL against the loop in every handoff, which cost more than
 SQLite's own time (on a busy two-core machine, measured). What does not run on the loop is the

@@ -1,11 +1,15 @@
-"""Test helpers shipped with the toolkit: a fast local OpenAI-compatible fake server.
+"""Test helpers shipped with the toolkit: a fast local OpenAI-compatible fake server, and a
+transport without a server.
 
-Other packages' tests, benchmarks and notebooks use it to exercise the real HTTP path without a
-provider: latency, 429 with Retry-After, 5xx, hangs, malformed bodies and planted answers.
+Other packages' tests, benchmarks and notebooks use :class:`FakeOpenAIServer` to exercise the
+real HTTP path without a provider: latency, 429 with Retry-After, 5xx, hangs, malformed bodies
+and planted answers. :class:`MockTransport` answers a model's requests from a function, in
+process (no HTTP), for tests of everything above the transport.
 """
 
 from __future__ import annotations
 
 from .fake_openai import FAULTS, FakeOpenAIServer, Fault, default_answer
+from .mock_transport import MockTransport
 
-__all__ = ["FAULTS", "FakeOpenAIServer", "Fault", "default_answer"]
+__all__ = ["FAULTS", "FakeOpenAIServer", "Fault", "MockTransport", "default_answer"]
