@@ -1,4 +1,4 @@
-"""Call streams for the XML-ish formats (see :mod:`._jsonstream`).
+"""Call streams for the XML-ish formats (see :mod:`._callstream`).
 
 * :class:`ElementStream`: ``<function=NAME><parameter=KEY>VALUE</parameter></function>``
   (Qwen3-Coder, Seed-OSS, Step-3.5) and ``<invoke name="NAME"><parameter name="KEY">VALUE
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._calls import name_problem
-from ._jsonstream import CallStream, StreamCall
+from ._callstream import CallStream, HeldStream, StreamCall
 from ._jsonwriter import encode_text
 from ._xmlargs import _layout, _types, typed_value
 from .protocol import ToolSchemas
@@ -41,14 +41,12 @@ def partial_end(data: str, marker: str) -> int:
     return len(data)
 
 
-class _MarkupStream(CallStream):
+class _MarkupStream(HeldStream):
     """Shared machinery: held text between pieces, typed values, the arguments being written."""
 
     def __init__(self, schemas: ToolSchemas | None) -> None:
         super().__init__()
         self.schemas = schemas
-        self._held = ""
-        self._base = 0
         self._call: StreamCall | None = None
         self._nargs = 0
         self._keys: set[str] = set()
@@ -57,27 +55,6 @@ class _MarkupStream(CallStream):
         self._raw: list[str] = []
         self._value_chars = 0
         self._nl = False  # a newline held at the end of a streamed value
-
-    def _feed(self, text: str) -> None:
-        data = self._held + text if self._held else text
-        self._base = self.fed - len(self._held)
-        self._held = ""
-        i = self._run(data, False)
-        if self.error is None:
-            self._held = data[i:]
-
-    def _finish(self, closed: bool) -> None:
-        data, self._held = self._held, ""
-        self._base = self.fed - len(data)
-        self._run(data, True)
-        if self.error is None:
-            self._end_body()
-
-    def _run(self, data: str, final: bool) -> int:
-        raise NotImplementedError
-
-    def _end_body(self) -> None:
-        raise NotImplementedError
 
     # ---------------------------------------------------------------- calls and values
     def _open_call(self, raw_name: str) -> bool:
@@ -275,7 +252,7 @@ class ElementStream(_MarkupStream):
 
     _unconfirmed: str | None = None
 
-    def _end_body(self) -> None:
+    def _end_body(self, closed: bool) -> None:
         if self._call is not None and self._call.name is None:
             self._call.name = self._unconfirmed
         if self._state == "params" and self._call is not None:
@@ -355,7 +332,7 @@ class PairStream(_MarkupStream):
                 self._state = "pairs"
         return i
 
-    def _end_body(self) -> None:
+    def _end_body(self, closed: bool) -> None:
         if self._state == "name" and self._call is None:
             self._open_call("".join(self._name))
         if self.error is None and self._call is not None and self._state in ("name", "pairs"):

@@ -20,7 +20,8 @@ import re
 from collections.abc import Sequence
 
 from ._calls import read_calls, read_json_values
-from ._jsonstream import CallStream, JsonCallStream
+from ._callstream import CallStream
+from ._jsonstream import JsonCallStream
 from ._tagged import BodyReader, Found, Region, StreamFactory, TaggedParser
 from .protocol import ToolSchemas
 
