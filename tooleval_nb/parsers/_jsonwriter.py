@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 
 __all__ = ["JsonWriter", "encode_text"]
 
@@ -61,10 +62,16 @@ class JsonWriter:
         "done",
         "error",
         "duplicate",
+        "on_text",
     )
 
-    def __init__(self, out: list[str] | None) -> None:
+    def __init__(
+        self, out: list[str] | None, on_text: Callable[[str], None] | None = None
+    ) -> None:
         self.out = out
+        #: when set, receives the decoded text of string values instead of ``out`` (a JSON
+        #: string whose text is itself JSON: OpenAI's string arguments)
+        self.on_text = on_text
         self._stack: list[str] = []
         self._expect = "value"  # value | first_value | key | first_key | colon | next
         self._pending = ""
@@ -142,7 +149,10 @@ class JsonWriter:
                         if sum(map(len, self._key)) > _MAX_KEY:
                             return self._fail("an object key is too long", i)
                     elif piece:
-                        self._put(encode_text(piece))
+                        if self.on_text is not None:
+                            self.on_text(piece)
+                        else:
+                            self._put(encode_text(piece))
                 i = j
                 if i >= n:
                     break

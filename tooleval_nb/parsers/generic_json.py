@@ -109,6 +109,11 @@ class GenericJsonParser(JsonRegionParser):
 
     def _stream_value(self) -> CallStream | None:
         # a call is sent once its name and its arguments key are read (plain JSON with a
-        # "name" is not a call); OpenAI's nested shapes are read whole when the value ends
-        return JsonCallStream(name_keys=_NAME_KEYS, arg_keys=_ARG_KEYS, require_args=True,
-                              known=self.tools)
+        # "name" is not a call); OpenAI's shape nests the call under "function"
+        return JsonCallStream(
+            name_keys=_NAME_KEYS,
+            arg_keys=_ARG_KEYS,
+            require_args=True,
+            known=self.tools,
+            nest_key="function",
+        )
