@@ -65,9 +65,7 @@ class JsonWriter:
         "on_text",
     )
 
-    def __init__(
-        self, out: list[str] | None, on_text: Callable[[str], None] | None = None
-    ) -> None:
+    def __init__(self, out: list[str] | None, on_text: Callable[[str], None] | None = None) -> None:
         self.out = out
         #: when set, receives the decoded text of string values instead of ``out`` (a JSON
         #: string whose text is itself JSON: OpenAI's string arguments)
@@ -134,9 +132,14 @@ class JsonWriter:
         else:
             self.done = True
 
+    def _pop(self) -> None:
+        """Close the innermost object or list."""
+        self._put(self._stack.pop())
+        self._after_value()
+
     def _run(self, data: str, i: int, final: bool) -> int:
         n = len(data)
-        while i < n:
+        while i < n and not self.done:
             if self._string is not None:
                 j = _STR_BODY.match(data, i).end()  # type: ignore[union-attr]
                 if j > i:
@@ -170,8 +173,6 @@ class JsonWriter:
                         self._put('"')
                         self._after_value()
                     self._string = None
-                    if self.done:
-                        return i
                     continue
                 if not final and _ESC_PREFIX.match(data, i):
                     return i  # an escape split across pieces: hold it
@@ -193,11 +194,8 @@ class JsonWriter:
                     i += 1
                 elif char == self._stack[-1]:
                     self._pending = ""
-                    self._put(self._stack.pop())
-                    self._after_value()
+                    self._pop()
                     i += 1
-                    if self.done:
-                        return i
                 else:
                     return self._fail(f"{char!r} where ',' or {self._stack[-1]!r} was expected", i)
             elif expect in ("key", "first_key"):
@@ -205,20 +203,14 @@ class JsonWriter:
                     self._string, self._key = "key", []
                     i += 1
                 elif char == "}" and expect == "first_key":
-                    self._put(self._stack.pop())
-                    self._after_value()
+                    self._pop()
                     i += 1
-                    if self.done:
-                        return i
                 else:
                     return self._fail(f"{char!r} where an object key was expected", i)
             else:  # a value
                 if char == "]" and expect == "first_value":
-                    self._put(self._stack.pop())
-                    self._after_value()
+                    self._pop()
                     i += 1
-                    if self.done:
-                        return i
                 elif char == "{":
                     self._put("{")
                     self._stack.append("}")
@@ -252,6 +244,4 @@ class JsonWriter:
                     self._put(json.dumps(value))
                     i = j
                     self._after_value()
-                    if self.done:
-                        return i
         return i

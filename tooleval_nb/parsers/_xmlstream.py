@@ -152,10 +152,16 @@ class _MarkupStream(HeldStream):
         return -1, len(data) if final else max(i, partial_end(data, marker))
 
     def _expect(
-        self, data: str, i: int, options: tuple[str, ...], final: bool
+        self,
+        data: str,
+        i: int,
+        options: tuple[str, ...],
+        final: bool,
+        why: Callable[[str], str],
     ) -> tuple[str | None, int]:
         """After whitespace, which of ``options`` starts at the position: ``(option, index)``;
-        ``(None, index)`` to wait (a partial option at the end), ``("", index)`` for none."""
+        ``(None, index)`` to stop: wait (a partial option at the end), or none of them is there
+        (the stream fails with ``why(the text there)``)."""
         i = _WS.match(data, i).end()  # type: ignore[union-attr]
         if i >= len(data):
             return None, i
@@ -163,9 +169,12 @@ class _MarkupStream(HeldStream):
         for option in options:
             if rest.startswith(option):
                 return option, i
-        if not final and any(option.startswith(rest) for option in options):
-            return None, i
-        return "", i
+        if final or not any(option.startswith(rest) for option in options):
+            self._fail(why(data[i : i + 30]))
+        return None, i
+
+    def _in_call(self, text: str) -> str:
+        return f"unexpected text {text!r} in the call of {self._call.name if self._call else ''!r}"
 
 
 class ElementStream(_MarkupStream):
@@ -194,13 +203,8 @@ class ElementStream(_MarkupStream):
         while i < n and self.error is None:
             state = self._state
             if state == "between":
-                option, i = self._expect(data, i, (self.open_tag,), final)
+                option, i = self._expect(data, i, (self.open_tag,), final, self._not_open)
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(
-                        f"unexpected text {data[i : i + 30]!r} where {self.open_tag} was expected"
-                    )
                     return i
                 i += len(option)
                 self._state = "name"
@@ -223,14 +227,10 @@ class ElementStream(_MarkupStream):
                     self._state = "value"
                     i = stop + len(self.p_name_end)
             elif state == "params":
-                option, i = self._expect(data, i, (self.p_open, self.close_tag), final)
+                option, i = self._expect(
+                    data, i, (self.p_open, self.close_tag), final, self._in_call
+                )
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(
-                        f"unexpected text {data[i : i + 30]!r} in the call of "
-                        f"{self._call.name if self._call else ''!r}"
-                    )
                     return i
                 i += len(option)
                 if self._call is not None and self._call.name is None:
@@ -252,6 +252,9 @@ class ElementStream(_MarkupStream):
 
     _unconfirmed: str | None = None
 
+    def _not_open(self, text: str) -> str:
+        return f"unexpected text {text!r} where {self.open_tag} was expected"
+
     def _end_body(self, closed: bool) -> None:
         if self._call is not None and self._call.name is None:
             self._call.name = self._unconfirmed
@@ -265,6 +268,9 @@ class ElementStream(_MarkupStream):
 
 class PairStream(_MarkupStream):
     """GLM: ``NAME`` then ``<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>`` pairs."""
+
+    def _no_value(self, text: str) -> str:
+        return f"the argument {self._key!r} has no <arg_value>"
 
     def __init__(self, schemas: ToolSchemas | None) -> None:
         super().__init__(schemas)
@@ -292,14 +298,8 @@ class PairStream(_MarkupStream):
                         return i
                     self._state = "pairs"
             elif state == "pairs":
-                option, i = self._expect(data, i, ("<arg_key>",), final)
+                option, i = self._expect(data, i, ("<arg_key>",), final, self._in_call)
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(
-                        f"unexpected text {data[i : i + 30]!r} in the call of "
-                        f"{self._call.name if self._call else ''!r}"
-                    )
                     return i
                 i += len(option)
                 self._state = "key"
@@ -314,11 +314,8 @@ class PairStream(_MarkupStream):
                 i = stop + len("</arg_key>")
                 self._state = "value_open"
             elif state == "value_open":
-                option, i = self._expect(data, i, ("<arg_value>",), final)
+                option, i = self._expect(data, i, ("<arg_value>",), final, self._no_value)
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(f"the argument {self._key!r} has no <arg_value>")
                     return i
                 i += len(option)
                 self._state = "value"
