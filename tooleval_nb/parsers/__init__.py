@@ -16,7 +16,7 @@ The package reads as its architecture:
   (the tagged-region machine most formats are a table for), the body readers
   :mod:`._calls` (JSON), :mod:`._pycalls` (Python calls), :mod:`._xmlargs` (XML-ish arguments),
   and the call streams that send a call's name and arguments as they are written:
-  :mod:`._jsonstream` (with the JSON re-writer :mod:`._jsonwriter`), :mod:`._xmlstream`,
+  :mod:`._callstream` (the protocol), :mod:`._jsonstream` (with the JSON re-writer :mod:`._jsonwriter`), :mod:`._xmlstream`,
   :mod:`._seqstream`, :mod:`._pystream`;
 * one module per format family: :mod:`.hermes`, :mod:`.mistral`, :mod:`.llama3_json`,
   :mod:`.generic_json`, :mod:`.openai` (harmony), and the table entries of :mod:`.jsontags`,

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from ._calls import CallResult, load_json
-from ._jsonstream import CallStream
+from ._callstream import CallStream
 from ._scan import BracketScanner, MarkerFinder
 from .protocol import ToolParser
 

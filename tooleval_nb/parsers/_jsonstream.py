@@ -1,140 +1,35 @@
-"""Streaming a call as it is written: the call-stream protocol and its JSON readers.
+"""The JSON call streams: calls whose body or arguments are JSON, read as they are written.
 
-A :class:`CallStream` reads the body of one marked region (the text between ``<tool_call>``
-and ``</tool_call>``, a bracketed list, a harmony message body) a piece at a time and builds
-:class:`StreamCall` s: a call's ``name`` as soon as it is certain, then its ``parts``, the
-fragments of its arguments string, as they become certain. The fragments of a call always
-concatenate to a JSON object string, exactly the text a whole-body reader writes
-(``json.dumps(value, ensure_ascii=False)``): values are re-written in that canonical form as they
-arrive, so nothing sent has to be taken back.
+Both follow the call-stream protocol of :mod:`._callstream` and write arguments with
+:class:`~._jsonwriter.JsonWriter`, which re-writes one JSON value incrementally in the canonical
+form of a whole-text parse:
 
-* :class:`~._jsonwriter.JsonWriter` re-writes one JSON value incrementally (see there);
 * :class:`JsonCallStream` reads ``{"name": ..., "arguments": {...}}`` objects, a list of them,
-  or several in a row, streaming the arguments object through a :class:`JsonWriter`.
+  or several in a row, streaming the arguments object through a :class:`JsonWriter`; optionally
+  after a code fence's language tag, or nested as OpenAI writes calls
+  (``{"type": "function", "function": {"name": ..., "arguments": "{...}"}}``). Arguments
+  written as a JSON string holding an object stream too, as the string is decoded
+  (:class:`_StringArgs`).
 * :class:`ArgsStream` reads the JSON arguments of a call whose name is already known (harmony,
   Mistral v11, the token formats).
-
-A stream never raises: the first malformed byte sets :attr:`CallStream.error` and the stream
-stops reading. Whether that error can still change the result is the parser's business
-(:class:`~.protocol.ToolParser`): before any delta of the region was sent, the region is read
-whole as before; after, the calls already sent stay calls and the error goes to ``problems``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._calls import _arguments
+from ._callstream import CallStream, StreamCall
 from ._jsonwriter import JsonWriter
 
-__all__ = ["StreamCall", "CallStream", "JsonCallStream", "ArgsStream"]
+__all__ = ["JsonCallStream", "ArgsStream"]
 
 _WS = re.compile(r"[ \t\n\r]*")
-
-
-class StreamCall:
-    """A call being streamed: its name once certain, and its arguments fragments.
-
-    Attributes:
-        name: the function name; None until it is certain.
-        parts: the arguments fragments so far (they concatenate to a JSON object string once
-            the call is closed).
-        closed: the call's arguments are complete.
-    """
-
-    __slots__ = ("name", "parts", "closed")
-
-    def __init__(self, name: str | None = None) -> None:
-        self.name = name
-        self.parts: list[str] = []
-        self.closed = False
-
-    @property
-    def arguments(self) -> str:
-        return "".join(self.parts)
-
-
-class CallStream:
-    """Base of the incremental body readers (see the module docstring).
-
-    Attributes:
-        calls: the calls found so far, in order; only calls with a name may be sent.
-        error: why the body stopped being a valid call (None while it is valid).
-        error_at: where the text that is not part of a complete call starts once an error
-            showed: the end of the last call that closed properly.
-        done_at: body characters that belong to the calls of :attr:`complete` (for an unclosed
-            list: where the last closed call ends).
-    """
-
-    def __init__(self) -> None:
-        self.calls: list[StreamCall] = []
-        self.error: str | None = None
-        self.error_at = 0
-        self.fed = 0
-        self.done_at = 0
-        #: after :meth:`finish`: the calls that closed properly (not closed by a repair)
-        self.completed: list[StreamCall] = []
-
-    def feed(self, text: str) -> None:
-        """Read the next piece of the body."""
-        if self.error is not None or not text:
-            self.fed += len(text)
-            return
-        try:
-            self._feed(text)
-        except Exception as exc:  # a reader bug must not break the parser: stop streaming
-            self._fail(f"the stream reader failed ({type(exc).__name__}: {exc})")
-        self.fed += len(text)
-
-    def finish(self, closed: bool) -> None:
-        """The body ended (``closed``: at its closing marker; otherwise the output ended).
-
-        Afterwards every call is closed: arguments cut short are ended with the closers they
-        need, and :attr:`error` says why when the body was not complete.
-        """
-        if self.error is None:
-            try:
-                self._finish(closed)
-            except Exception as exc:
-                self._fail(f"the stream reader failed ({type(exc).__name__}: {exc})")
-        if self.error is not None:
-            # the text of the call cut short is content too (its call, once sent, stays)
-            self.error_at = self.done_at
-        self.completed = self.complete
-        for call in self.calls:
-            if not call.closed:
-                self._repair(call)
-                call.closed = True
-
-    @property
-    def complete(self) -> list[StreamCall]:
-        """The calls whose arguments closed properly (a prefix of :attr:`calls`)."""
-        out = []
-        for call in self.calls:
-            if not call.closed or call.name is None:
-                break
-            out.append(call)
-        return out
-
-    # ---------------------------------------------------------------- for subclasses
-    def _feed(self, text: str) -> None:
-        raise NotImplementedError
-
-    def _finish(self, closed: bool) -> None:
-        raise NotImplementedError
-
-    def _repair(self, call: StreamCall) -> None:
-        """End the arguments of a call cut short (default: ``{}`` when nothing was written)."""
-        if not call.parts:
-            call.parts.append("{}")
-
-    def _fail(self, reason: str) -> None:
-        if self.error is None:
-            self.error = reason
-            self.error_at = self.fed
+_LANG = re.compile(r"[A-Za-z0-9_+\-]*")
+_NOT_OBJECT = "its arguments are a string that is not a JSON object"
 
 
 def _args_from_value(value: Any) -> tuple[str | None, str | None]:
@@ -156,6 +51,74 @@ class _ValueSlot:
         return json.loads("".join(self.buffer))
 
 
+class _StringArgs:
+    """Arguments written as a JSON string whose text is a JSON object (OpenAI's
+    ``"arguments": "{\\"city\\": \\"Paris\\"}"``): the string's decoded text is re-written
+    through a second :class:`JsonWriter`, so the object streams while the string is written.
+
+    As :func:`~._calls.call_from_object` reads it: a blank string is ``{}``; otherwise the text
+    must be one JSON object, with only JSON whitespace around it. ``on_start`` is called once the
+    object's ``{`` is read (the call may be sent then).
+    """
+
+    __slots__ = ("parts", "writer", "inner", "error", "_lead", "_on_start")
+
+    def __init__(self, parts: list[str], on_start: Callable[[], None]) -> None:
+        self.parts = parts
+        self.inner: JsonWriter | None = None
+        self.writer = JsonWriter(None, on_text=self._text)
+        self.error: str | None = None
+        self._lead: list[str] = []
+        self._on_start = on_start
+
+    def _text(self, piece: str) -> None:
+        if self.error is not None:
+            return
+        if self.inner is None:
+            self._lead.append(piece)
+            lead = "".join(self._lead)
+            if not lead.strip():
+                return  # only whitespace so far (a blank string is no arguments)
+            self._lead = []
+            start = _WS.match(lead).end()  # type: ignore[union-attr]
+            if lead[start] != "{":
+                self.error = _NOT_OBJECT
+                return
+            self.inner = JsonWriter(self.parts)
+            self._on_start()
+            piece = lead
+        rest = piece
+        if not self.inner.done:
+            used = self.inner.feed(piece)
+            if self.inner.error is not None:
+                self.error = f"its arguments string is not valid JSON ({self.inner.error})"
+                return
+            rest = piece[used:] if self.inner.done else ""
+        if rest and _WS.fullmatch(rest) is None:
+            self.error = "its arguments string holds text after the JSON object"
+
+    def end(self) -> str | None:
+        """The string closed: the arguments are complete; returns what is wrong, if anything."""
+        if self.error is not None:
+            return self.error
+        if self.inner is None:
+            self.parts.append("{}")
+            return None
+        self.inner.finish()
+        if self.inner.error is not None:
+            return f"its arguments string is not valid JSON ({self.inner.error})"
+        if not self.inner.done:
+            return _NOT_OBJECT
+        if self.inner.duplicate is not None:
+            return f"its arguments hold the key {self.inner.duplicate!r} twice"
+        return None
+
+    def close(self) -> None:
+        """End arguments cut short (see :meth:`JsonWriter.close`)."""
+        if self.inner is not None:
+            self.inner.close()
+
+
 class JsonCallStream(CallStream):
     """Stream ``{"name": ..., "arguments": {...}}`` calls (see the module docstring).
 
@@ -166,6 +129,9 @@ class JsonCallStream(CallStream):
         known: the offered tools' names.
         many: several values may follow one another (separated by whitespace, ``;`` or ``,``).
         lists: a value may be a list of calls.
+        fence: the body is a code fence's: a language tag (``json``) may come first.
+        nest_key: an object under this key is the call itself (OpenAI's ``"function"``); the
+            other keys of the outer object are skipped, as the whole-text reader skips them.
     """
 
     def __init__(
@@ -177,6 +143,8 @@ class JsonCallStream(CallStream):
         known: Any = None,
         many: bool = False,
         lists: bool = True,
+        fence: bool = False,
+        nest_key: str | None = None,
     ) -> None:
         super().__init__()
         self.name_keys = tuple(name_keys)
@@ -185,7 +153,13 @@ class JsonCallStream(CallStream):
         self.known = known
         self.many = many
         self.lists = lists
-        self._state = "top"  # top | list | list_next | key | colon | value | next | after
+        self.nest_key = nest_key
+        self._state = "lang" if fence else "top"
+        #            lang | top | list | list_next | key | colon | value | next | after
+        self._lang = False  # a language tag was started
+        self._nested = 0  # 1 inside the nested call object of an outer one
+        self._nested_done = False  # the outer object's nested call closed
+        self._strargs: _StringArgs | None = None
         self._in_list = False
         self._values = 0
         self._call: StreamCall | None = None
@@ -215,6 +189,9 @@ class JsonCallStream(CallStream):
     def _run(self, data: str, final: bool) -> None:
         i, n = 0, len(data)
         while i < n and self.error is None:
+            if self._state == "lang":
+                i = self._read_lang(data, i)
+                continue
             if self._writer is not None:
                 used = self._writer.feed(data[i:], final)
                 i += used
@@ -275,7 +252,11 @@ class JsonCallStream(CallStream):
                 self._state = "value"
                 i += 1
             elif state == "value":
-                self._start_value(char)
+                if char == "{" and self._can_nest():
+                    self._nest()
+                    i += 1
+                else:
+                    self._start_value(char)
             else:  # next
                 if char == ",":
                     self._state, self._first_key = "key", False
@@ -293,11 +274,53 @@ class JsonCallStream(CallStream):
         self._state, self._first_key = "key", True
         self._has_args, self._args_parts = False, []
 
+    def _read_lang(self, data: str, i: int) -> int:
+        """A fence's language tag (``json``), as the whole-body reader skips it: after leading
+        whitespace, a run of tag characters that starts with a letter."""
+        n = len(data)
+        if not self._lang:
+            i = _WS.match(data, i).end()  # type: ignore[union-attr]
+            if i >= n:
+                return i
+            if not data[i].isalpha():
+                self._state = "top"
+                return i
+            self._lang = True
+        end = _LANG.match(data, i).end()  # type: ignore[union-attr]
+        if end < n:
+            self._state = "top"
+        return end
+
+    def _can_nest(self) -> bool:
+        call = self._call
+        return (
+            self._key == self.nest_key
+            and self.nest_key is not None
+            and not self._nested
+            and not self._nested_done
+            and call is not None
+            and call.name is None
+        )
+
+    def _nest(self) -> None:
+        """The outer object's nested call object opens: it is the call (what the outer object
+        said about a name or arguments so far is dropped, as the whole-text reader drops it)."""
+        self._nested = 1
+        self._state, self._first_key = "key", True
+        self._has_args, self._args_parts = False, []
+        self._pending_name, self._named = None, False
+
     def _start_value(self, char: str) -> None:
         key = self._key
         call = self._call
         assert call is not None
-        if key in self.name_keys and call.name is None and not self._named:
+        if self._nested_done:  # after the nested call: the outer object's other keys
+            if key == self.nest_key:
+                self._fail(f"the call object has a second {key!r}")
+            else:
+                self._role = "skip"
+                self._writer = JsonWriter(None)
+        elif key in self.name_keys and call.name is None and not self._named:
             self._role = "name"
             self._slot = _ValueSlot()
             self._writer = self._slot.writer
@@ -307,6 +330,10 @@ class JsonCallStream(CallStream):
                 self._role = "args"
                 self._writer = JsonWriter(self._args_parts)
                 self._maybe_ready()
+            elif char == '"':
+                self._role = "args_string"
+                self._strargs = _StringArgs(self._args_parts, self._maybe_ready)
+                self._writer = self._strargs.writer
             else:
                 self._role = "args_value"
                 self._slot = _ValueSlot()
@@ -348,6 +375,13 @@ class JsonCallStream(CallStream):
                 self._fail(f"its arguments hold the key {writer.duplicate!r} twice")
                 return False
             self._maybe_ready()
+        elif role == "args_string":
+            assert self._strargs is not None
+            problem = self._strargs.end()
+            if problem is not None:
+                self._fail(problem)
+                return False
+            self._maybe_ready()
         elif role == "args_value":
             assert self._slot is not None
             arguments, problem = _args_from_value(self._slot.value())
@@ -376,6 +410,9 @@ class JsonCallStream(CallStream):
     def _close_object(self, i: int) -> None:
         call = self._call
         assert call is not None
+        if self._nested_done:  # the outer object of a nested call closes
+            self._end_object(i)
+            return
         if getattr(self, "_pending_name", None) is None:
             self._fail(
                 "the object has no name"
@@ -390,9 +427,17 @@ class JsonCallStream(CallStream):
         if not self._has_args:
             call.parts.append("{}")
         call.closed = True
-        self._call = None
         self._pending_name = None
         self._named = False
+        if self._nested:  # back in the outer object, whose other keys are skipped
+            self._nested, self._nested_done = 0, True
+            self._state = "next"
+            return
+        self._end_object(i)
+
+    def _end_object(self, i: int) -> None:
+        self._call = None
+        self._nested_done = False
         if self._in_list:
             self._state = "list_next"
         else:
@@ -403,6 +448,9 @@ class JsonCallStream(CallStream):
     def _repair(self, call: StreamCall) -> None:
         if call is self._call and self._role == "args" and self._writer is not None:
             self._writer.close()
+        elif call is self._call and self._role == "args_string" and self._writer is not None:
+            assert self._strargs is not None
+            self._strargs.close()
         if not call.parts:
             call.parts.append("{}")
 

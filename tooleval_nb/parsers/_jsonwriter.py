@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 
 __all__ = ["JsonWriter", "encode_text"]
 
@@ -61,10 +62,14 @@ class JsonWriter:
         "done",
         "error",
         "duplicate",
+        "on_text",
     )
 
-    def __init__(self, out: list[str] | None) -> None:
+    def __init__(self, out: list[str] | None, on_text: Callable[[str], None] | None = None) -> None:
         self.out = out
+        #: when set, receives the decoded text of string values instead of ``out`` (a JSON
+        #: string whose text is itself JSON: OpenAI's string arguments)
+        self.on_text = on_text
         self._stack: list[str] = []
         self._expect = "value"  # value | first_value | key | first_key | colon | next
         self._pending = ""
@@ -127,9 +132,14 @@ class JsonWriter:
         else:
             self.done = True
 
+    def _pop(self) -> None:
+        """Close the innermost object or list."""
+        self._put(self._stack.pop())
+        self._after_value()
+
     def _run(self, data: str, i: int, final: bool) -> int:
         n = len(data)
-        while i < n:
+        while i < n and not self.done:
             if self._string is not None:
                 j = _STR_BODY.match(data, i).end()  # type: ignore[union-attr]
                 if j > i:
@@ -142,7 +152,10 @@ class JsonWriter:
                         if sum(map(len, self._key)) > _MAX_KEY:
                             return self._fail("an object key is too long", i)
                     elif piece:
-                        self._put(encode_text(piece))
+                        if self.on_text is not None:
+                            self.on_text(piece)
+                        else:
+                            self._put(encode_text(piece))
                 i = j
                 if i >= n:
                     break
@@ -160,8 +173,6 @@ class JsonWriter:
                         self._put('"')
                         self._after_value()
                     self._string = None
-                    if self.done:
-                        return i
                     continue
                 if not final and _ESC_PREFIX.match(data, i):
                     return i  # an escape split across pieces: hold it
@@ -183,11 +194,8 @@ class JsonWriter:
                     i += 1
                 elif char == self._stack[-1]:
                     self._pending = ""
-                    self._put(self._stack.pop())
-                    self._after_value()
+                    self._pop()
                     i += 1
-                    if self.done:
-                        return i
                 else:
                     return self._fail(f"{char!r} where ',' or {self._stack[-1]!r} was expected", i)
             elif expect in ("key", "first_key"):
@@ -195,20 +203,14 @@ class JsonWriter:
                     self._string, self._key = "key", []
                     i += 1
                 elif char == "}" and expect == "first_key":
-                    self._put(self._stack.pop())
-                    self._after_value()
+                    self._pop()
                     i += 1
-                    if self.done:
-                        return i
                 else:
                     return self._fail(f"{char!r} where an object key was expected", i)
             else:  # a value
                 if char == "]" and expect == "first_value":
-                    self._put(self._stack.pop())
-                    self._after_value()
+                    self._pop()
                     i += 1
-                    if self.done:
-                        return i
                 elif char == "{":
                     self._put("{")
                     self._stack.append("}")
@@ -242,6 +244,4 @@ class JsonWriter:
                     self._put(json.dumps(value))
                     i = j
                     self._after_value()
-                    if self.done:
-                        return i
         return i

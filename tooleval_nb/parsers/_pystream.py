@@ -1,4 +1,4 @@
-"""The call stream of the Python-syntax formats (``[f(a=1, b='x')]``; see :mod:`._jsonstream`).
+"""The call stream of the Python-syntax formats (``[f(a=1, b='x')]``; see :mod:`._callstream`).
 
 A call is sent at the ``(`` after its (dotted) name. Its arguments are written as JSON as they
 become certain:
@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ._jsonstream import CallStream, StreamCall
+from ._callstream import CallStream, HeldStream, StreamCall
 from ._jsonwriter import encode_text
 from ._pycalls import _literal
 from .protocol import ToolSchemas
@@ -40,7 +40,7 @@ _MAX_NAME = 512
 _MAX_HELD_PIECE = 1 << 20
 
 
-class PyCallStream(CallStream):
+class PyCallStream(HeldStream):
     """Stream a Python list of calls, or (``lines``) calls one per line (Olmo 3)."""
 
     def __init__(
@@ -50,8 +50,6 @@ class PyCallStream(CallStream):
         self.schemas = schemas
         self.lines = lines
         self.json_literals = json_literals
-        self._held = ""
-        self._base = 0
         self._state = "top"  # top | item | name | arg | value | str | str_after | arg_sep
         #                      | after_call | after_list
         self._in_list = False
@@ -66,20 +64,7 @@ class PyCallStream(CallStream):
         self._hquote = ""
 
     # ---------------------------------------------------------------- plumbing
-    def _feed(self, text: str) -> None:
-        data = self._held + text if self._held else text
-        self._base = self.fed - len(self._held)
-        self._held = ""
-        i = self._run(data, False)
-        if self.error is None:
-            self._held = data[i:]
-
-    def _finish(self, closed: bool) -> None:
-        data, self._held = self._held, ""
-        self._base = self.fed - len(data)
-        self._run(data, True)
-        if self.error is not None:
-            return
+    def _end_body(self, closed: bool) -> None:
         if self._state in ("top", "after_call") and self.lines and self.calls:
             return
         if self._state == "after_list" or (self._state == "top" and self.calls):

@@ -13,7 +13,8 @@ import re
 from collections.abc import Callable
 
 from ._calls import name_problem
-from ._jsonstream import ArgsStream, CallStream, StreamCall
+from ._callstream import CallStream, HeldStream, StreamCall
+from ._jsonstream import ArgsStream
 from ._xmlstream import ElementStream, partial_end
 from .protocol import ToolSchemas
 
@@ -23,7 +24,7 @@ _MAX_NAME = 512
 _WS = re.compile(r"\s*")
 
 
-class SequenceStream(CallStream):
+class SequenceStream(HeldStream):
     """``BEGIN head SEP tail END`` calls separated by whitespace (see the module docstring).
 
     Args:
@@ -39,27 +40,12 @@ class SequenceStream(CallStream):
         super().__init__()
         self.schemas = schemas
         self.begin, self.sep, self.end, self.kind = begin, sep, end, kind
-        self._held = ""
-        self._base = 0
         self._state = "between"  # between | head | tail
         self._head: list[str] = []
         self._inner: CallStream | None = None
         self._prelude: list[str] = []  # v3: the name line and the opening fence
 
-    def _feed(self, text: str) -> None:
-        data = self._held + text if self._held else text
-        self._base = self.fed - len(self._held)
-        self._held = ""
-        i = self._run(data, False)
-        if self.error is None:
-            self._held = data[i:]
-
-    def _finish(self, closed: bool) -> None:
-        data, self._held = self._held, ""
-        self._base = self.fed - len(data)
-        self._run(data, True)
-        if self.error is not None:
-            return
+    def _end_body(self, closed: bool) -> None:
         if self._state == "tail":
             self._end_call(closed=False)
         elif self._state == "head":

@@ -31,7 +31,7 @@ from functools import cache
 from typing import Any, ClassVar, Literal
 
 from ._calls import CallResult
-from ._jsonstream import CallStream
+from ._callstream import CallStream
 from ._scan import BracketScanner, MarkerFinder
 from .protocol import COMMITTED_NOTE, ToolParser, ToolSchemas
 
@@ -42,7 +42,7 @@ __all__ = ["Region", "BodyReader", "Found", "TaggedParser", "StreamFactory", "TH
 Found = tuple[list[CallResult], str | None] | None
 #: reads a region's body (the text between its markers) given the offered tools' schemas
 BodyReader = Callable[[str, ToolSchemas | None], Found]
-#: makes the call stream that reads a region's body as it arrives (see :mod:`._jsonstream`)
+#: makes the call stream that reads a region's body as it arrives (see :mod:`._callstream`)
 StreamFactory = Callable[[ToolSchemas | None], CallStream]
 
 _WS_RUN = re.compile(r"\s*")

@@ -1,4 +1,4 @@
-"""Call streams for the XML-ish formats (see :mod:`._jsonstream`).
+"""Call streams for the XML-ish formats (see :mod:`._callstream`).
 
 * :class:`ElementStream`: ``<function=NAME><parameter=KEY>VALUE</parameter></function>``
   (Qwen3-Coder, Seed-OSS, Step-3.5) and ``<invoke name="NAME"><parameter name="KEY">VALUE
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._calls import name_problem
-from ._jsonstream import CallStream, StreamCall
+from ._callstream import CallStream, HeldStream, StreamCall
 from ._jsonwriter import encode_text
 from ._xmlargs import _layout, _types, typed_value
 from .protocol import ToolSchemas
@@ -41,14 +41,12 @@ def partial_end(data: str, marker: str) -> int:
     return len(data)
 
 
-class _MarkupStream(CallStream):
+class _MarkupStream(HeldStream):
     """Shared machinery: held text between pieces, typed values, the arguments being written."""
 
     def __init__(self, schemas: ToolSchemas | None) -> None:
         super().__init__()
         self.schemas = schemas
-        self._held = ""
-        self._base = 0
         self._call: StreamCall | None = None
         self._nargs = 0
         self._keys: set[str] = set()
@@ -57,27 +55,6 @@ class _MarkupStream(CallStream):
         self._raw: list[str] = []
         self._value_chars = 0
         self._nl = False  # a newline held at the end of a streamed value
-
-    def _feed(self, text: str) -> None:
-        data = self._held + text if self._held else text
-        self._base = self.fed - len(self._held)
-        self._held = ""
-        i = self._run(data, False)
-        if self.error is None:
-            self._held = data[i:]
-
-    def _finish(self, closed: bool) -> None:
-        data, self._held = self._held, ""
-        self._base = self.fed - len(data)
-        self._run(data, True)
-        if self.error is None:
-            self._end_body()
-
-    def _run(self, data: str, final: bool) -> int:
-        raise NotImplementedError
-
-    def _end_body(self) -> None:
-        raise NotImplementedError
 
     # ---------------------------------------------------------------- calls and values
     def _open_call(self, raw_name: str) -> bool:
@@ -175,10 +152,16 @@ class _MarkupStream(CallStream):
         return -1, len(data) if final else max(i, partial_end(data, marker))
 
     def _expect(
-        self, data: str, i: int, options: tuple[str, ...], final: bool
+        self,
+        data: str,
+        i: int,
+        options: tuple[str, ...],
+        final: bool,
+        why: Callable[[str], str],
     ) -> tuple[str | None, int]:
         """After whitespace, which of ``options`` starts at the position: ``(option, index)``;
-        ``(None, index)`` to wait (a partial option at the end), ``("", index)`` for none."""
+        ``(None, index)`` to stop: wait (a partial option at the end), or none of them is there
+        (the stream fails with ``why(the text there)``)."""
         i = _WS.match(data, i).end()  # type: ignore[union-attr]
         if i >= len(data):
             return None, i
@@ -186,9 +169,12 @@ class _MarkupStream(CallStream):
         for option in options:
             if rest.startswith(option):
                 return option, i
-        if not final and any(option.startswith(rest) for option in options):
-            return None, i
-        return "", i
+        if final or not any(option.startswith(rest) for option in options):
+            self._fail(why(data[i : i + 30]))
+        return None, i
+
+    def _in_call(self, text: str) -> str:
+        return f"unexpected text {text!r} in the call of {self._call.name if self._call else ''!r}"
 
 
 class ElementStream(_MarkupStream):
@@ -217,13 +203,8 @@ class ElementStream(_MarkupStream):
         while i < n and self.error is None:
             state = self._state
             if state == "between":
-                option, i = self._expect(data, i, (self.open_tag,), final)
+                option, i = self._expect(data, i, (self.open_tag,), final, self._not_open)
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(
-                        f"unexpected text {data[i : i + 30]!r} where {self.open_tag} was expected"
-                    )
                     return i
                 i += len(option)
                 self._state = "name"
@@ -246,14 +227,10 @@ class ElementStream(_MarkupStream):
                     self._state = "value"
                     i = stop + len(self.p_name_end)
             elif state == "params":
-                option, i = self._expect(data, i, (self.p_open, self.close_tag), final)
+                option, i = self._expect(
+                    data, i, (self.p_open, self.close_tag), final, self._in_call
+                )
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(
-                        f"unexpected text {data[i : i + 30]!r} in the call of "
-                        f"{self._call.name if self._call else ''!r}"
-                    )
                     return i
                 i += len(option)
                 if self._call is not None and self._call.name is None:
@@ -275,7 +252,10 @@ class ElementStream(_MarkupStream):
 
     _unconfirmed: str | None = None
 
-    def _end_body(self) -> None:
+    def _not_open(self, text: str) -> str:
+        return f"unexpected text {text!r} where {self.open_tag} was expected"
+
+    def _end_body(self, closed: bool) -> None:
         if self._call is not None and self._call.name is None:
             self._call.name = self._unconfirmed
         if self._state == "params" and self._call is not None:
@@ -288,6 +268,9 @@ class ElementStream(_MarkupStream):
 
 class PairStream(_MarkupStream):
     """GLM: ``NAME`` then ``<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>`` pairs."""
+
+    def _no_value(self, text: str) -> str:
+        return f"the argument {self._key!r} has no <arg_value>"
 
     def __init__(self, schemas: ToolSchemas | None) -> None:
         super().__init__(schemas)
@@ -315,14 +298,8 @@ class PairStream(_MarkupStream):
                         return i
                     self._state = "pairs"
             elif state == "pairs":
-                option, i = self._expect(data, i, ("<arg_key>",), final)
+                option, i = self._expect(data, i, ("<arg_key>",), final, self._in_call)
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(
-                        f"unexpected text {data[i : i + 30]!r} in the call of "
-                        f"{self._call.name if self._call else ''!r}"
-                    )
                     return i
                 i += len(option)
                 self._state = "key"
@@ -337,11 +314,8 @@ class PairStream(_MarkupStream):
                 i = stop + len("</arg_key>")
                 self._state = "value_open"
             elif state == "value_open":
-                option, i = self._expect(data, i, ("<arg_value>",), final)
+                option, i = self._expect(data, i, ("<arg_value>",), final, self._no_value)
                 if option is None:
-                    return i
-                if not option:
-                    self._fail(f"the argument {self._key!r} has no <arg_value>")
                     return i
                 i += len(option)
                 self._state = "value"
@@ -355,7 +329,7 @@ class PairStream(_MarkupStream):
                 self._state = "pairs"
         return i
 
-    def _end_body(self) -> None:
+    def _end_body(self, closed: bool) -> None:
         if self._state == "name" and self._call is None:
             self._open_call("".join(self._name))
         if self.error is None and self._call is not None and self._state in ("name", "pairs"):

@@ -25,8 +25,9 @@ import re
 from typing import Any
 
 from ._calls import CallResult, read_calls
+from ._callstream import CallStream
 from ._jsonregion import JsonRegionParser
-from ._jsonstream import CallStream, JsonCallStream
+from ._jsonstream import JsonCallStream
 from ._scan import MarkerFinder
 
 __all__ = ["GenericJsonParser"]
@@ -108,6 +109,11 @@ class GenericJsonParser(JsonRegionParser):
 
     def _stream_value(self) -> CallStream | None:
         # a call is sent once its name and its arguments key are read (plain JSON with a
-        # "name" is not a call); OpenAI's nested shapes are read whole when the value ends
-        return JsonCallStream(name_keys=_NAME_KEYS, arg_keys=_ARG_KEYS, require_args=True,
-                              known=self.tools)
+        # "name" is not a call); OpenAI's shape nests the call under "function"
+        return JsonCallStream(
+            name_keys=_NAME_KEYS,
+            arg_keys=_ARG_KEYS,
+            require_args=True,
+            known=self.tools,
+            nest_key="function",
+        )

@@ -20,7 +20,8 @@ import re
 from collections.abc import Sequence
 
 from ._calls import read_calls, read_json_values
-from ._jsonstream import CallStream, JsonCallStream
+from ._callstream import CallStream
+from ._jsonstream import JsonCallStream
 from ._tagged import BodyReader, Found, Region, StreamFactory, TaggedParser
 from .protocol import ToolSchemas
 
@@ -61,12 +62,15 @@ def json_calls(*, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS,
     return read
 
 
-def json_stream(*, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS) -> StreamFactory:
+def json_stream(
+    *, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS, fence: bool = False
+) -> StreamFactory:
     """The call stream of :func:`json_calls` bodies: a call is sent once its ``"name"`` string
-    closed, its arguments object streams as it is written (see :mod:`._jsonstream`)."""
+    closed, its arguments object streams as it is written (see :mod:`._jsonstream`); with
+    ``fence`` a leading language tag is skipped, as :func:`json_calls` skips it."""
 
     def make(schemas: ToolSchemas | None) -> CallStream:
-        return JsonCallStream(arg_keys=arg_keys, many=many)
+        return JsonCallStream(arg_keys=arg_keys, many=many, fence=fence)
 
     return make
 
@@ -180,7 +184,13 @@ class XLAMParser(TaggedParser):
     regions = (
         Region("<tool_call>", JSON, stream=STREAM, end="</tool_call>"),
         Region("[TOOL_CALLS]", JSON, openers="[", stream=STREAM),
-        Region("```", json_calls(fence=True), end="```", call_like=_CALL_LIKE),
+        Region(
+            "```",
+            json_calls(fence=True),
+            end="```",
+            call_like=_CALL_LIKE,
+            stream=json_stream(fence=True),
+        ),
         Region("[", JSON, bare=True, call_like=_CALL_LIKE, stream=STREAM),
     )
 

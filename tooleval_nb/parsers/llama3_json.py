@@ -16,8 +16,9 @@ import re
 from typing import Any
 
 from ._calls import CallResult, read_calls
+from ._callstream import CallStream
 from ._jsonregion import JsonRegionParser
-from ._jsonstream import CallStream, JsonCallStream
+from ._jsonstream import JsonCallStream
 from ._scan import MarkerFinder
 
 __all__ = ["Llama3JsonParser"]

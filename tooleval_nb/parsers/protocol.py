@@ -16,7 +16,7 @@ Streaming contract (what every format here guarantees):
 * Text is emitted as content as soon as it cannot be part of a tool call.
 * A call's first delta (``index``, ``id``, ``type``, ``name``) is sent as soon as its name is
   certain; its arguments follow as fragments as soon as they are certain (a format's region
-  reads its body with a :class:`~._jsonstream.CallStream`). Fragments only append: they
+  reads its body with a :class:`~._callstream.CallStream`). Fragments only append: they
   concatenate to the final ``arguments`` string, character for character.
 * **Commit point.** A region is *committed* once a delta with one of its calls was returned by
   ``feed`` (never in a whole-text parse, which returns nothing before the end). Before that, a
@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall, make_call_id
-from ._jsonstream import CallStream
+from ._callstream import CallStream
 from ._scan import MarkerFinder
 
 __all__ = [
