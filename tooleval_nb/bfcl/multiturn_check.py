@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .collector import collector_paused
 from .decode import DecodeError
 from .environments import Environments, ExecuteMode, decode_execute, is_empty_execute
 
@@ -150,6 +151,13 @@ def multi_turn_verdict(result: Any, entry: Mapping[str, Any], truth: Sequence[Se
             (it matters only where a string argument contains ``method(``).
         credit: check every turn (False: stop at the first failure, as BFCL).
     """
+    with collector_paused(collect_young=True):  # the environments allocate much, keep none
+        return _verdict(result, entry, truth, mode, model_name, replay, credit)
+
+
+def _verdict(result: Any, entry: Mapping[str, Any], truth: Sequence[Sequence[str]],
+             mode: ExecuteMode, model_name: str, replay: bool, credit: bool
+             ) -> MultiTurnVerdict:
     n_truth = len(truth)
     if type(result) is not list:
         return MultiTurnVerdict(False, INFERENCE_ERROR, _NOT_A_LIST, n_truth, 0,
@@ -210,7 +218,9 @@ def _check_turns(decoded: list[list[list[str]]], truth: Sequence[Sequence[str]],
     """BFCL's ``multi_turn_checker``, turn by turn (``stop``: at the first failure, as BFCL;
     else every turn, the model's state carried on)."""
     model = _environments(entry, model_name)
-    ground = _environments(entry, model_name + "_ground_truth")
+    # the ground truth's instances start as the model's do: a copy of them is what loading
+    # the entry's configuration again makes, in less time
+    ground = model.copy(model_name=_eval_name(model_name + "_ground_truth"))
     so_far: list[str] = []
     out: list[TurnCheck] = []
     for i, (steps, calls) in enumerate(zip(decoded, truth, strict=False)):

@@ -15,13 +15,11 @@ follows the job from its first event.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import csv
-import gc
 import json
 import math
 import os
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +31,7 @@ from ..runner.launch import prepare_job
 from ..runner.plan import make_targets
 from ..suite import Suite
 from .categories import CATEGORIES, folder_of, resolve_categories
+from .collector import collector_paused
 from .data import BfclData, CategoryData
 from .loop import BfclLoop, is_loop_category, loop_cases
 from .multiturn_check import multi_turn_verdict
@@ -111,27 +110,6 @@ def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: 
                              "categories, or add their category")
         spec.entries = wanted
     return spec
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a run is prepared (the data read, the
-    suite built, the job's plan dumped and stored), not while it runs.
-
-    The preparation allocates tens of thousands of objects that all stay alive (entries,
-    tools, cases, the suite's JSON); they count towards the next collection, and a full one
-    walks every object of the process (about 40 ms with the runner's imports) to find no
-    garbage. Reference counting still frees what is dropped; the collector runs again as usual
-    afterwards (and the running job leaves the objects alive at its start out of its scans:
-    the runner's ``gc.freeze``).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _run_options(spec: BfclSpec, options: Mapping[str, Any]) -> dict[str, Any]:
