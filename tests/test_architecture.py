@@ -62,7 +62,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     BFCL_RULES: _CORE | {"suite"},
     "scoring": _CORE | {"suite", "aio", BFCL_RULES},  # + models for the model callers, below
     "formats": _CORE | {"suite", BFCL_RULES},
-    "testing": _CORE | {"suite", "parsers", "aio", BFCL_RULES},
+    # + models: MockTransport implements the models' Transport protocol (models never import it)
+    "testing": _CORE | {"suite", "parsers", "aio", "models", BFCL_RULES},
     "models": _CORE | {"suite", "parsers", "aio"},
     "mcp": _CORE | {"suite", "formats", "models", "aio", BFCL_RULES},
     # the Ray executor: model replicas and a shared rate limit; it runs the runner's cells
@@ -120,9 +121,6 @@ LEGACY_ARROWS: dict[tuple[str, str], str] = {}
 #: ``TYPE_CHECKING`` imports that close an import loop: (importer, imported) -> why it stays.
 #: Each is a type named in an annotation only; none runs. Remove an entry when its loop goes.
 TYPE_ONLY_LOOPS: dict[tuple[str, str], str] = {
-    ("tooleval_nb.runner.execute", "tooleval_nb.runner.jobs"):
-        "the executor reaches back into its Job (issue 31's hub split gives it a context "
-        "instead; remove this entry then)",
     ("tooleval_nb.bfcl.tally", "tooleval_nb.runner.store"):
         "the tally writes BFCL's rows into the run store it is handed; the store imports "
         "bfcl_rules (scoring), which the bfcl package's facade sits beside",
@@ -153,10 +151,6 @@ ONE_DEFINITION_EXCEPTIONS: dict[tuple[str, object], str] = {
     ("tooleval_nb.runner.limits", 60.0): "a rate limit's window is a minute, not a timeout",
     ("tooleval_nb.models.retry", 60.0): "the longest Retry-After honoured, not a timeout",
     ("tooleval_nb.experiments.budget", 60.0): "seconds per minute",
-    ("tooleval_nb.models.transport", 60.0):
-        "owned by the hub helper: ChatRequest.timeout = DEFAULT_TIMEOUT (from .spec) after merge",
-    ("tooleval_nb.models.litellm_transport", 60.0):
-        "owned by the hub helper: embed(timeout=DEFAULT_TIMEOUT) (from .spec) after merge",
 }
 #: public names bound at module level by exactly one module of the package (a second binding,
 #: even equal, is a copy that can drift; re-exports by import are fine)

@@ -32,6 +32,7 @@ from ..errors import (
     ModelServerError,
     ModelTimeoutError,
 )
+from .spec import DEFAULT_TIMEOUT
 from .transport import ChatRequest, ChatResult, error_for_status, parse_retry_after
 
 __all__ = [
@@ -402,7 +403,7 @@ async def embed(
     *,
     api_base: str | None = None,
     api_key: str | None = None,
-    timeout: float = 60.0,
+    timeout: float = DEFAULT_TIMEOUT,
     **params: Any,
 ) -> tuple[list[list[float]], dict[str, Any]]:
     """``litellm.aembedding``: one vector per text, plus the usage dict."""

@@ -28,6 +28,7 @@ from ..errors import (
     ModelServerError,
     ModelTimeoutError,
 )
+from .spec import DEFAULT_TIMEOUT
 
 __all__ = [
     "ChatRequest",
@@ -50,7 +51,7 @@ class ChatRequest:
     params: dict[str, Any] = field(default_factory=dict)
     api_base: str | None = None
     api_key: str | None = None
-    timeout: float = 60.0
+    timeout: float = DEFAULT_TIMEOUT
 
 
 @dataclass(slots=True)

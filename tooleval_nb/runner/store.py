@@ -505,8 +505,6 @@ def summary_of(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
     summary, and the mean latency. With no row yet, the rates and means are None (nothing
     measured), not 0."""
     scores = summarize_rows(r[:5] for r in rows)
-    if not rows:
-        scores.update(pass_rate=None, tool_score=None, param_score=None, overall=None)
     latency = [r[5] for r in rows if r[5] is not None]  # fsum: the same in any row order
     return {**scores, "latency_mean_ms": math.fsum(latency) / len(latency) if latency else None}
 

@@ -230,7 +230,7 @@ class Suite(BaseModel):
             with pd.option_context("display.max_colwidth", 60):
                 body = self.cases_df().head(20).to_html(index=False)
             more = f"<i>… and {len(self.cases) - 20} more cases</i>" if len(self.cases) > 20 else ""
-            return head + body + more
+            return head + str(body) + more
 
         return mimebundle(repr(self), page)
 
