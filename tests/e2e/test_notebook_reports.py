@@ -52,6 +52,23 @@ def _outputs(nb_path: Path) -> str:
                      for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
 
 
+def _render(path: Path, given: dict[str, object], out: Path, *, timeout: float,
+            env: dict[str, str] | None = None) -> None:
+    """``tooleval-nb report --notebook path -p KEY VALUE ...`` into ``out``: it exits 0, and the
+    page it writes loads nothing from a CDN and shows no traceback."""
+    cmd = [str(CLI), "report", "--notebook", str(path), "--output", str(out),
+           "--progress", "none"]
+    for key, value in given.items():
+        cmd += ["-p", key, json.dumps(value)]
+    run_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    run_env.pop("TOOLEVAL_REPORT_PARAMS", None)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=run_env, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = (out / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert "cdn.jsdelivr.net" not in page and "Traceback" not in page
+    assert (out / "index.html").exists()
+
+
 def test_every_notebook_has_a_parameters_cell():
     missing = []
     for name in NOTEBOOKS:
@@ -90,18 +107,8 @@ def test_notebook_renders_with_its_parameters(name, tmp_path):
     store = tmp_path / "runs.db"
     given = {k: v for k, v in _overrides(name, store, params).items() if k in params}
     assert given, f"{name}: none of its parameters ({', '.join(params)}) is exercised here"
-    cmd = [str(CLI), "report", "--notebook", str(path),
-           "--output", str(tmp_path / "out"), "--progress", "none"]
-    for key, value in given.items():
-        cmd += ["-p", key, json.dumps(value)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("TOOLEVAL_REPORT_PARAMS", None)
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
+    _render(path, given, tmp_path / "out", timeout=1800)
     nb_path = tmp_path / "out" / f"{path.stem}.ipynb"
-    page = (tmp_path / "out" / f"{path.stem}.html").read_text(encoding="utf-8")
-    assert "cdn.jsdelivr.net" not in page and "Traceback" not in page
-    assert (tmp_path / "out" / "index.html").exists()
 
     runs = history(store) if store.exists() else None
     if "store" in given:
@@ -153,17 +160,9 @@ def test_notebook_renders_against_a_model_server_given_as_a_parameter(name, tmp_
     models = [{"model": "openai/served-model", "api_base": model_server.url, "label": label}
               for label in ("served-a", "served-b")]
     given = {"store": str(store), "models": models}
-    cmd = [str(CLI), "report", "--notebook", str(path),
-           "--output", str(tmp_path / "out"), "--progress", "none"]
-    for key, value in given.items():
-        cmd += ["-p", key, json.dumps(value)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "not-checked-by-the-server"}
-    env.pop("TOOLEVAL_REPORT_PARAMS", None)
     before = model_server.requests
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    page = (tmp_path / "out" / f"{path.stem}.html").read_text(encoding="utf-8")
-    assert "Traceback" not in page and "cdn.jsdelivr.net" not in page
+    _render(path, given, tmp_path / "out", timeout=900,
+            env={"OPENAI_API_KEY": "not-checked-by-the-server"})
     runs = history(store)
     labels = {m for run_models in runs["models"] for m in run_models}
     want = {"served-a", "served-b"}
