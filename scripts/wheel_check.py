@@ -15,7 +15,8 @@ a fresh venv and run the command line from outside the repository against the fa
 4. From a folder outside the repository, with no ``PYTHONPATH``: ``tooleval-nb run`` with no
    ``--suite`` runs every bundled suite against :class:`tooleval_nb.testing.FakeOpenAIServer`,
    ``--suite bundled:weather`` one; the embedded model (not in the core) is refused naming its
-   extra; ``python -m tooleval_nb`` and ``te.__version__`` work; the parser corpus loads.
+   extra; ``python -m tooleval_nb`` and ``te.__version__`` work; the parser corpus and the
+   offline Vega bundle load (no vl-convert-python in the core).
 
 Exit 0 when every check passes, 1 (saying which) otherwise. Standard library and ``packaging``.
 """
@@ -115,6 +116,7 @@ def check_metadata(sdist: Path, wheel: Path) -> str:
     for needed in ("tooleval_nb/__main__.py", "tooleval_nb/py.typed",
                    "tooleval_nb/data/weather.json", "tooleval_nb/data/agent_booking.yaml",
                    "tooleval_nb/data/parsers/hermes.yaml",
+                   "tooleval_nb/charts/vega_bundle.js.gz", "tooleval_nb/charts/VEGA_NOTICE.md",
                    f"tooleval_nb-{version}.dist-info/licenses/LICENSE"):
         if needed not in names:
             problems.append(f"wheel: {needed} missing")
@@ -165,9 +167,13 @@ DRIVER = textwrap.dedent('''
     from tooleval_nb.testing import FakeOpenAIServer
 
     exe = str(Path(sys.executable).parent / "tooleval-nb")
+    from tooleval_nb.charts import bundle_html
+
     out = {"version": te.__version__, "dist": importlib.metadata.version("tooleval_nb"),
-           "heavy": [m for m in ("llama_cpp", "wordllama", "jupyterlab", "ray", "bfcl_eval")
+           "heavy": [m for m in ("llama_cpp", "wordllama", "jupyterlab", "ray", "bfcl_eval",
+                                 "vl_convert")
                      if importlib.util.find_spec(m) is not None],
+           "vega": len(bundle_html()),
            "corpus": len(load_corpus("hermes").cases), "suites": bundled_suite_names(),
            "package": str(Path(te.__file__).parent)}
     def cli(*args):
@@ -205,6 +211,8 @@ def check_cli(venv: Path, outside: Path) -> str:
         problems.append(f"`tooleval-nb run` (no --suite) exit {got['all']['code']}, expected "
                         f"{len(got['suites'])} suites: {got['all']['out'][-800:]}"
                         f"{got['all']['err'][-800:]}")
+    if got["vega"] < 500_000:
+        problems.append(f"the offline Vega bundle is {got['vega']} characters")
     if got["one"]["code"] != 0 or got["one"]["out"].count("suite: ") != 1:
         problems.append(f"`--suite bundled:weather` exit {got['one']['code']}: "
                         f"{got['one']['err'][-800:]}")
@@ -220,7 +228,7 @@ def check_cli(venv: Path, outside: Path) -> str:
                     if "'embedded' extra" in line), "")
     return (f"from {outside}: {len(got['suites'])} bundled suites ran against the fake server "
             f"(no --suite), bundled:weather alone, python -m tooleval_nb, corpus "
-            f"{got['corpus']} cases; without its extra the embedded model is refused: "
+            f"{got['corpus']} cases, the offline Vega bundle ({got['vega']:,} characters); without its extra the embedded model is refused: "
             f"{refused.strip()[:160]}")
 
 

@@ -4,7 +4,9 @@ A chart shows in a cell's output, inside a widget's ``Output`` (the experiment, 
 results views), in a notebook exported to HTML and in a report. Altair's own renderers load Vega
 from a CDN (or need a JupyterLab extension for the Vega-Lite version at hand), which a reader
 with no network does not reach. This module's renderer draws every chart with the
-Vega/Vega-Lite/vega-embed bundle that ``vl-convert-python`` ships (about 0.9 MB):
+Vega/Vega-Lite/vega-embed bundle shipped in this package (``vega_bundle.js.gz``: the bundle
+vl-convert-python builds, about 0.9 MB; ``scripts/vega_bundle.py`` writes it, and
+``VEGA_NOTICE.md`` gives the licences of what it holds):
 
 * the first chart a kernel shows carries the bundle inline (guarded, so a page holding it twice
   defines it once); later charts are a small ``text/html`` snippet that waits for it.
@@ -23,10 +25,12 @@ come from cdn.jsdelivr.net, pinned to the versions Altair was built for.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
 import uuid
+from importlib import resources
 from typing import Any, Literal, get_args
 
 from ..errors import ToolEvalError
@@ -80,17 +84,30 @@ def _versions() -> tuple[str, str, str]:
     return alt.VEGA_VERSION, alt.VEGALITE_VERSION, alt.VEGAEMBED_VERSION
 
 
-def _inline_bundle() -> str:
-    from altair.utils._importers import vl_version_for_vl_convert
+def _bundle_script() -> str:
+    """The bundle's script: the shipped one when it holds the Vega-Lite major version of the
+    installed Altair, else vl-convert-python's for that version when it is installed."""
+    import altair as alt
 
+    files = resources.files(__package__)
+    record = json.loads(files.joinpath("vega_bundle.json").read_text(encoding="utf-8"))
+    if record["vega_lite"].split(".")[0] == alt.VEGALITE_VERSION.split(".")[0]:
+        return gzip.decompress(files.joinpath("vega_bundle.js.gz").read_bytes()).decode()
     try:
         import vl_convert
     except ImportError:
-        raise ToolEvalError("charts cannot draw offline: vl-convert-python is not installed "
-                            "(pip install vl-convert-python), or call "
-                            "tooleval_nb.charts.set_vega_source('cdn')") from None
-    bundle = vl_convert.javascript_bundle(None, vl_version=vl_version_for_vl_convert())  # type: ignore[arg-type]
-    js = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
+        raise ToolEvalError(
+            f"charts cannot draw offline: the Vega bundle shipped with tooleval_nb holds "
+            f"Vega-Lite {record['vega_lite']}, and the installed Altair writes Vega-Lite "
+            f"{alt.VEGALITE_VERSION}; pip install vl-convert-python (it builds the bundle for "
+            "this Altair), or call tooleval_nb.charts.set_vega_source('cdn')") from None
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    return vl_convert.javascript_bundle(None, vl_version=vl_version_for_vl_convert())  # type: ignore[arg-type]
+
+
+def _inline_bundle() -> str:
+    js = re.sub(r"</(script)", r"<\\/\1", _bundle_script(), flags=re.IGNORECASE)
     return ('<script type="text/javascript">\nif (!window.vegaEmbed) { (function () {\n'
             f"{js}\n}})(); }}\n</script>")
 
@@ -100,7 +117,8 @@ def bundle_html() -> str:
     no network, or (``set_vega_source("cdn")``) three script tags from cdn.jsdelivr.net.
 
     Raises:
-        ToolEvalError: the inline bundle needs vl-convert-python, which is not installed.
+        ToolEvalError: the installed Altair writes a Vega-Lite major version the shipped bundle
+            does not hold, and vl-convert-python (which would build one) is not installed.
     """
     source = vega_source()
     if source not in _BUNDLE_CACHE:
