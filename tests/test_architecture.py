@@ -155,7 +155,8 @@ ONE_DEFINITION_EXCEPTIONS: dict[tuple[str, object], str] = {
 #: public names bound at module level by exactly one module of the package (a second binding,
 #: even equal, is a copy that can drift; re-exports by import are fine)
 ONE_NAME = ("DEFAULT_MODEL", "DEFAULT_TIMEOUT", "SUMMARY_COLUMNS", "MODES", "MATCH_MODES",
-            "SCORE_SUMMARY_COLUMNS", "expected_calls_of")
+            "SCORE_SUMMARY_COLUMNS", "expected_calls_of", "SUMMARY_FIELDS", "EventRow", "ResultRow",
+            "RunRow", "JobRow")
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def _rows(run) -> pd.DataFrame:
 
 def _details(store_path: str, run_id: str) -> list[dict]:
     store = resolve_store(store_path)
-    return [json.loads(r["detail"]) for r in store.results(run_id, detail=True)]
+    return [json.loads(r.detail) for r in store.results(run_id, detail=True)]
 
 
 def test_the_same_suite_gives_the_same_rows_locally_and_on_ray(ray_cluster, fake, tmp_path):
@@ -239,8 +239,8 @@ def test_a_killed_driver_resumes_on_ray_asking_only_the_missing_cells(ray_cluste
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
-        stored_before = te.Store(store_path).count_results(te.Store(store_path).job(job_id)[
-            "run_id"])
+        stored_before = te.Store(store_path).count_results(te.Store(store_path).job(job_id)
+                                                          .run_id)
         sent_before = server.requests
         executor = RayExecutor(replicas=2, max_concurrency_per_replica=4,
                                num_cpus_per_replica=0.5)

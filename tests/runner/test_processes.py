@@ -60,7 +60,7 @@ def test_sigkill_then_resume_finishes_only_missing_cases(fake, store_path, how):
     bodies_at_kill = len(fake.bodies)
 
     store = te.Store(store_path)
-    before = {r["case_id"] for r in store.results(store.job(job_id)["run_id"])}
+    before = {r.case_id for r in store.results(store.job(job_id).run_id)}
     assert set(reported) <= before and len(before) < n
     hist = te.history()
     assert hist.loc[0, "status"] == "interrupted" and hist.loc[0, "n_results"] == len(before)
@@ -98,7 +98,7 @@ def test_sigkill_at_full_speed_loses_at_most_the_backlog(fake, store_path):
     proc.stdout.close()
     proc.stderr.close()
     store = te.Store(store_path)
-    stored = {r["case_id"] for r in store.results(store.job(job_id)["run_id"])}
+    stored = {r.case_id for r in store.results(store.job(job_id).run_id)}
     assert set(reported) <= stored and len(stored) < n
     assert fake.requests - len(stored) <= 4 * concurrency + FINISH_CHUNK
 

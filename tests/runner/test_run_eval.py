@@ -62,7 +62,7 @@ def test_events_in_seed_order_and_stored(fake, make_suite, model_of, store_path)
                      + per_case * 3 + ["tool_eval_summary", "tool_eval_complete",
                                        "job_completed"])
     assert [e.type for e in job.events] == types
-    assert [e["type"] for in_store in [job.store.events(job.id)] for e in in_store] == types
+    assert [e.type for e in job.store.events(job.id)] == types
     summaries = [e.data for e in seen if e.type == "tool_eval_summary"]
     assert [s["model"] for s in summaries] == ["openai/fake", "twin"]
     assert all(s["n_passed"] == 3 for s in summaries)
@@ -84,7 +84,7 @@ def test_busy_runs_coalesce_job_progress(fake, make_suite, model_of, store_path)
     for i, event in enumerate(seen):
         if event.type == "job_progress":
             assert types[:i].count("tool_eval_result") == event.data["done"]
-    assert [e["type"] for e in job.store.events(job.id)] == types
+    assert [e.type for e in job.store.events(job.id)] == types
 
 
 def test_a_burst_shares_commits_a_serial_run_commits_each_case(fake, make_suite, model_of,
@@ -123,12 +123,12 @@ def test_the_stored_config_is_the_plan_config(fake, make_suite, model_of, store_
 
     suite = make_suite(3)
     job = te.run_eval(suite, [model_of(fake)], progress="none", cache=False, name="cfg")
-    stored = job.store.job(job.id)["config"]
+    stored = job.store.job(job.id).config
     assert stored == job.plan.config()
     assert stored["suite"] == suite.model_dump(mode="json") and stored["name"] == "cfg"
     rebuilt = Plan.from_config(stored)
     assert rebuilt.suite == suite and rebuilt.fingerprint == suite.fingerprint()
-    assert job.store.run_row(job.run_id)["suite_fingerprint"] == suite.fingerprint()
+    assert job.store.run_row(job.run_id).suite_fingerprint == suite.fingerprint()
 
 
 def test_a_completed_run_reads_its_rows_when_first_used(fake, make_suite, model_of,
@@ -197,7 +197,7 @@ async def test_cancel_keeps_finished_cases(fake, make_suite, model_of, store_pat
     assert 5 <= len(stored) < 60
     # prompt: nothing was requested beyond the cases in flight when it was cancelled
     assert fake.requests <= len(stored) + 2
-    assert job.store.job(job.id)["status"] == "cancelled"
+    assert job.store.job(job.id).status == "cancelled"
     assert te.history().loc[0, "status"] == "cancelled"
 
 
@@ -264,7 +264,7 @@ async def test_cancel_a_queued_job(fake, make_suite, model_of, tmp_path):
         await b
     assert b.done() and b.status == "cancelled"
     assert [e.type for e in b.events][-1] == "job_cancelled"
-    assert store.job(b.id)["status"] == "cancelled" and len(b.snapshot()) == 0
+    assert store.job(b.id).status == "cancelled" and len(b.snapshot()) == 0
     c = te.run_eval(make_suite(3, name="third"), [model_of(fake)], store=store,
                     progress="none", cache=False)  # the queue still moves on
     assert len(await a) == 8 and len(await c) == 3
@@ -359,7 +359,7 @@ def test_resume_refuses_a_job_alive_elsewhere(fake, make_suite, model_of, store_
     conn.execute("UPDATE jobs SET status = 'running', owner = ?", (f"{host}:1",))  # pid 1 lives
     with pytest.raises(StoreError, match="still running in process"):
         te.resume(job.id, progress="none")
-    assert job.store.job(job.id)["status"] == "running"  # left alone
+    assert job.store.job(job.id).status == "running"  # left alone
 
 
 def test_a_provider_without_an_api_key_fails_the_job_at_once(make_suite, store_path,

@@ -11,8 +11,10 @@ import pytest
 
 from tooleval_nb.errors import StoreError
 from tooleval_nb.runner.record import RESULT_FIELDS
+from tooleval_nb.runner.results import EventRow, ResultRow, RunListing
 from tooleval_nb.runner.schema import MIGRATIONS
-from tooleval_nb.runner.store import Store, owner_alive, owner_id, resolve_store
+from tooleval_nb.runner.slots import JobRow, owner_alive, owner_id
+from tooleval_nb.runner.store import Store, resolve_store
 
 
 def make_job(store: Store, job_id: str = "job_1", run_id: str = "run_1", key: str = "k",
@@ -48,10 +50,10 @@ def test_schema_wal_and_reopen(tmp_path):
 
 
 def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
-    import tooleval_nb.runner.store as store_mod
+    import tooleval_nb.runner.database as database
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(store_mod, "MIGRATIONS", MIGRATIONS[:1])
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS[:1])
     old = Store(path)
     with old.transaction() as c:  # a run as version 1 wrote it
         c.execute("INSERT INTO runs (id, targets_json, settings_json, status, n_total, "
@@ -60,7 +62,7 @@ def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
     monkeypatch.undo()
     new = Store(path)
     assert new.schema_version == 2
-    assert new.run_row("run_1")["drafts_skipped"] == 0  # the column came with its default
+    assert new.run_row("run_1").drafts_skipped == 0  # the column came with its default
 
 
 def test_newer_schema_is_refused(tmp_path):
@@ -83,15 +85,21 @@ def test_a_store_missing_a_table_is_named(tmp_path):
         Store(path)
 
 
+def test_a_result_row_has_the_stored_fields_in_order():
+    assert ResultRow._fields == RESULT_FIELDS
+
+
 def test_write_result_is_unique_and_atomic(store):
     make_job(store)
     events = [("tool_eval_result", 1.0, {"case_id": "c1"})]
     assert store.write_result("job_1", record(), events) is True
     assert store.write_result("job_1", record(overall=0.0), events) is False
     rows = store.results("run_1")
-    assert len(rows) == 1 and rows[0]["overall"] == 1.0
-    assert store.job("job_1")["n_done"] == 1
-    assert [e["type"] for e in store.events("job_1")] == ["tool_eval_result"]
+    assert len(rows) == 1 and rows[0].overall == 1.0 and isinstance(rows[0], ResultRow)
+    assert rows[0].detail is None and store.results("run_1", detail=False) == rows
+    job = store.job("job_1")
+    assert isinstance(job, JobRow) and job.n_done == 1 and job.config == {"x": 1}
+    assert store.events("job_1") == [EventRow("tool_eval_result", 1.0, {"case_id": "c1"})]
     assert store.done_keys("run_1") == {("m", "native", "c1", 0)}
     assert store.write_result("job_1", record(sample=1)) is True
     assert store.count_results("run_1") == 2
@@ -102,11 +110,11 @@ def test_commits_leave_checkpoints_to_the_store_thread(tmp_path, monkeypatch):
     would, inside a commit on the event loop, with its fsyncs): the store's thread does."""
     import time
 
-    from tooleval_nb.runner import store as store_module
+    from tooleval_nb.runner import database as store_module
 
     monkeypatch.setattr(store_module, "CHECKPOINT_EVERY_S", 0.01)
     pokes = []
-    monkeypatch.setattr(store_module._Checkpointer, "poke", lambda self: pokes.append(1))
+    monkeypatch.setattr(store_module.Checkpointer, "poke", lambda self: pokes.append(1))
     path = tmp_path / "runs.db"
     store = Store(path)
     assert store.connection().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
@@ -146,7 +154,7 @@ def test_transaction_rolls_back(store):
     with pytest.raises(RuntimeError), store.transaction() as c:
         c.execute("UPDATE jobs SET n_done = 5 WHERE id = 'job_1'")
         raise RuntimeError("boom")
-    assert store.job("job_1")["n_done"] == 0
+    assert store.job("job_1").n_done == 0
 
 
 def test_summary_and_runs(store):
@@ -162,7 +170,9 @@ def test_summary_and_runs(store):
     assert (s["n_cases"], s["n_passed"], s["n_failed"], s["n_errored"]) == (2, 1, 0, 1)
     assert s["overall"] == pytest.approx(0.5)
     (run,) = store.runs()
-    assert run["n_results"] == 2 and run["n_passed"] == 1 and run["targets"] == [{"label": "m"}]
+    assert isinstance(run, RunListing) and run.id == "run_1" and run.n_errored == 1
+    assert run.n_results == 2 and run.n_passed == 1 and run.targets == [{"label": "m"}]
+    assert store.run_row("run_1").settings == {"temperature": 0.0}
 
 
 def test_unknown_ids_name_the_store(store):
@@ -203,7 +213,7 @@ def test_job_slots_queue_and_interrupted(tmp_path):
     me = owner_id()
     assert store.claim_job("job_1", me) is True
     assert store.claim_job("job_2", me) is False  # one slot, taken
-    assert store.job("job_2")["status"] == "queued"
+    assert store.job("job_2").status == "queued"
     store.finish_job("job_1", "completed")
     assert store.claim_job("job_2", me) is True
     # a job whose process died no longer holds its slot; it is marked interrupted
@@ -211,7 +221,7 @@ def test_job_slots_queue_and_interrupted(tmp_path):
     store.connection().execute("UPDATE jobs SET owner = ? WHERE id = 'job_2'",
                                (f"{host}:{dead_pid()}",))
     assert store.claim_job("job_3", me) is True
-    assert store.job("job_2")["status"] == "interrupted"
+    assert store.job("job_2").status == "interrupted"
     assert store.find_resumable("k2") == "job_2"
     assert store.find_resumable("k3") is None  # running, in a live process
 
@@ -242,7 +252,7 @@ def test_one_connection_per_thread(store):
         t.join()
     assert not errors
     assert store.count_results("run_1") == 80
-    assert store.job("job_1")["n_done"] == 80
+    assert store.job("job_1").n_done == 80
 
 
 def test_resolve_store_env_and_sharing(tmp_path, monkeypatch):
@@ -263,7 +273,7 @@ def test_unopenable_store(tmp_path):
 
 
 def test_default_path_is_user_data_dir(monkeypatch):
-    from tooleval_nb.runner.store import default_store_path
+    from tooleval_nb.runner.database import default_store_path
 
     monkeypatch.setenv("XDG_DATA_HOME", "/tmp/xdg-test-data")
     assert str(default_store_path()).startswith("/tmp/xdg-test-data") or os.name != "posix"

@@ -29,6 +29,7 @@ from ..models.cache import cache_dir
 from ..runner import Job, Run
 from ..runner.launch import prepare_job
 from ..runner.plan import make_targets
+from ..runner.results import ResultRow
 from ..suite import Suite
 from .categories import CATEGORIES, folder_of, resolve_categories
 from .collector import collector_paused
@@ -338,37 +339,38 @@ class BfclRun(Run):
         if cached is not None:
             return cached
         tools = {c.id: c.tools or [] for c in self.suite.cases}
-        rows = [r for r in self._rows if r.get("sample") in (0, None)]  # BFCL: one answer
+        rows = [r for r in self._rows if r.sample in (0, None)]  # BFCL: one answer
         details = self._details(rows)
         out: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for row in rows:
-            label, case_id = row["model"], row["case_id"]
+            label, case_id = row.model, row.case_id
             detail = details.get((label, case_id))
-            if is_loop_category(str(row["category"])):
+            if is_loop_category(str(row.category)):
                 known = self.tally.entry(label, case_id) if self.tally is not None else None
                 entry = known if known is not None and detail is None else multi_turn_entry(
-                    row, detail or {})
+                    row._asdict(), detail or {})
             else:
-                entry = result_entry(row, detail or {}, self.spec.mode, tools.get(case_id, []))
-                if detail is None and not row.get("error") and self.tally is not None:
+                entry = result_entry(row._asdict(), detail or {}, self.spec.mode,
+                                     tools.get(case_id, []))
+                if detail is None and not row.error and self.tally is not None:
                     entry["result"] = self.tally.result(label, case_id)[1]  # judged in the run
-            out.setdefault((label, str(row["category"])), []).append(entry)
+            out.setdefault((label, str(row.category)), []).append(entry)
         self.__dict__["_entries"] = out
         return out
 
-    def _details(self, rows: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    def _details(self, rows: list[ResultRow]) -> dict[tuple[str, str], dict[str, Any]]:
         """The stored detail of each entry that ran and whose result the tally has not: one by
         one when they are few (a resumed run's earlier entries), else all in one read."""
         tally = self.tally
-        wanted = [(r["model"], r["case_id"], r.get("sample") or 0) for r in rows
-                  if not r.get("error")
-                  and (tally is None or not (tally.result(r["model"], r["case_id"])[0]
-                                             or tally.entry(r["model"], r["case_id"]) is not None))]
+        wanted = [(r.model, r.case_id, r.sample or 0) for r in rows
+                  if not r.error
+                  and (tally is None or not (tally.result(r.model, r.case_id)[0]
+                                             or tally.entry(r.model, r.case_id) is not None))]
         if len(wanted) > _ONE_BY_ONE:
             keys = {(m, c) for m, c, _ in wanted}
-            return {(r["model"], r["case_id"]): json.loads(r.get("detail") or "{}")
+            return {(r.model, r.case_id): json.loads(r.detail or "{}")
                     for r in self.store.results(self.id, detail=True)
-                    if r.get("sample") in (0, None) and (r["model"], r["case_id"]) in keys}
+                    if r.sample in (0, None) and (r.model, r.case_id) in keys}
         out = {}
         for label, case_id, sample in wanted:
             text = self.store.result_detail(self.id, label, case_id, sample)
@@ -458,12 +460,12 @@ class BfclRun(Run):
     def check_native_tools(self) -> None:
         """Raise when a model rejected native tools on every entry (fc mode): every request
         refused as a bad request, or every error about tools or functions."""
-        by_model: dict[str, list[dict[str, Any]]] = {}
+        by_model: dict[str, list[ResultRow]] = {}
         for row in self._rows:
-            by_model.setdefault(row["model"], []).append(row)
+            by_model.setdefault(row.model, []).append(row)
         for label, part in by_model.items():
-            errors = [r["error"] for r in part if r.get("error") is not None]
-            kinds = [r["error_type"] for r in part if r.get("error_type") is not None]
+            errors = [r.error for r in part if r.error is not None]
+            kinds = [r.error_type for r in part if r.error_type is not None]
             if len(errors) == len(part) and (
                     all(k == "ModelBadRequestError" for k in kinds)
                     or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)):

@@ -139,7 +139,7 @@ def _title(notebook: Path) -> str:
 def _stored_since(store: Any, since: float) -> Headline:
     """The headline of the runs stored in ``store`` from ``since`` on (none: empty)."""
     resolved = resolve_store(store)
-    ids = [r["run_id"] for r in resolved.runs(None) if (r["created_at"] or 0) >= since]
+    ids = [r.id for r in resolved.runs(None) if (r.created_at or 0) >= since]
     if ids:
         return headline(load_runs(ids, resolved))
     return Headline(suites=[], runs=[], models=[], n_results=0, n_errored=0, overall=None,

@@ -101,8 +101,8 @@ def find_runs(run_ids: Sequence[str], store: Store | str | None = None) -> list[
             nearest ids in it (or says it is empty).
     """
     the_store = resolve_store(store)
-    known = {r["run_id"]: r for r in the_store.runs()}
-    known_jobs = {r["job_id"]: r["run_id"] for r in known.values() if r["job_id"]}
+    known = {r.id: r for r in the_store.runs()}
+    known_jobs = {r.job_id: r.id for r in known.values() if r.job_id}
     out, missing = [], []
     for wanted in run_ids:
         run_id = known_jobs.get(wanted, wanted)
@@ -135,7 +135,7 @@ def latest_run_ids(suites: Sequence[Suite | str], store: Store | str | None = No
     the_store = resolve_store(store)
     newest: dict[str, str] = {}
     for row in the_store.runs():  # newest first
-        newest.setdefault(row["suite_name"], row["run_id"])
+        newest.setdefault(row.suite_name or "", row.id)
     names = [s if isinstance(s, str) else s.name for s in suites]
     missing = [n for n in names if n not in newest]
     if missing:

@@ -8,7 +8,7 @@
 Modules: :mod:`.launch` (run_eval), :mod:`.jobs` (Job, queueing, cancel), :mod:`.execute` (the
 eval: scheduling, finishing), :mod:`.chains` (multi-turn chains, agent loops and callables),
 :mod:`.live` (mock or live tool answers), :mod:`.writer` (batched commits), :mod:`.store`
-(SQLite), :mod:`.record` (the result columns), :mod:`.run` (Run and its DataFrames),
+(SQLite: :mod:`.database`, :mod:`.slots` (the job-slot queue), :mod:`.results`), :mod:`.record` (the result columns), :mod:`.run` (Run and its DataFrames),
 :mod:`.history`, :mod:`.events`, :mod:`.progress`, :mod:`.limits` (rpm/tpm), :mod:`.plan`
 (targets), :mod:`.settings` (RunSettings: the one definition of a run's settings), :mod:`.bridge` (the runner's name for :mod:`tooleval_nb.aio`).
 """

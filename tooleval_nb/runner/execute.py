@@ -49,8 +49,8 @@ from .limits import RateLimiter
 from .live import close_live, open_live
 from .plan import Plan, Target
 from .record import CaseOutcome
+from .results import summary_of
 from .rows import CaseRows
-from .store import summary_of
 from .writer import ResultWriter
 
 __all__ = ["Executor"]

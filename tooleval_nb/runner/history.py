@@ -13,7 +13,8 @@ from .jobs import Job
 from .launch import attach_progress
 from .plan import Plan
 from .run import Run
-from .store import Store, owner_alive, owner_id, resolve_store
+from .slots import owner_alive, owner_id
+from .store import Store, resolve_store
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -37,21 +38,21 @@ def history(store: StoreArg = None, limit: int | None = None) -> pd.DataFrame:
 
     rows = []
     for r in resolve_store(store).runs(limit):
-        status = r["status"]
-        if status in ("running", "queued") and not owner_alive(r["owner"], r["updated_at"]):
+        status = r.status
+        if status in ("running", "queued") and not owner_alive(r.owner, r.updated_at):
             status = "interrupted"
-        n = r["n_results"] or 0
+        n = r.n_results
         rows.append({
-            "run_id": r["run_id"], "job_id": r["job_id"], "name": r["name"],
-            "created_at": _to_second(r["created_at"]),
-            "finished_at": _to_second(r["finished_at"]) if r["finished_at"] else pd.NaT,
-            "status": status, "suite": r["suite_name"], "suite_fingerprint": r["suite_fingerprint"],
-            "models": [t["label"] for t in r["targets"]], "n_total": r["n_total"],
-            "n_results": n, "n_passed": int(r["n_passed"] or 0), "n_errored": int(r["n_errored"] or 0),
-            "pass_rate": (r["n_passed"] or 0) / n if n else float("nan"),
-            "overall": r["overall"] if r["overall"] is not None else float("nan"),
-            "temperature": r["settings"].get("temperature"),
-            "tool_choice": r["settings"].get("tool_choice"),
+            "run_id": r.id, "job_id": r.job_id, "name": r.name,
+            "created_at": _to_second(r.created_at),
+            "finished_at": _to_second(r.finished_at) if r.finished_at else pd.NaT,
+            "status": status, "suite": r.suite_name, "suite_fingerprint": r.suite_fingerprint,
+            "models": [t["label"] for t in r.targets], "n_total": r.n_total,
+            "n_results": n, "n_passed": int(r.n_passed or 0), "n_errored": int(r.n_errored or 0),
+            "pass_rate": (r.n_passed or 0) / n if n else float("nan"),
+            "overall": r.overall if r.overall is not None else float("nan"),
+            "temperature": r.settings.get("temperature"),
+            "tool_choice": r.settings.get("tool_choice"),
         })
     return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
 
@@ -66,7 +67,7 @@ def _to_second(epoch: float) -> pd.Timestamp:
 
 def _run_id(store: Store, run_or_job_id: str) -> str:
     if run_or_job_id.startswith("job_"):
-        return store.job(run_or_job_id)["run_id"]
+        return store.job(run_or_job_id).run_id
     return run_or_job_id
 
 
@@ -98,16 +99,16 @@ def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
     """
     the_store = resolve_store(store)
     row = the_store.job(job_id)
-    if row["status"] in ("running", "queued") and owner_alive(row["owner"], row["updated_at"]):
-        where = "this process" if row["owner"] == owner_id() else f"process {row['owner']}"
-        raise StoreError(f"job {job_id!r} is still {row['status']} in {where}; await or cancel "
+    if row.status in ("running", "queued") and row.alive:
+        where = "this process" if row.owner == owner_id() else f"process {row.owner}"
+        raise StoreError(f"job {job_id!r} is still {row.status} in {where}; await or cancel "
                          "it there instead of resuming it")
-    plan = Plan.from_config(row["config"], models=models, agent=agent, api_keys=api_keys,
+    plan = Plan.from_config(row.config, models=models, agent=agent, api_keys=api_keys,
                             live_tools=live_tools)
     plan.executor = resolve_executor(executor)
-    job = Job(plan, the_store, job_id=job_id, run_id=row["run_id"],
+    job = Job(plan, the_store, job_id=job_id, run_id=row.run_id,
               callbacks=as_callbacks(callbacks))
     attach_progress(job, progress)
-    job.emit("job_created", {"job_id": job_id, "run_id": row["run_id"], "status": "submitted",
-                             "resumed": True, "done": row["n_done"], "total": plan.n_total})
+    job.emit("job_created", {"job_id": job_id, "run_id": row.run_id, "status": "submitted",
+                             "resumed": True, "done": row.n_done, "total": plan.n_total})
     return job.start()

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..aio import run_sync, running_loop, spawn
+from ..display import mimebundle
 from ..errors import JobCancelled, JobError, StoreError
 from .context import JobContext
 from .events import BUS, Callback, Event, EventBus
@@ -25,7 +26,8 @@ from .execute import Executor
 from .plan import Plan
 from .progress import ProgressState, render_html, render_text
 from .run import Run
-from .store import Store, owner_id
+from .slots import owner_id
+from .store import Store
 
 __all__ = ["Job", "JobStatus", "new_id"]
 
@@ -255,13 +257,8 @@ class Job:
 
     # -- display -----------------------------------------------------------------------------
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = repr(self)
-        try:
-            lines = "\n".join(render_text(self.progress))
-            return {"text/plain": f"{text}\n{lines}",
-                    "text/html": f"<b>Job {self.id}</b>{render_html(self.progress)}"}
-        except Exception:  # rendering must never break the notebook
-            return {"text/plain": text}
+        text = "\n".join([repr(self), *render_text(self.progress)])
+        return mimebundle(text, lambda: f"<b>Job {self.id}</b>{render_html(self.progress)}")
 
 
 def _retrieve(task: asyncio.Task[Any]) -> None:

@@ -130,10 +130,10 @@ def prepare_job(suite: Any, models: Any, settings: RunSettings | Mapping[str, An
     subscribers = as_callbacks(callbacks)
     if job_id is not None:
         row = the_store.job(job_id)
-        job = Job(plan, the_store, job_id=job_id, run_id=row["run_id"], callbacks=subscribers)
+        job = Job(plan, the_store, job_id=job_id, run_id=row.run_id, callbacks=subscribers)
         attach_progress(job, progress)
-        job.emit("job_created", {"job_id": job_id, "run_id": row["run_id"], "status": "submitted",
-                                 "resumed": True, "done": row["n_done"],
+        job.emit("job_created", {"job_id": job_id, "run_id": row.run_id, "status": "submitted",
+                                 "resumed": True, "done": row.n_done,
                                  "total": plan.n_total, "drafts_skipped": drafts})
         return job
     job_id, run_id = new_id("job"), new_id("run")

@@ -9,12 +9,15 @@
 
 from __future__ import annotations
 
+import html
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..display import mimebundle
 from ..scoring.frame import summarize_scores
 from .calls import arguments_frame, call_rows, calls_frame
-from .record import RESULT_COLUMNS, SUMMARY_COLUMNS
+from .record import RESULT_COLUMNS, RESULT_FIELDS, SUMMARY_COLUMNS
+from .results import ResultRow, RunRow
 from .store import Store
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,6 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Run"]
 
 _BOOL_COLUMNS = ("passed", "fallback", "cached")
+
+#: the stored fields that are not result columns (order keys, time, detail)
+_NOT_COLUMNS = tuple(f for f in RESULT_FIELDS if f not in RESULT_COLUMNS)
 
 
 def _mode(target: dict[str, Any]) -> str:
@@ -41,22 +47,21 @@ class Run:
         drafts_skipped: draft cases the run did not evaluate.
     """
 
-    def __init__(self, store: Store, row: dict[str, Any],
-                 results: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, store: Store, row: RunRow, results: list[ResultRow] | None = None) -> None:
         self.store = store
-        self.id: str = row["id"]
-        self.job_id: str | None = row.get("job_id")
-        self.name: str | None = row.get("name")
-        self.status: str = row["status"]
-        self.suite_name: str = row.get("suite_name") or ""
-        self.suite_fingerprint: str = row.get("suite_fingerprint") or ""
-        self.targets: list[dict[str, Any]] = row["targets"]
-        self.settings: dict[str, Any] = row["settings"]
-        self.n_total: int = row["n_total"]
-        self.created_at: float = row["created_at"]
-        self.finished_at: float | None = row.get("finished_at")
+        self.id: str = row.id
+        self.job_id: str | None = row.job_id
+        self.name: str | None = row.name
+        self.status: str = row.status
+        self.suite_name: str = row.suite_name or ""
+        self.suite_fingerprint: str = row.suite_fingerprint or ""
+        self.targets: list[dict[str, Any]] = row.targets
+        self.settings: dict[str, Any] = row.settings
+        self.n_total: int = row.n_total
+        self.created_at: float = row.created_at
+        self.finished_at: float | None = row.finished_at
         #: draft cases the run skipped (``run_eval(include_drafts=True)`` runs them)
-        self.drafts_skipped: int = row.get("drafts_skipped") or 0
+        self.drafts_skipped: int = row.drafts_skipped or 0
         #: the result rows (without ``detail``); None until first read (see :meth:`load`)
         self._loaded = results
         self._calls: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None
@@ -73,7 +78,7 @@ class Run:
         return cls(store, row, None if lazy else store.results(run_id, detail=False))
 
     @property
-    def _rows(self) -> list[dict[str, Any]]:
+    def _rows(self) -> list[ResultRow]:
         if self._loaded is None:
             self._loaded = self.store.results(self.id, detail=False)
         return self._loaded
@@ -109,7 +114,8 @@ class Run:
         """
         import pandas as pd
 
-        df = pd.DataFrame.from_records(self._rows, columns=list(RESULT_COLUMNS))
+        df = pd.DataFrame.from_records(self._rows, columns=list(RESULT_FIELDS),
+                                       exclude=list(_NOT_COLUMNS))
         df["tags"] = [json.loads(t) if isinstance(t, str) else [] for t in df["tags"]]
         for name in _BOOL_COLUMNS:
             df[name] = df[name].fillna(0).astype(bool)
@@ -147,7 +153,7 @@ class Run:
 
     def _call_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         if self._calls is None:  # the details are large: read once, only when asked
-            self._calls = call_rows(self.store.results(self.id, detail=True))
+            self._calls = call_rows(r._asdict() for r in self.store.results(self.id, detail=True))
         return self._calls
 
     def summary_df(self) -> pd.DataFrame:
@@ -184,9 +190,10 @@ class Run:
         """Everything stored for one case: the row, the full score, every hop, raw replies."""
         label = model or self.models[0]
         for row in self._rows:
-            if row["case_id"] == case_id and row["model"] == label and row["sample"] == sample:
-                out = {k: row[k] for k in RESULT_COLUMNS}
-                detail = row.get("detail")
+            if row.case_id == case_id and row.model == label and row.sample == sample:
+                stored = row._asdict()
+                out = {k: stored[k] for k in RESULT_COLUMNS}
+                detail = row.detail
                 if detail is None:
                     detail = self.store.result_detail(self.id, label, case_id, sample)
                 out.update(json.loads(detail or "{}"))
@@ -200,15 +207,12 @@ class Run:
                 f"status={self.status!r}, results={self._count()}/{self.n_total})")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = repr(self)
-        try:
-            import html
+        return mimebundle(repr(self), self._html)
 
-            summary = self.summary_df()
-            body = summary.drop(columns=["run_id"]).to_html(index=False, float_format="%.3f")
-            head = (f"<b>Run {html.escape(self.id)}</b> — suite "
-                    f"<i>{html.escape(self.suite_name)}</i>, {len(self._rows)}/{self.n_total} "
-                    f"results, status {html.escape(self.status)}")
-            return {"text/plain": text, "text/html": head + body}
-        except Exception:  # rendering must never break the notebook
-            return {"text/plain": text}
+    def _html(self) -> str:
+        summary = self.summary_df()
+        body = summary.drop(columns=["run_id"]).to_html(index=False, float_format="%.3f")
+        head = (f"<b>Run {html.escape(self.id)}</b> — suite "
+                f"<i>{html.escape(self.suite_name)}</i>, {len(self._rows)}/{self.n_total} "
+                f"results, status {html.escape(self.status)}")
+        return head + body

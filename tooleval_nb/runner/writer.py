@@ -2,7 +2,7 @@
 
 The executor's finisher scores the cases whose replies arrived, adds each row with its events
 (:meth:`ResultWriter.add`), and commits them together (:meth:`ResultWriter.commit`:
-:meth:`~.store.Store.write_results`, the rows, their events and the job's counter in ONE
+:meth:`~.results.Results.write_results`, the rows, their events and the job's counter in ONE
 transaction). Only after the COMMIT are the batch's events published, in order. So "nothing
 finished is lost" holds per batch: whatever a subscriber was told is finished is on disk, and a
 process killed mid-run loses only cases nobody was told about (a resume runs exactly those).
@@ -13,7 +13,7 @@ the cases of a burst of replies together (up to ``max_concurrency``). It runs on
 writer thread would hold the GIL against the loop in every handoff, which cost more than
 SQLite's own time (on a busy two-core machine, measured). What does not run on the loop is the
 copy of the write-ahead log into the database, with its fsyncs: the store's checkpoint thread
-(:class:`~.store.Store`).
+(:class:`~.database.Checkpointer`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import Event
-from .store import SUMMARY_FIELDS, Store
+from .results import SUMMARY_FIELDS
+from .store import Store
 
 __all__ = ["ResultWriter"]
 
@@ -44,7 +45,7 @@ class ResultWriter:
         self.job_id = job_id
         self.publish = publish
         self._rows: list[_Row] = []
-        #: per model label: the :data:`~.store.SUMMARY_FIELDS` of every row this writer
+        #: per model label: the :data:`~.results.SUMMARY_FIELDS` of every row this writer
         #: stored (the executor summarises a target from them instead of reading them back)
         self.summary_rows: dict[str, list[tuple[Any, ...]]] = {}
         #: rows found stored already (by a concurrent resume), so not written by this writer
