@@ -65,14 +65,6 @@ class ToolCall(BaseModel):
             args = arguments
         else:
             args = json.dumps(arguments, ensure_ascii=False)
-        if cls is ToolCall and type(name) is str and type(args) is str and (
-                id is None or type(id) is str):
-            # every field has its type already: built without validation (a run builds a
-            # reply's calls thousands of times; validating them was a tenth of its CPU)
-            fn = FunctionCall.model_construct(name=name, arguments=args)
-            if id is None:
-                return cls.model_construct(function=fn)
-            return cls.model_construct(id=id, function=fn)
         fn = FunctionCall(name=name, arguments=args)
         return cls(function=fn) if id is None else cls(id=id, function=fn)
 

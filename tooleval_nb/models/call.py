@@ -37,7 +37,6 @@ from ..aio import run_sync
 from ..credentials import mask
 from ..errors import EmbeddedModelError, ModelConfigError, ModelError
 from ..suite import Tool
-from ..toolcall import ToolCall
 from .cache import CacheOption, cached, store_for
 from .direct import DirectTransport, EmbeddedTransport
 from .embedded import ChatFormat, EmbeddedServer
@@ -47,7 +46,7 @@ from .reply import ModelReply, scrub_secrets
 from .retry import RetryPolicy, retry_async
 from .spec import DEFAULT_TIMEOUT, Mode, ModelSpec
 from .transport import ChatRequest, ChatResult, Transport
-from .wire import Reading, WireFormat, wire_for
+from .wire import WireFormat, wire_for
 
 __all__ = [
     "CacheOption",
@@ -180,11 +179,7 @@ class Route:
         spec = self.spec
         reading = self.wire.read(result.message, exchange.tools, exchange.names)
         content = result.message.get("content")
-        cost = result.cost if result.cost is not None else _known_cost(spec, result)
-        # built without validation when the provider's values have their types already (as
-        # a rule: a run builds thousands of replies); else validated as any reply
-        make = ModelReply.model_construct if _typed(result, cost, reading) else ModelReply
-        return make(
+        return ModelReply(
             model=spec.model,
             mode=spec.mode,
             tool_calls=reading.calls,
@@ -194,7 +189,7 @@ class Route:
             finish_reason=result.finish_reason,
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
-            cost=cost,
+            cost=result.cost if result.cost is not None else _known_cost(spec, result),
             latency_ms=result.latency_ms,
             tries=exchange.tries,
             fallback=exchange.fell_back,
@@ -202,22 +197,6 @@ class Route:
             parse_problems=reading.problems,
             raw=result.raw if result.secret_free else scrub_secrets(result.raw, spec.secrets()),
         )
-
-
-def _typed(result: ChatResult, cost: Any, reading: Reading) -> bool:
-    """Whether a reply's values from the provider have the types :class:`ModelReply` declares
-    (so that building it without validation gives the same reply)."""
-    return (
-        (result.finish_reason is None or type(result.finish_reason) is str)
-        and (result.prompt_tokens is None or type(result.prompt_tokens) is int)
-        and (result.completion_tokens is None or type(result.completion_tokens) is int)
-        and (cost is None or type(cost) is float)
-        and type(result.latency_ms) is float
-        and type(result.raw) is dict
-        and (reading.content is None or type(reading.content) is str)
-        and (reading.reasoning is None or type(reading.reasoning) is str)
-        and all(type(call) is ToolCall for call in reading.calls)
-    )
 
 
 def _known_cost(spec: ModelSpec, result: ChatResult) -> float | None:

@@ -123,14 +123,12 @@ def param_scores(acceptable: dict[str, list[Any]], actual: dict[str, Any], mode:
     """Per-parameter results; ``""`` among the acceptable values allows leaving a key out."""
     props = schema or {}
     out = []
-    # the scorer's own values, typed already: built without validation (several per case)
-    make = ParamScore.model_construct
     for key, values in acceptable.items():
         m = mode_for(key, mode, config)
         if key not in actual:
             ok = "" in values
-            out.append(make(name=key, expected=list(values), present=False, correct=ok,
-                            mode=m, problem=None if ok else "missing"))
+            out.append(ParamScore(name=key, expected=list(values), present=False, correct=ok,
+                                  mode=m, problem=None if ok else "missing"))
             continue
         value = actual[key]
         ok = any(match_value(v, value, m, config) for v in values)
@@ -141,8 +139,8 @@ def param_scores(acceptable: dict[str, list[Any]], actual: dict[str, Any], mode:
                 ref = next((v for v in values if v != ""), None)
                 typed = ref is None or _same_kind(ref, value)
             problem = "wrong_value" if typed else "wrong_type"
-        out.append(make(name=key, expected=list(values), actual=value, present=True,
-                        correct=ok, mode=m, problem=problem))
+        out.append(ParamScore(name=key, expected=list(values), actual=value, present=True,
+                              correct=ok, mode=m, problem=problem))
     return out
 
 
@@ -280,7 +278,7 @@ def score_calls(expected: Sequence[tuple[list[str], dict[str, list[Any]] | None]
             props = tool.properties
             hallucinated = [k for k in call_args if k not in props]
             missing_req = [k for k in tool.required if k not in call_args]
-        out.append(CallScore.model_construct(  # typed already (see param_scores)
+        out.append(CallScore(
             index=i, expected_name=name, acceptable_names=list(accept), actual_index=k,
             actual_name=actual[k].function.name, tool_score=tool_score, param_score=ps,
             overall=matrix[i][k], params=pscores, hallucinated_args=hallucinated,

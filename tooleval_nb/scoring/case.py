@@ -62,14 +62,7 @@ def case_kind(case: EvalCase) -> CaseKind:
 def make_trace(case: EvalCase, calls: Sequence[ToolCall], output: str | None,
                error: str | None = None) -> Trace:
     """The trace of a single-answer run (what graders and expectations see)."""
-    calls = list(calls)
-    if all(type(c) is ToolCall for c in calls) and (error is None or type(error) is str) and (
-            output is None or type(output) is str):
-        # the scorer's own values, typed already: built without validation (once per case)
-        return Trace.model_construct(input=case.prompt_text, output=output or "",
-                                     tool_calls=calls, status="error" if error else "success",
-                                     error=error)
-    return Trace(input=case.prompt_text, output=output or "", tool_calls=calls,
+    return Trace(input=case.prompt_text, output=output or "", tool_calls=list(calls),
                  status="error" if error else "success", error=error)
 
 
