@@ -108,6 +108,9 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("tooleval_nb.cluster.executor", "tooleval_nb.cluster.backend"):
         "ray is an optional extra: the backend imports it and loads only for a run that asks "
         "for the Ray executor (te.RayExecutor() itself needs no Ray)",
+    ("tooleval_nb.runner.live", "tooleval_nb.mcp.live"):
+        "import tooleval_nb.runner stays free of the MCP client (about a sixth of its import "
+        "time): it loads only for a run with live tools (open_live, then their answers)",
     ("tooleval_nb.runner.launch", "tooleval_nb.formats"):
         "import tooleval_nb.runner stays free of formats and PyYAML (about 80 ms, 27 modules): "
         "a suite file is read only when run_eval is given a path instead of a Suite",

@@ -20,6 +20,8 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
+
 from ..aio import at_loop_end
 from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
 from .embedded import ChatFormat, embedded_server
@@ -44,8 +46,6 @@ async def _closer(session: Any) -> AsyncIterator[None]:
 
 
 async def _session() -> Any:
-    import aiohttp
-
     loop = asyncio.get_running_loop()
     entry = _SESSIONS.get(loop)
     if entry is not None and not entry[0].closed:
@@ -117,8 +117,6 @@ def _tools_json(tools: list[dict[str, Any]]) -> bytes:
 
 @functools.lru_cache(maxsize=64)
 def _client_timeout(seconds: float) -> Any:
-    import aiohttp
-
     return aiohttp.ClientTimeout(total=seconds, ceil_threshold=3600)
 
 
@@ -133,8 +131,6 @@ async def post_json(
     extra_headers: dict[str, str] | None = None,
 ) -> tuple[Any, float, bool]:
     """POST ``payload``; return (decoded JSON, latency ms, secret-free?) or raise a ModelError."""
-    import aiohttp
-
     headers = {"Content-Type": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"

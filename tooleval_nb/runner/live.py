@@ -33,7 +33,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import MCPImportError, StoreError
-from ..mcp.live import DEFAULT_CALL_TIMEOUT, LiveToolResult, MCPToolRunner
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall
 
@@ -76,6 +75,9 @@ async def open_live(live: LiveArg | None, description: str | list[str] | None,
     given: Any = live if live is not None else description
     if not is_target(given):
         return given, False
+    # the MCP client loads only for a run with live tools (a third of the runner's imports)
+    from ..mcp.live import DEFAULT_CALL_TIMEOUT, MCPToolRunner
+
     runner = MCPToolRunner(given, call_timeout=timeout or DEFAULT_CALL_TIMEOUT)
     try:
         await runner.start()  # now, so an unreachable server fails the job, not every case
@@ -104,6 +106,8 @@ async def answer_call(case: EvalCase, tools: list[Tool], call: ToolCall, executo
         result = mock_result(case, tools, call)
         return ({"role": "tool", "tool_call_id": call.id, "name": call.name,
                  "content": json.dumps(result, ensure_ascii=False, default=str)}, result)
+    from ..mcp.live import LiveToolResult  # live tools: loaded by open_live already
+
     if call.name not in {t.name for t in tools}:  # never sent: the answer the mock path gives
         text = _unknown_tool(call.name, tools)
         res = LiveToolResult(name=call.name, arguments=call.function.arguments,
@@ -115,6 +119,8 @@ async def answer_call(case: EvalCase, tools: list[Tool], call: ToolCall, executo
 
 
 async def _live_call(executor: Any, call: ToolCall, timeout: float | None) -> Any:
+    from ..mcp.live import LiveToolResult, MCPToolRunner  # live tools: loaded already
+
     arguments = call.function.arguments
     if isinstance(executor, MCPToolRunner):
         timeout = None  # it bounds its own calls (call_timeout) and connections

@@ -39,7 +39,7 @@ from ..suite import EvalCase
 from ..toolcall import ToolCall
 
 __all__ = ["RESULT_COLUMNS", "SUMMARY_COLUMNS", "RESULT_FIELDS", "CaseOutcome", "build_record",
-           "expected_json", "calls_json"]
+           "expected_json", "calls_json", "tags_json"]
 
 RESULT_COLUMNS: tuple[str, ...] = (
     "run_id", "model", "mode", "case_id", "case_name", "category", "tags", "prompt", "expected",
@@ -120,14 +120,19 @@ def expected_json(case: EvalCase) -> str:
         data["expected"] = case.expected.model_dump(mode="json", exclude_none=True)
     if case.multi_turn:
         data["multi_turn"] = True
-    return json.dumps(data, ensure_ascii=False, default=str)
+    return _dumps(data)
+
+
+def tags_json(case: EvalCase) -> str:
+    """The case's tags as JSON text (``[]`` for none, the usual case, without encoding)."""
+    return json.dumps(case.tags, ensure_ascii=False) if case.tags else "[]"
 
 
 def calls_json(calls: list[ToolCall]) -> str:
     """Tool calls as JSON text in OpenAI shape (arguments kept as the model wrote them)."""
-    return json.dumps([{"id": c.id, "type": "function",
-                        "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                       for c in calls], ensure_ascii=False)
+    return _dumps_plain([{"id": c.id, "type": "function",
+                          "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                         for c in calls])
 
 
 def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: EvalCase,
@@ -158,12 +163,11 @@ def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: 
     if outcome.trace is not None:
         extra = f',"trace":{_json_of(outcome.trace)}'
     # pydantic writes its own JSON (fast); the rest is small
-    detail_json = (f'{{"score":{score_json}{extra},'
-                   + json.dumps(detail, ensure_ascii=False, default=str)[1:])
+    detail_json = f'{{"score":{score_json}{extra},' + _dumps(detail)[1:]
     return {
         "run_id": run_id, "model": label, "mode": mode, "case_id": case.id,
         "case_name": case.name, "category": case.category,
-        "tags": tags if tags is not None else json.dumps(case.tags, ensure_ascii=False),
+        "tags": tags if tags is not None else tags_json(case),
         "prompt": case.prompt_text,
         "expected": expected if expected is not None else expected_json(case),
         "tool_calls": calls_json(outcome.tool_calls), "content": outcome.content,
@@ -178,7 +182,14 @@ def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: 
     }
 
 
+#: ``json.dumps(value, ensure_ascii=False, default=str)``, with one encoder made once (each
+#: ``json.dumps`` call with options builds a new one; a row takes several)
+_dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+#: ``json.dumps(value, ensure_ascii=False)``
+_dumps_plain = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _json_of(obj: Any) -> str:
     if hasattr(obj, "model_dump_json"):
         return str(obj.model_dump_json())
-    return json.dumps(obj, ensure_ascii=False, default=str)
+    return _dumps(obj)

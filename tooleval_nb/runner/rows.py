@@ -7,7 +7,6 @@ case was built."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -15,7 +14,7 @@ from ..scoring import CaseScore
 from ..suite import EvalCase
 from .events import Event
 from .finished import FinishedCell
-from .record import build_record, expected_json
+from .record import build_record, expected_json, tags_json
 
 __all__ = ["CaseRows"]
 
@@ -88,6 +87,5 @@ class CaseRows:
         """A case's tags and expectations as stored (JSON text), computed once per run."""
         facts = self._facts.get(id(case))  # the plan's case objects live as long as the run
         if facts is None:
-            facts = self._facts[id(case)] = (json.dumps(case.tags, ensure_ascii=False),
-                                             expected_json(case))
+            facts = self._facts[id(case)] = (tags_json(case), expected_json(case))
         return facts

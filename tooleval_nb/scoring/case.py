@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from ..bfcl.adapt import tools_to_functions
 from ..bfcl.categories import is_relevance as is_relevance_category
 from ..bfcl.checker import bfcl_verdict
 from ..errors import RegexTimeoutError
@@ -241,12 +242,12 @@ def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | N
         if truth is None and not is_relevance_category(cat):
             return None, None
         result: Any = calls if calls else ([output] if output and output.strip() else [])
-        v = bfcl_verdict(result, tools, truth, cat)
+        v = bfcl_verdict(result, functions_of(tools), truth, cat)
         return v.passed, v.error_type
     if kind == "no_call":
         if not tools:
             return None, None
-        v = bfcl_verdict(calls, tools, None, "irrelevance")
+        v = bfcl_verdict(calls, functions_of(tools), None, "irrelevance")
         return v.passed, v.error_type
     if kind != "call" or not tools or case.expected_params is None and not case.expected_calls:
         return None, None
@@ -266,9 +267,28 @@ def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | N
             continue
         gt = [{by_name[n.lower()].name: a} for n, a in alt]
         cat = "parallel" if len(alt) > 1 else ("simple" if len(tools) == 1 else "multiple")
-        v = bfcl_verdict(calls, tools, gt, cat)
+        v = bfcl_verdict(calls, functions_of(tools), gt, cat)
         if v.passed:
             return True, None
         if first == (None, None):
             first = (False, v.error_type)
     return first
+
+
+_FUNCTIONS: dict[tuple[int, ...], tuple[list[Tool], list[dict[str, Any]]]] = {}
+
+
+def functions_of(tools: list[Tool]) -> list[dict[str, Any]]:
+    """The gorilla function dicts of ``tools`` (what :func:`bfcl_verdict` checks against),
+    memoised by the identity of the Tool objects: a run scores thousands of cases against the
+    same few tools (which are not changed once handed to a run, as the request side assumes:
+    :func:`tooleval_nb.models.wire._tool_parts`)."""
+    key = tuple(map(id, tools))
+    hit = _FUNCTIONS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], tools, strict=True)):
+        return hit[1]
+    if len(_FUNCTIONS) > 1024:
+        _FUNCTIONS.clear()
+    functions = tools_to_functions(tools)
+    _FUNCTIONS[key] = (list(tools), functions)
+    return functions

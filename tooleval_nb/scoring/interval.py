@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from statistics import NormalDist
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Union
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy is imported where an interval is computed: a run that only scores
+    # cases never pays its import (about a third of the runner's import time)
+    import numpy.typing as npt
 
 __all__ = ["IntervalMethod", "betainc", "interval_method", "is_binary", "mean_ci", "solve",
            "t_cdf", "t_ppf", "wilson"]
@@ -27,7 +28,8 @@ __all__ = ["IntervalMethod", "betainc", "interval_method", "is_binary", "mean_ci
 #: the name shown beside an interval (a ``ci_method`` column, a chart title)
 IntervalMethod = Literal["wilson", "t"]
 
-Values = Sequence[float] | npt.NDArray[Any]
+#: one value per case: a sequence or a numpy array
+Values = Union[Sequence[float], "npt.NDArray[Any]"]  # noqa: UP007 (a string member)
 
 _EPS = 1e-12
 _NORM = NormalDist()
@@ -115,6 +117,8 @@ def wilson(k: int, n: int, ci: float = 0.95) -> tuple[float, float]:
 
 def is_binary(values: Values) -> bool:
     """True when there are values and every one is 0 or 1."""
+    import numpy as np
+
     arr = np.asarray(values, dtype=float)
     return bool(arr.size) and bool(np.all((np.abs(arr) < _EPS) | (np.abs(arr - 1) < _EPS)))
 
@@ -135,6 +139,8 @@ def mean_ci(values: Values, ci: float = 0.95) -> tuple[float, float, float]:
     """
     if not 0 < ci < 1:
         raise ValueError(f"ci must be between 0 and 1 (exclusive), got {ci}")
+    import numpy as np
+
     arr = np.asarray(values, dtype=float)
     arr = arr[~np.isnan(arr)]
     n = arr.size
