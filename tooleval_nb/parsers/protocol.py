@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..display import mimebundle
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall, make_call_id
 from ._callstream import CallStream
@@ -102,26 +103,25 @@ class ExtractedToolCallInformation(BaseModel):
         return self
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = repr(self)
-        try:
-            rows = "".join(
-                f"<tr><td>{i}</td><td><code>{html.escape(c.function.name)}</code></td>"
-                f"<td><code>{html.escape(c.function.arguments)}</code></td></tr>"
-                for i, c in enumerate(self.tool_calls)
-            )
-            parts = [f"<b>{len(self.tool_calls)} tool call(s)</b>"]
-            if rows:
-                parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}"
-                             "</table>")
-            for label, value in (("content", self.content), ("reasoning", self.reasoning)):
-                if value is not None:
-                    parts.append(f"<div><b>{label}:</b> <pre>{html.escape(value)}</pre></div>")
-            if self.problems:
-                items = "".join(f"<li>{html.escape(p)}</li>" for p in self.problems)
-                parts.append(f"<div><b>problems:</b><ul>{items}</ul></div>")
-            return {"text/plain": text, "text/html": "".join(parts)}
-        except Exception:  # rendering must never break the notebook
-            return {"text/plain": text}
+        return mimebundle(repr(self), self._html)
+
+    def _html(self) -> str:
+        rows = "".join(
+            f"<tr><td>{i}</td><td><code>{html.escape(c.function.name)}</code></td>"
+            f"<td><code>{html.escape(c.function.arguments)}</code></td></tr>"
+            for i, c in enumerate(self.tool_calls)
+        )
+        parts = [f"<b>{len(self.tool_calls)} tool call(s)</b>"]
+        if rows:
+            parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}"
+                         "</table>")
+        for label, value in (("content", self.content), ("reasoning", self.reasoning)):
+            if value is not None:
+                parts.append(f"<div><b>{label}:</b> <pre>{html.escape(value)}</pre></div>")
+        if self.problems:
+            items = "".join(f"<li>{html.escape(p)}</li>" for p in self.problems)
+            parts.append(f"<div><b>problems:</b><ul>{items}</ul></div>")
+        return "".join(parts)
 
 
 class DeltaFunctionCall(BaseModel):
