@@ -553,6 +553,15 @@ def test_fenced_and_openai_calls_stream(fmt: str, write: Any, size: int) -> None
         ('{"name": "x", "function": {"name": "f", "arguments": "{}"}}', "json"),
         ('[{"type": "function", "function": {"name": "f", "arguments": "{\\"a\\": [1, 2]}"}}]',
          "json"),
+        # OpenAI's message {"tool_calls": [...]}, and objects that are not one
+        ('{"tool_calls": [{"name": "f", "arguments": {"a": 1}}], "content": {"x": [1]}}', "json"),
+        ('{"content": "", "role": "assistant", "tool_calls": [{"name": "f", "arguments": {}}]}',
+         "json"),
+        ('{"foo": 1, "tool_calls": [{"name": "f", "arguments": {}}]}', "json"),
+        ('{"tool_calls": []}', "json"),
+        ('{"tool_calls": {"name": "f", "arguments": {}}}', "json"),
+        ('[{"tool_calls": [{"name": "f", "arguments": {}}]}]', "json"),
+        ('Hi ```json\n{"tool_calls": [{"name": "f", "arguments": {}}]}\n``` bye', "json"),
     ],
 )
 def test_fence_and_openai_edges_equal_the_whole_text(text: str, fmt: str) -> None:
@@ -624,24 +633,6 @@ def test_the_tool_calls_wrapper_never_closed_keeps_its_closed_calls() -> None:
         assert stream_differs(run.result, whole) is None
         assert [c.function.name for c in run.result.tool_calls] == ["a", "b"]
         assert run.name_at[0] < text.index("}}, ") and len(run.fragments(0)) >= 50 // size
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        '{"tool_calls": [{"name": "f", "arguments": {"a": 1}}], "content": {"x": [1]}}',
-        '{"content": "", "role": "assistant", "tool_calls": [{"name": "f", "arguments": {}}]}',
-        '{"foo": 1, "tool_calls": [{"name": "f", "arguments": {}}]}',  # not a message: content
-        '{"tool_calls": []}',
-        '{"tool_calls": {"name": "f", "arguments": {}}}',
-        '[{"tool_calls": [{"name": "f", "arguments": {}}]}]',
-        'Hi ```json\n{"tool_calls": [{"name": "f", "arguments": {}}]}\n``` bye',
-    ],
-)
-def test_tool_calls_wrapper_edges_equal_the_whole_text(text: str) -> None:
-    whole = parse_tool_calls(text, "json")
-    for size in SIZES:
-        assert _exact(_Run("json", _pieces(text, size)).result) == _exact(whole), size
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,11 @@ form of a whole-text parse:
 * :class:`JsonCallStream` reads ``{"name": ..., "arguments": {...}}`` objects, a list of them,
   or several in a row, streaming the arguments object through a :class:`JsonWriter`; optionally
   after a code fence's language tag, or nested as OpenAI writes calls
-  (``{"type": "function", "function": {"name": ..., "arguments": "{...}"}}``). Arguments
-  written as a JSON string holding an object stream too, as the string is decoded
-  (:class:`_StringArgs`).
+  (``{"type": "function", "function": {"name": ..., "arguments": "{...}"}}``), or in the list
+  of OpenAI's message ``{"tool_calls": [...]}``. Arguments written as a JSON string holding an
+  object stream too, as the string is decoded (:class:`_StringArgs`).
 * :class:`ArgsStream` reads the JSON arguments of a call whose name is already known (harmony,
-  Mistral v11, the token formats).
+  Mistral v11, the token formats), an object or (lenient) a JSON string holding one.
 """
 
 from __future__ import annotations
