@@ -134,8 +134,8 @@ class SequenceStream(HeldStream):
             return
         if len(inner.calls) > 1:
             self._fail("it holds several invokes")
-        elif inner.calls and inner.calls[0] not in self.calls:
-            self.calls.append(inner.calls[0])
+        elif inner.calls and (not self.calls or self.calls[-1] is not inner.calls[0]):
+            self.calls.append(inner.calls[0])  # the inner call, once adopted, is the last
         if inner.error is not None:
             self._fail(inner.error)
 

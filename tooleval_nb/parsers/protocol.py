@@ -229,6 +229,10 @@ class ToolParser:
         #: sent so far, and whether any was sent (the region is committed)
         self._live: CallStream | None = None
         self._live_sent: list[list[Any]] = []
+        #: the calls before this index were sent whole and closed (their parts never change):
+        #: each delta looks only at the calls from here on, so many calls in one region stay
+        #: linear
+        self._live_done = 0
 
     # ------------------------------------------------------------------ public API
     @classmethod
@@ -341,7 +345,7 @@ class ToolParser:
     # ------------------------------------------------------------------ streamed calls
     def _live_begin(self, stream: CallStream | None) -> None:
         """Start reading a region's body with ``stream`` (None: the format does not stream)."""
-        self._live, self._live_sent = stream, []
+        self._live, self._live_sent, self._live_done = stream, [], 0
 
     def _live_feed(self, text: str) -> None:
         # a whole-text parse never commits: its stream is needed only to rescue the closed calls
@@ -359,7 +363,9 @@ class ToolParser:
         if live is None or (live.error is not None and not self._live_sent):
             return  # the error showed before anything was sent: the region is read whole
         base = len(self._calls)
-        for k, call in enumerate(live.calls):
+        calls = live.calls
+        for k in range(self._live_done, len(calls)):
+            call = calls[k]
             if call.name is None:
                 break
             if k == len(self._live_sent):
@@ -369,14 +375,16 @@ class ToolParser:
                 self._d_calls.append(DeltaToolCall(
                     index=base + k, id=call_id, type="function",
                     function=DeltaFunctionCall(name=call.name, arguments="".join(call.parts))))
-                continue
-            entry = self._live_sent[k]
-            if entry[1] < len(call.parts):
-                fragment = "".join(call.parts[entry[1]:])
-                entry[1] = len(call.parts)
-                if fragment:
-                    self._d_calls.append(DeltaToolCall(
-                        index=base + k, function=DeltaFunctionCall(arguments=fragment)))
+            else:
+                entry = self._live_sent[k]
+                if entry[1] < len(call.parts):
+                    fragment = "".join(call.parts[entry[1]:])
+                    entry[1] = len(call.parts)
+                    if fragment:
+                        self._d_calls.append(DeltaToolCall(
+                            index=base + k, function=DeltaFunctionCall(arguments=fragment)))
+            if call.closed and k == self._live_done:
+                self._live_done = k + 1
 
     def _live_end(self, closed: bool, label: str, body: str | None = None
                   ) -> tuple[bool, CallStream | None]:
