@@ -15,6 +15,12 @@ growth ratio times the 10k and 100k streams in turn (``2 * --repeat`` pairs), so
 run under the same load: on a loaded machine, timing all the 10k runs first and the 100k runs
 later measured the load's drift (5x to 17x for formats that share one linear scanner).
 
+A second growth target times outputs whose calls all sit in one region (``[f(...), f(...),
+...]``, one section of special tokens, one ``<tool_calls>`` list; formats that write one region
+per call write them back to back), each call with a list argument that is sent when it ends: the
+per-delta work must not grow with the calls or the value already read (it did: 7x for 10x the
+calls in ``lfm2``, ``step3``).
+
 Streaming sends a call's name first and its arguments as they are written (issue 30): the
 ``frags/call`` column is the number of argument fragments per call at the 10k size, and the
 ``first name`` column the characters from the start of the first call's text to the delta that
@@ -58,6 +64,19 @@ def make_output(fmt: str, size: int) -> tuple[str, int]:
         length += len(piece)
         calls += 1
     return "".join(parts), calls
+
+
+def make_region(fmt: str, size: int) -> tuple[str, int]:
+    """An output of about ``size`` characters whose calls are written together (one region where
+    the format allows it), each with a list argument. Returns (text, calls)."""
+    calls: list[ToolCall] = []
+    length = 0
+    while length < size:
+        call = ToolCall.create("get_weather", {"city": f"Town {len(calls)}",
+                                               "hours": list(range(12))})
+        calls.append(call)
+        length += len(render_tool_calls([call], fmt))
+    return render_tool_calls(calls, fmt), len(calls)
 
 
 def best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -159,6 +178,13 @@ def main() -> None:
                   f"{frag_col:>12}{first_col:>12}")
         ratio = growth(fmt, sized[10_000], sized[100_000], 2 * args.repeat)
         verdicts.append((fmt, "stream time 10k -> 100k", ratio, 12.0, "<="))
+        region = {}
+        for size in (10_000, 100_000):
+            text, calls = make_region(fmt, size)
+            region[size] = [text[i:i + args.delta] for i in range(0, len(text), args.delta)]
+            assert stream(fmt, region[size]) == calls
+        ratio = growth(fmt, region[10_000], region[100_000], args.repeat)
+        verdicts.append((fmt, "one region 10k -> 100k", ratio, 12.0, "<="))
     print()
     print("targets:")
     failed = False

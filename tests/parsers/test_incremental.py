@@ -553,6 +553,15 @@ def test_fenced_and_openai_calls_stream(fmt: str, write: Any, size: int) -> None
         ('{"name": "x", "function": {"name": "f", "arguments": "{}"}}', "json"),
         ('[{"type": "function", "function": {"name": "f", "arguments": "{\\"a\\": [1, 2]}"}}]',
          "json"),
+        # OpenAI's message {"tool_calls": [...]}, and objects that are not one
+        ('{"tool_calls": [{"name": "f", "arguments": {"a": 1}}], "content": {"x": [1]}}', "json"),
+        ('{"content": "", "role": "assistant", "tool_calls": [{"name": "f", "arguments": {}}]}',
+         "json"),
+        ('{"foo": 1, "tool_calls": [{"name": "f", "arguments": {}}]}', "json"),
+        ('{"tool_calls": []}', "json"),
+        ('{"tool_calls": {"name": "f", "arguments": {}}}', "json"),
+        ('[{"tool_calls": [{"name": "f", "arguments": {}}]}]', "json"),
+        ('Hi ```json\n{"tool_calls": [{"name": "f", "arguments": {}}]}\n``` bye', "json"),
     ],
 )
 def test_fence_and_openai_edges_equal_the_whole_text(text: str, fmt: str) -> None:
@@ -569,3 +578,202 @@ def test_openai_string_arguments_turning_bad_after_the_name_keep_the_call() -> N
     assert [c.function.name for c in run.result.tool_calls] == ["f"]
     assert json.loads(run.result.tool_calls[0].function.arguments) == {"a": 1}
     assert any(COMMITTED_NOTE in p and "after the JSON object" in p for p in run.result.problems)
+
+
+# ---------------------------------------------------------------------------- OpenAI's message
+def _openai_message(calls: list[ToolCall]) -> str:
+    """OpenAI's assistant message: ``{"role", "content", "tool_calls": [...]}``, the first call
+    in OpenAI's shape with string arguments, the others flat."""
+    listed: list[dict[str, Any]] = [
+        {"id": "call_0", "type": "function",
+         "function": {"name": calls[0].function.name, "arguments": calls[0].function.arguments}}
+    ]
+    listed += [{"name": c.function.name, "arguments": json.loads(c.function.arguments)}
+               for c in calls[1:]]
+    message = {"role": "assistant", "content": None, "tool_calls": listed}
+    return "Calling:\n" + json.dumps(message, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_tool_calls_wrapper_streams_each_call(size: int) -> None:
+    """``{"tool_calls": [...]}``: each call streams as it is written (its name first, a
+    360-character string in at least 10 fragments), equal to the whole-text parse."""
+    note = "".join(f"word{k} " for k in range(60))[:360]
+    calls = _weather(note)
+    text = _openai_message(calls)
+    whole = parse_tool_calls(text, "json")
+    assert [c.function.name for c in whole.tool_calls] == ["get_weather", "get_time"]
+    run = _Run("json", _pieces(text, size))
+    assert _exact(run.result) == _exact(whole)
+    start = text.index(note[:40])  # inside the string arguments
+    assert run.name_at[0] <= start + size, "the name came only with the end of the call"
+    inside = [frag for fed, k, frag in run.args_by_fed if k == 0 and start < fed <= start + 360]
+    assert len(inside) >= 360 // size // 2, len(inside)
+    assert len(run.fragments(0)) >= 10, run.fragments(0)
+    assert "".join(run.fragments(0)) == whole.tool_calls[0].function.arguments
+    assert run.name_at[1] <= text.index("Asia/Tokyo") + size  # before the second call closes
+
+
+def test_the_tool_calls_wrapper_never_closed_keeps_its_closed_calls() -> None:
+    """Constrained output: the wrapper cut inside its list; the calls whose objects closed are
+    calls, streamed or whole, and the name of each came before its object closed."""
+    text = (
+        '{"tool_calls": [{"name": "a", "arguments": {"x": "' + "y" * 50 + '"}}, '
+        '{"type": "function", "function": {"name": "b", "arguments": "{\\"z\\": 1}"}}, '
+        '{"name": "c", "argu'
+    )
+    whole = parse_tool_calls(text, "json")
+    assert [(c.function.name, c.function.arguments) for c in whole.tool_calls] == [
+        ("a", json.dumps({"x": "y" * 50})),
+        ("b", '{"z": 1}'),
+    ]
+    assert any("not closed" in p for p in whole.problems)
+    for size in SIZES:
+        run = _Run("json", _pieces(text, size))
+        assert stream_differs(run.result, whole) is None
+        assert [c.function.name for c in run.result.tool_calls] == ["a", "b"]
+        assert run.name_at[0] < text.index("}}, ") and len(run.fragments(0)) >= 50 // size
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a key that is not a message's after the calls were sent: not a wrapper as JSON
+        '{"tool_calls": [{"name": "f", "arguments": {}}], "foo": 1}',
+        # a second list: as JSON only the last counts; the first was sent
+        '{"tool_calls": [{"name": "f", "arguments": {}}], '
+        '"tool_calls": [{"name": "g", "arguments": {"b": 2}}]}',
+        # an item that is no call after a call was sent; a trailing comma
+        '{"tool_calls": [{"name": "f", "arguments": {}}, {"x": 1}]}',
+        '{"tool_calls": [{"name": "f", "arguments": {}},]}',
+    ],
+)
+def test_tool_calls_wrapper_turning_bad_after_a_call_keeps_it(text: str) -> None:
+    whole = parse_tool_calls(text, "json")
+    for size in SIZES:
+        run = _Run("json", _pieces(text, size))
+        assert stream_differs(run.result, whole) is None, size
+        if size == 1 or run.result.tool_calls:  # sent before the error showed
+            assert run.result.tool_calls[0].function.name == "f"
+            assert any(COMMITTED_NOTE in p for p in run.result.problems)
+        else:  # the error came in the delta that would have sent it: read whole
+            assert _exact(run.result) == _exact(whole)
+
+
+# ---------------------------------------------------------------------------- string arguments
+@pytest.mark.parametrize("fmt", JSON_BODIED)
+def test_string_encoded_arguments_stream_as_the_string_is_decoded(fmt: str) -> None:
+    """Arguments written as a JSON string holding the object (``"{\\"city\\": ...}"``) stream
+    as the string is decoded wherever a whole-text parse reads them; where it does not (harmony,
+    whose body must be the object), the call sent at ``<|message|>`` is kept with a problem."""
+    note = "".join(f"word{k} " for k in range(60))[:360]
+    call = ToolCall.create("get_weather", {"city": "Tokyo", "note": note})
+    text = render_tool_calls([call], fmt)
+    obj = call.function.arguments
+    assert obj in text, "the rendered call holds its arguments object"
+    text = text.replace(obj, json.dumps(obj, ensure_ascii=False), 1)
+    whole = parse_tool_calls(text, fmt)
+    start = text.index(note[:40])
+    for size in SIZES:
+        run = _Run(fmt, _pieces(text, size))
+        if fmt == "openai":
+            assert not whole.tool_calls and stream_differs(run.result, whole) is None
+            continue
+        assert _exact(run.result) == _exact(whole), size
+        assert whole.tool_calls[0].function.arguments == obj
+        assert run.name_at[0] <= start + size
+        inside = [f for fed, k, f in run.args_by_fed if k == 0 and start < fed <= start + 360]
+        assert len(inside) >= 360 // size // 2, (size, len(inside))
+        assert "".join(run.fragments(0)) == obj
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_v31", "kimi_k2", "deepseek_v3"])
+def test_string_arguments_turning_bad_after_the_name_keep_the_call(fmt: str) -> None:
+    good = render_tool_calls([ToolCall.create("get_weather", {"city": "Tokyo"})], fmt)
+    obj = '{"city": "Tokyo"}'
+    for bad in ('"{\\"city\\": \\"Tokyo\\"} trailing"', '"[1, 2]"', '"{\\"city\\": \\"Tok'):
+        text = good.replace(obj, bad, 1)
+        whole = parse_tool_calls(text, fmt)
+        assert not whole.tool_calls and whole.problems, bad
+        for size in SIZES:
+            run = _Run(fmt, _pieces(text, size))
+            assert stream_differs(run.result, whole) is None, (bad, size)
+            assert [c.function.name for c in run.result.tool_calls] == ["get_weather"]
+            json.loads(run.result.tool_calls[0].function.arguments)
+            assert any(COMMITTED_NOTE in p for p in run.result.problems)
+
+
+_V3 = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+_V31 = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        (_V3.format("```json\n```"), "deepseek_v3"),
+        (_V3.format("```json\nnull\n```"), "deepseek_v3"),
+        (_V3.format('```json\n"  "\n```'), "deepseek_v3"),
+        (_V3.format('```\n"{\\"a\\": [1, {\\"b\\": null}]}"```'), "deepseek_v3"),
+        (_V3.format('```json{"a": 1}\n```'), "deepseek_v3"),
+        (_V3.format("```null```"), "deepseek_v3"),
+        (_V3.format('"{}"'), "deepseek_v3"),
+        (_V31.format('"  "'), "deepseek_v31"),
+        (_V31.format("null"), "deepseek_v31"),
+        (_V31.format(' "{\\"a\\": \\"\\u00e9\\ud83c\\udf89\\"}" '), "deepseek_v31"),
+    ],
+)
+def test_token_format_argument_edges_equal_the_whole_text(text: str, fmt: str) -> None:
+    whole = parse_tool_calls(text, fmt)
+    for size in SIZES:
+        got = _Run(fmt, _pieces(text, size)).result
+        if whole.tool_calls:
+            assert _exact(got) == _exact(whole), size
+        else:
+            assert stream_differs(got, whole) is None, size
+
+
+# ---------------------------------------------------------------------------- nested "function"
+@pytest.mark.parametrize(
+    "text",
+    [
+        # OpenAI's shape ("type": "function"): the outer keys' name is held until the object
+        # closes or its "function" object comes, so streaming equals the whole-text parse
+        '{"type": "function", "name": "x", "arguments": {"a": 1}, '
+        '"function": {"name": "y", "arguments": {"b": "' + "z" * 40 + '"}}}',
+        '{"type": "function", "name": "x", "arguments": {"a": 1}}',
+        '[{"type": "function", "name": "x", "arguments": {"a": 1}}, '
+        '{"type": "function", "function": {"name": "y", "arguments": "{}"}, "name": "q"}]',
+    ],
+)
+def test_openai_typed_objects_equal_the_whole_text(text: str) -> None:
+    whole = parse_tool_calls(text, "json")
+    assert whole.tool_calls
+    for size in SIZES:
+        run = _Run("json", _pieces(text, size))
+        assert _exact(run.result) == _exact(whole), size
+    if "zzz" in text:  # the nested call's arguments still stream
+        assert len(_Run("json", list(text)).fragments(0)) >= 10
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "x", "arguments": {"a": 1}, "function": {"name": "y", "arguments": {"b": 2}}}',
+        '{"function": {"name": "x", "arguments": {}}, "function": {"name": "y", "arguments": '
+        '{"b": 2}}}',
+    ],
+)
+def test_a_late_nested_call_is_streamed_too_and_noted(text: str) -> None:
+    """A flat call's name is certain once its arguments key is read (else no flat call would
+    stream); a "function" object after it cannot take it back: both are kept, the nested one
+    (the whole-text parse's call) last, and a problem says so."""
+    whole = parse_tool_calls(text, "json")
+    assert [(c.function.name, c.function.arguments) for c in whole.tool_calls] == [
+        ("y", '{"b": 2}')
+    ]
+    for size in SIZES:
+        run = _Run("json", _pieces(text, size))
+        assert [c.function.name for c in run.result.tool_calls] == ["x", "y"]
+        assert run.name_at[0] < text.index('"function": {"name": "y"')
+        assert stream_differs(run.result, whole) is None
+        assert any("only the last nested call counts" in p for p in run.result.problems)

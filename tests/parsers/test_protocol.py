@@ -142,3 +142,15 @@ def test_mimebundle_has_html_and_text() -> None:
     bundle = info._repr_mimebundle_()
     assert "text/plain" in bundle
     assert "&lt;b&gt;" in bundle["text/html"] and "<table>" in bundle["text/html"]
+
+
+def test_mimebundle_falls_back_to_text_through_the_one_guard(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    info = parse_tool_calls('<tool_call>{"name": "f", "arguments": {}}</tool_call>', "hermes")
+
+    def boom(self: ExtractedToolCallInformation) -> str:
+        raise RuntimeError("render bug")
+
+    monkeypatch.setattr(ExtractedToolCallInformation, "_html", boom)
+    assert info._repr_mimebundle_() == {"text/plain": repr(info)}

@@ -41,7 +41,9 @@ FRAGMENTS = {
                " to=functions.f", "<|constrain|>json", "<|message|>", '{"a": 1}', "<|end|>",
                "<|call|>", "<|return|>", "<|", "|>", " ", "\n", "text"],
     "json": ["```json\n", "```", '{"name": "f", "arguments": {}}', '{"tool": "g", "args": {}}',
-             "[", "]", "{", "}", ",", '"', "\\", " ", "\n", "text", '"name": '],
+             "[", "]", "{", "}", ",", '"', "\\", " ", "\n", "text", '"name": ',
+             '{"tool_calls": [', '"content": null, ', '"type": "function", ', '"function": ',
+             '"arguments": "{\\"a\\": 1}"'],
 }
 
 _COMMON = ['{"name": "f", "arguments": {"a": 1}}', "{", "}", "[", "]", "(", ")", '"', "'", "\\",

@@ -7,11 +7,11 @@ form of a whole-text parse:
 * :class:`JsonCallStream` reads ``{"name": ..., "arguments": {...}}`` objects, a list of them,
   or several in a row, streaming the arguments object through a :class:`JsonWriter`; optionally
   after a code fence's language tag, or nested as OpenAI writes calls
-  (``{"type": "function", "function": {"name": ..., "arguments": "{...}"}}``). Arguments
-  written as a JSON string holding an object stream too, as the string is decoded
-  (:class:`_StringArgs`).
+  (``{"type": "function", "function": {"name": ..., "arguments": "{...}"}}``), or in the list
+  of OpenAI's message ``{"tool_calls": [...]}``. Arguments written as a JSON string holding an
+  object stream too, as the string is decoded (:class:`_StringArgs`).
 * :class:`ArgsStream` reads the JSON arguments of a call whose name is already known (harmony,
-  Mistral v11, the token formats).
+  Mistral v11, the token formats), an object or (lenient) a JSON string holding one.
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ class _ValueSlot:
 
     def value(self) -> Any:
         return json.loads("".join(self.buffer))
+
+
+def _no_start() -> None:
+    """The call of an :class:`ArgsStream` is named already: nothing waits for its ``{``."""
 
 
 class _StringArgs:
@@ -132,6 +136,9 @@ class JsonCallStream(CallStream):
         fence: the body is a code fence's: a language tag (``json``) may come first.
         nest_key: an object under this key is the call itself (OpenAI's ``"function"``); the
             other keys of the outer object are skipped, as the whole-text reader skips them.
+        wrap_key: a top-level object whose list under this key holds the calls (OpenAI's
+            message ``{"tool_calls": [...]}``), its other keys all among ``wrap_extra``: each
+            call of the list streams as a call of a list does.
     """
 
     def __init__(
@@ -145,6 +152,8 @@ class JsonCallStream(CallStream):
         lists: bool = True,
         fence: bool = False,
         nest_key: str | None = None,
+        wrap_key: str | None = None,
+        wrap_extra: Sequence[str] = ("content", "role"),
     ) -> None:
         super().__init__()
         self.name_keys = tuple(name_keys)
@@ -154,8 +163,12 @@ class JsonCallStream(CallStream):
         self.many = many
         self.lists = lists
         self.nest_key = nest_key
+        self.wrap_key = wrap_key
+        self.wrap_extra = frozenset(wrap_extra)
+        self._wrap = 0  # 1 inside the wrapper's list of calls, 2 after it (its other keys)
+        self._outer_keys: set[str] = set()  # the keys of the top-level object so far
         self._state = "lang" if fence else "top"
-        #            lang | top | list | list_next | key | colon | value | next | after
+        #  lang | top | list | list_next | list_item | key | colon | value | next | after
         self._lang = False  # a language tag was started
         self._nested = 0  # 1 inside the nested call object of an outer one
         self._nested_done = False  # the outer object's nested call closed
@@ -185,6 +198,13 @@ class JsonCallStream(CallStream):
             )
         if self.error is None and self._values == 0:
             self._fail("it is empty")
+        if self.error is None and self._late_nested:
+            self._fail(f"{self._late_nested} (as JSON, only the last nested call counts)")
+        if self.error is None and self._second_wrap:
+            self._fail(
+                f"the object holding the calls has a second {self.wrap_key!r} (as JSON, only the "
+                "calls of the last count)"
+            )
 
     def _run(self, data: str, final: bool) -> None:
         i, n = 0, len(data)
@@ -220,18 +240,24 @@ class JsonCallStream(CallStream):
                     i += 1
                 else:
                     return self._fail(f"{char!r} does not start a call")
-            elif state in ("list", "list_next"):
+            elif state in ("list", "list_next", "list_item"):
                 if char == "]":
-                    if state == "list" and not self.calls:
+                    if state == "list":
                         return self._fail("the list is empty")
+                    if state == "list_item":
+                        return self._fail("a ',' comes before the list's ']'")
+                    if self._wrap == 1:  # back in the wrapper object, whose other keys follow
+                        self._in_list, self._state, self._wrap = False, "next", 2
+                        i += 1
+                        continue
                     self._in_list, self._state = False, "after"
                     self._values += 1
                     self.done_at = self.fed + i + 1
                     i += 1
                 elif state == "list_next" and char == ",":
-                    self._state = "list"
+                    self._state = "list_item"
                     i += 1
-                elif state == "list" and char == "{":
+                elif state in ("list", "list_item") and char == "{":
                     self._open_object()
                     i += 1
                 else:
@@ -255,6 +281,12 @@ class JsonCallStream(CallStream):
                 if char == "{" and self._can_nest():
                     self._nest()
                     i += 1
+                elif char == "{" and self._can_late_nest():
+                    self._late_nest()
+                    i += 1
+                elif char == "[" and self._can_wrap():
+                    self._enter_wrap()
+                    i += 1
                 else:
                     self._start_value(char)
             else:  # next
@@ -273,6 +305,8 @@ class JsonCallStream(CallStream):
         self.calls.append(self._call)
         self._state, self._first_key = "key", True
         self._has_args, self._args_parts = False, []
+        self._outer_keys = set()
+        self._openai = False
 
     def _read_lang(self, data: str, i: int) -> int:
         """A fence's language tag (``json``), as the whole-body reader skips it: after leading
@@ -302,6 +336,71 @@ class JsonCallStream(CallStream):
             and call.name is None
         )
 
+    def _can_wrap(self) -> bool:
+        """The list under :attr:`wrap_key` of a top-level object whose other keys so far are
+        all among :attr:`wrap_extra` (nothing of it named a call)."""
+        call = self._call
+        if self._wrap == 2:  # a second list under the key (a whole-text parse keeps the last)
+            return self._key == self.wrap_key
+        return (
+            self._key == self.wrap_key
+            and self.wrap_key is not None
+            and not self._wrap
+            and not self._in_list
+            and not self._nested
+            and not self._nested_done
+            and call is not None
+            and call.name is None
+            and self._outer_keys <= self.wrap_extra
+        )
+
+    def _enter_wrap(self) -> None:
+        """The object is OpenAI's message ``{"tool_calls": [...]}``: it is no call itself (its
+        placeholder, never named, goes); the calls of its list follow. A second list under the
+        key streams too: the calls of the first were sent already (never retracted), so the
+        stream ends with an error once the body is read (:meth:`_finish`)."""
+        if self._wrap == 2:
+            self._second_wrap = True
+        else:
+            self.calls.pop()
+        self._call = None
+        self._wrap = 1
+        self._in_list, self._state = True, "list"
+
+    def _can_late_nest(self) -> bool:
+        """A nested call object comes after the outer object's own keys named a call, or after
+        another nested call object."""
+        call = self._call
+        return (
+            self._key == self.nest_key
+            and self.nest_key is not None
+            and not self._nested
+            and call is not None
+            and (call.name is not None or self._nested_done)
+        )
+
+    def _late_nest(self) -> None:
+        """A nested call object after the outer keys named a call, or a second one: the call
+        before it may have been sent already, so it ends where it stopped (never retracted) and
+        the nested one streams as a call of its own; the stream ends with an error once the
+        body is read, since a whole-text parse reads only the last nested call
+        (:meth:`_finish`)."""
+        outer = self._call
+        assert outer is not None
+        if self._nested_done:
+            self._late_nested = f"an object has a second {self.nest_key!r} object"
+            self._nested_done = False
+        else:
+            self._late_nested = (
+                f"an object named a call with its own keys before its {self.nest_key!r} object"
+            )
+            if not self._has_args:
+                outer.parts.append("{}")
+            outer.closed = True
+        self._call = StreamCall()
+        self.calls.append(self._call)
+        self._nest()
+
     def _nest(self) -> None:
         """The outer object's nested call object opens: it is the call (what the outer object
         said about a name or arguments so far is dropped, as the whole-text reader drops it)."""
@@ -312,8 +411,17 @@ class JsonCallStream(CallStream):
 
     def _start_value(self, char: str) -> None:
         key = self._key
+        if self._wrap == 2:  # the wrapper's other keys, after its list of calls
+            if key not in self.wrap_extra:
+                self._fail(f"the object holding the calls has the key {key!r} too")
+            else:
+                self._role = "skip"
+                self._writer = JsonWriter(None)
+            return
         call = self._call
         assert call is not None
+        if not self._nested:
+            self._outer_keys.add(key)
         if self._nested_done:  # after the nested call: the outer object's other keys
             if key == self.nest_key:
                 self._fail(f"the call object has a second {key!r}")
@@ -340,6 +448,10 @@ class JsonCallStream(CallStream):
                 self._writer = self._slot.writer
         elif key in self.name_keys or key in self.arg_keys:
             self._fail(f"the call object has a second {key!r}")
+        elif key == "type" and char == '"' and not self._nested and self.nest_key is not None:
+            self._role = "type"  # "function": OpenAI's shape, whose call is the nested one
+            self._slot = _ValueSlot()
+            self._writer = self._slot.writer
         else:
             self._role = "skip"
             self._writer = JsonWriter(None)
@@ -359,9 +471,14 @@ class JsonCallStream(CallStream):
             self._key = self._slot.value()
             self._state = "colon"
             return True
-        assert call is not None
         self._state = "next"
-        if role == "name":
+        if role == "skip":
+            return True
+        assert call is not None
+        if role == "type":
+            assert self._slot is not None
+            self._openai = self._openai or self._slot.value() == "function"
+        elif role == "name":
             assert self._slot is not None
             name = self._slot.value()
             self._named = True
@@ -392,11 +509,18 @@ class JsonCallStream(CallStream):
             self._maybe_ready()
         return True
 
-    def _maybe_ready(self) -> None:
+    def _maybe_ready(self, closing: bool = False) -> None:
+        """Name the call (it may be sent then) once its name is certain: its name read, and
+        its arguments key too where :attr:`require_args` says so. In an object that said
+        ``"type": "function"`` (OpenAI's shape) the call is the nested ``"function"`` object, so
+        a name of the object's own keys is certain only when the object closes (``closing``)
+        without one."""
         call = self._call
         assert call is not None
         name = getattr(self, "_pending_name", None)
         if call.name is not None or name is None:
+            return
+        if self._openai and not self._nested and not closing:
             return
         if (
             self.require_args
@@ -408,6 +532,10 @@ class JsonCallStream(CallStream):
         call.parts = self._args_parts
 
     def _close_object(self, i: int) -> None:
+        if self._wrap == 2:  # the wrapper object closes after its list
+            self._wrap = 0
+            self._end_object(i)
+            return
         call = self._call
         assert call is not None
         if self._nested_done:  # the outer object of a nested call closes
@@ -420,7 +548,7 @@ class JsonCallStream(CallStream):
                 else "it is not a tool call object"
             )
             return
-        self._maybe_ready()
+        self._maybe_ready(closing=True)
         if call.name is None:
             self._fail("the object is not a tool call (it has no arguments)")
             return
@@ -455,6 +583,9 @@ class JsonCallStream(CallStream):
             call.parts.append("{}")
 
     _key: Any = None
+    _second_wrap = False
+    _late_nested = ""  # why a nested call object came late (a second call was streamed)
+    _openai = False  # the object said "type": "function": its own keys name no call
     _first_key = True
     _named = False
     _pending_name: str | None = None
@@ -479,6 +610,7 @@ class ArgsStream(CallStream):
         self.calls.append(self.call)
         self._writer: JsonWriter | None = None
         self._slot: _ValueSlot | None = None
+        self._strargs: _StringArgs | None = None
         self._after: list[str] = []
 
     def _follow(self, text: str) -> None:
@@ -502,6 +634,15 @@ class ArgsStream(CallStream):
                 return
             if text[i] == "{":
                 self._writer = JsonWriter(self.call.parts)
+            elif self.lenient and text[i] == '"':  # a JSON string holding the object
+                self._strargs = _StringArgs(self.call.parts, _no_start)
+                self._writer = self._strargs.writer
+            elif self.lenient and self.trailer and text[i] == self.trailer[0]:
+                self.call.parts.append("{}")  # the trailer right away: no arguments
+                self.call.closed = True
+                self.done_at = self.fed + i
+                self._follow(text[i:])
+                return
             elif self.lenient:
                 self._slot = _ValueSlot()
                 self._writer = self._slot.writer
@@ -512,10 +653,17 @@ class ArgsStream(CallStream):
         used = writer.feed(text[i:], final)
         if writer.error is not None:
             return self._fail(writer.error)
+        strargs = self._strargs
+        if strargs is not None and strargs.error is not None:
+            return self._fail(strargs.error)
         if writer.done:
             if writer.duplicate is not None:
                 return self._fail(f"its arguments hold the key {writer.duplicate!r} twice")
-            if self._slot is not None:
+            if strargs is not None:
+                problem = strargs.end()
+                if problem is not None:
+                    return self._fail(problem)
+            elif self._slot is not None:
                 arguments, problem = _args_from_value(self._slot.value())
                 if problem or arguments is None:
                     return self._fail(problem or "its arguments are unusable")
@@ -539,7 +687,9 @@ class ArgsStream(CallStream):
             self._fail(f"its arguments are not closed by {self.trailer}")
 
     def _repair(self, call: StreamCall) -> None:
-        if self._writer is not None and self._slot is None:
+        if self._strargs is not None:
+            self._strargs.close()
+        elif self._writer is not None and self._slot is None:
             self._writer.close()
         if not call.parts:
             call.parts.append("{}")

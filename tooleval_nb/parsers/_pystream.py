@@ -60,6 +60,7 @@ class PyCallStream(HeldStream):
         self._keyword_seen = False
         self._quote = ""
         self._held_value: list[str] = []
+        self._held_len = 0
         self._depth = 0
         self._hquote = ""
 
@@ -188,6 +189,7 @@ class PyCallStream(HeldStream):
                     return i
                 else:
                     self._held_value, self._depth, self._hquote = [], 0, ""
+                    self._held_len = 0
                     self._state = "value"
             elif state == "str_after":
                 m = _STRING_START.match(data, i)
@@ -323,7 +325,7 @@ class PyCallStream(HeldStream):
                     break
                 if data[j] == "\\":
                     if j + 1 >= n and not final:
-                        self._held_value.append(data[start:j])
+                        self._hold_piece(data[start:j])
                         return -j - 1
                     i = j + 2
                     continue
@@ -331,7 +333,7 @@ class PyCallStream(HeldStream):
                     if data.startswith(q, j):
                         self._hquote, i = "", j + 3
                     elif not final and j + 3 > n:
-                        self._held_value.append(data[start:j])
+                        self._hold_piece(data[start:j])
                         return -j - 1
                     else:
                         i = j + 1
@@ -348,7 +350,7 @@ class PyCallStream(HeldStream):
                 if data.startswith(char * 3, j):
                     self._hquote, i = char * 3, j + 3
                 elif not final and j + 3 > n and data[j:] == char * (n - j):
-                    self._held_value.append(data[start:j])
+                    self._hold_piece(data[start:j])
                     return -j - 1
                 else:
                     self._hquote, i = char, j + 1
@@ -359,20 +361,26 @@ class PyCallStream(HeldStream):
                 self._depth -= char != ","
                 i = j + 1
             elif char in ",)":
-                self._held_value.append(data[start:j])
+                self._hold_piece(data[start:j])
                 self._end_held()
                 return j
             else:
                 self._fail(f"{char!r} does not close a bracket")
                 return j
-        self._held_value.append(data[start:i])
-        if sum(map(len, self._held_value)) > _MAX_HELD_PIECE * 8:
+        self._hold_piece(data[start:i])
+        if self._held_len > _MAX_HELD_PIECE * 8:
             self._fail("an argument value is too long")
         return i
 
+    def _hold_piece(self, piece: str) -> None:
+        """Collect a piece of a value sent when it ends (its length counted as it grows: summing
+        the pieces at every delta made a long value quadratic)."""
+        self._held_value.append(piece)
+        self._held_len += len(piece)
+
     def _end_held(self) -> None:
         text = "".join(self._held_value).strip()
-        self._held_value = []
+        self._held_value, self._held_len = [], 0
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

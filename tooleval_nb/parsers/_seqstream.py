@@ -22,6 +22,8 @@ __all__ = ["SequenceStream", "sequence_stream"]
 
 _MAX_NAME = 512
 _WS = re.compile(r"\s*")
+#: DeepSeek V3's opening fence and its language tag
+_FENCE_OPEN = re.compile(r"\s*```[A-Za-z]*\s*")
 
 
 class SequenceStream(HeldStream):
@@ -132,8 +134,8 @@ class SequenceStream(HeldStream):
             return
         if len(inner.calls) > 1:
             self._fail("it holds several invokes")
-        elif inner.calls and inner.calls[0] not in self.calls:
-            self.calls.append(inner.calls[0])
+        elif inner.calls and (not self.calls or self.calls[-1] is not inner.calls[0]):
+            self.calls.append(inner.calls[0])  # the inner call, once adopted, is the last
         if inner.error is not None:
             self._fail(inner.error)
 
@@ -164,17 +166,17 @@ class SequenceStream(HeldStream):
                 self._fail(bad)
                 return ""
             self.calls.append(StreamCall(name))
-        brace = prelude.find("{", newline)
-        if brace < 0:
-            if len(prelude) - newline > 64:
+        # the opening fence and its language tag; the arguments start at the first character
+        # after them: ``{``, a JSON string holding the object, ``null``, or the closing fence
+        rest = prelude[newline + 1 :]
+        fence = _FENCE_OPEN.match(rest)
+        if fence is None or fence.end() >= len(rest):  # not yet a fence, or the tag may go on
+            if (fence is None and not "```".startswith(rest.lstrip())) or len(rest) > 64:
                 self._fail("its arguments are not in a ```json fence after the name")
-            return ""
-        if not re.fullmatch(r"\s*```[A-Za-z]*\s*", prelude[newline + 1 : brace]):
-            self._fail("its arguments are not in a ```json fence after the name")
             return ""
         self._inner = ArgsStream(self.calls[-1].name or "", trailer="```", call=self.calls[-1])
         self._prelude = []
-        return prelude[brace:]
+        return rest[fence.end() :]
 
     def _end_call(self, *, closed: bool) -> None:
         inner = self._inner

@@ -14,9 +14,10 @@ Other JSON is content. JSON that does not decode is content too; a problem is re
 starts like a call (``{"name": ...``).
 
 Streaming: a call is sent once its name and its arguments key are both read (or its name is an
-offered tool's), its arguments object streams as written; the OpenAI shapes are sent when the
-value closes. Committed after that first delta. Constrained output: the closed call objects of a
-list that never closes are calls.
+offered tool's), its arguments object streams as written, also inside OpenAI's shapes (the
+``"function"`` object, the ``{"tool_calls": [...]}`` list, string arguments). Committed after
+that first delta. Constrained output: the closed call objects of a list that never closes are
+calls.
 """
 
 from __future__ import annotations
@@ -116,4 +117,5 @@ class GenericJsonParser(JsonRegionParser):
             require_args=True,
             known=self.tools,
             nest_key="function",
+            wrap_key="tool_calls",
         )

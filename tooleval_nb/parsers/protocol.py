@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..display import mimebundle
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall, make_call_id
 from ._callstream import CallStream
@@ -102,26 +103,25 @@ class ExtractedToolCallInformation(BaseModel):
         return self
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        text = repr(self)
-        try:
-            rows = "".join(
-                f"<tr><td>{i}</td><td><code>{html.escape(c.function.name)}</code></td>"
-                f"<td><code>{html.escape(c.function.arguments)}</code></td></tr>"
-                for i, c in enumerate(self.tool_calls)
-            )
-            parts = [f"<b>{len(self.tool_calls)} tool call(s)</b>"]
-            if rows:
-                parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}"
-                             "</table>")
-            for label, value in (("content", self.content), ("reasoning", self.reasoning)):
-                if value is not None:
-                    parts.append(f"<div><b>{label}:</b> <pre>{html.escape(value)}</pre></div>")
-            if self.problems:
-                items = "".join(f"<li>{html.escape(p)}</li>" for p in self.problems)
-                parts.append(f"<div><b>problems:</b><ul>{items}</ul></div>")
-            return {"text/plain": text, "text/html": "".join(parts)}
-        except Exception:  # rendering must never break the notebook
-            return {"text/plain": text}
+        return mimebundle(repr(self), self._html)
+
+    def _html(self) -> str:
+        rows = "".join(
+            f"<tr><td>{i}</td><td><code>{html.escape(c.function.name)}</code></td>"
+            f"<td><code>{html.escape(c.function.arguments)}</code></td></tr>"
+            for i, c in enumerate(self.tool_calls)
+        )
+        parts = [f"<b>{len(self.tool_calls)} tool call(s)</b>"]
+        if rows:
+            parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}"
+                         "</table>")
+        for label, value in (("content", self.content), ("reasoning", self.reasoning)):
+            if value is not None:
+                parts.append(f"<div><b>{label}:</b> <pre>{html.escape(value)}</pre></div>")
+        if self.problems:
+            items = "".join(f"<li>{html.escape(p)}</li>" for p in self.problems)
+            parts.append(f"<div><b>problems:</b><ul>{items}</ul></div>")
+        return "".join(parts)
 
 
 class DeltaFunctionCall(BaseModel):
@@ -229,6 +229,10 @@ class ToolParser:
         #: sent so far, and whether any was sent (the region is committed)
         self._live: CallStream | None = None
         self._live_sent: list[list[Any]] = []
+        #: the calls before this index were sent whole and closed (their parts never change):
+        #: each delta looks only at the calls from here on, so many calls in one region stay
+        #: linear
+        self._live_done = 0
 
     # ------------------------------------------------------------------ public API
     @classmethod
@@ -341,7 +345,7 @@ class ToolParser:
     # ------------------------------------------------------------------ streamed calls
     def _live_begin(self, stream: CallStream | None) -> None:
         """Start reading a region's body with ``stream`` (None: the format does not stream)."""
-        self._live, self._live_sent = stream, []
+        self._live, self._live_sent, self._live_done = stream, [], 0
 
     def _live_feed(self, text: str) -> None:
         # a whole-text parse never commits: its stream is needed only to rescue the closed calls
@@ -359,7 +363,9 @@ class ToolParser:
         if live is None or (live.error is not None and not self._live_sent):
             return  # the error showed before anything was sent: the region is read whole
         base = len(self._calls)
-        for k, call in enumerate(live.calls):
+        calls = live.calls
+        for k in range(self._live_done, len(calls)):
+            call = calls[k]
             if call.name is None:
                 break
             if k == len(self._live_sent):
@@ -369,14 +375,16 @@ class ToolParser:
                 self._d_calls.append(DeltaToolCall(
                     index=base + k, id=call_id, type="function",
                     function=DeltaFunctionCall(name=call.name, arguments="".join(call.parts))))
-                continue
-            entry = self._live_sent[k]
-            if entry[1] < len(call.parts):
-                fragment = "".join(call.parts[entry[1]:])
-                entry[1] = len(call.parts)
-                if fragment:
-                    self._d_calls.append(DeltaToolCall(
-                        index=base + k, function=DeltaFunctionCall(arguments=fragment)))
+            else:
+                entry = self._live_sent[k]
+                if entry[1] < len(call.parts):
+                    fragment = "".join(call.parts[entry[1]:])
+                    entry[1] = len(call.parts)
+                    if fragment:
+                        self._d_calls.append(DeltaToolCall(
+                            index=base + k, function=DeltaFunctionCall(arguments=fragment)))
+            if call.closed and k == self._live_done:
+                self._live_done = k + 1
 
     def _live_end(self, closed: bool, label: str, body: str | None = None
                   ) -> tuple[bool, CallStream | None]:
