@@ -341,7 +341,7 @@ class JsonCallStream(CallStream):
         all among :attr:`wrap_extra` (nothing of it named a call)."""
         call = self._call
         if self._wrap == 2:  # a second list under the key (a whole-text parse keeps the last)
-            return self._key == self.wrap_key
+            return bool(self._key == self.wrap_key)
         return (
             self._key == self.wrap_key
             and self.wrap_key is not None
