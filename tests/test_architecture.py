@@ -159,7 +159,7 @@ ONE_DEFINITION_EXCEPTIONS: dict[tuple[str, object], str] = {
 #: even equal, is a copy that can drift; re-exports by import are fine)
 ONE_NAME = ("DEFAULT_MODEL", "DEFAULT_TIMEOUT", "SUMMARY_COLUMNS", "MODES", "MATCH_MODES",
             "SCORE_SUMMARY_COLUMNS", "expected_calls_of", "SUMMARY_FIELDS", "EventRow", "ResultRow",
-            "RunRow", "JobRow")
+            "RunRow", "JobRow", "Transport")
 
 
 @dataclass(frozen=True)

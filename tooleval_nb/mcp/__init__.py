@@ -14,7 +14,7 @@ Modules: :mod:`.client` (targets, connecting, listing), :mod:`.failures` (error 
 
 from __future__ import annotations
 
-from .client import MCPListing, MCPTarget, Transport, list_tools_async, resolve_target
+from .client import MCPListing, MCPTarget, MCPTransport, list_tools_async, resolve_target
 from .convert import ConvertedTools, MCPImportWarning, convert_tools, mcp_tool_to_tool
 from .drafts import (
     accept_drafts,
@@ -39,7 +39,7 @@ __all__ = [
     "ToolExecutor",
     "MCPTarget",
     "MCPListing",
-    "Transport",
+    "MCPTransport",
     "MCPImportWarning",
     "ConvertedTools",
     "resolve_target",

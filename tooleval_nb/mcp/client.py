@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcp import Client
 
 __all__ = [
-    "Transport",
+    "MCPTransport",
     "MCPTarget",
     "MCPListing",
     "resolve_target",
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: How the client talks to the server.
-Transport = Literal["sse", "streamable_http", "stdio"]
+MCPTransport = Literal["sse", "streamable_http", "stdio"]
 
 DEFAULT_CONNECT_TIMEOUT = 20.0
 DEFAULT_LIST_TIMEOUT = 30.0
@@ -67,7 +67,7 @@ class MCPTarget(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    transport: Transport
+    transport: MCPTransport
     url: str | None = None
     command: list[str] | None = None
     #: credentials often (API keys for a stdio server, an ``Authorization`` header): never
@@ -131,11 +131,11 @@ def resolve_target(target: str | Sequence[str] | MCPTarget, transport: str | Non
     return MCPTarget(transport="stdio", command=command, env=env, cwd=cwd)
 
 
-def _transport_name(transport: str | None) -> Transport | None:
+def _transport_name(transport: str | None) -> MCPTransport | None:
     if transport is None:
         return None
     key = transport.strip().lower().replace("-", "_")
-    names: dict[str, Transport] = {"sse": "sse", "streamable_http": "streamable_http",
+    names: dict[str, MCPTransport] = {"sse": "sse", "streamable_http": "streamable_http",
                                    "http": "streamable_http", "stdio": "stdio"}
     if key not in names:
         raise MCPImportError(f"unknown MCP transport {transport!r}: use 'sse', "

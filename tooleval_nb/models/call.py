@@ -67,7 +67,7 @@ EMBEDDED_MAX_TOKENS = 256
 
 def transport_for(spec: ModelSpec) -> Transport:
     """The transport of ``spec``: the embedded server's, the direct OpenAI-compatible client,
-    or litellm (see :data:`.spec.Transport`).
+    or litellm (see :data:`.spec.TransportName`).
 
     Raises:
         ModelConfigError: ``transport="direct"`` without an endpoint.
@@ -281,7 +281,7 @@ async def call_model_async(
         cache: see :data:`CacheOption`.
         retry: the :class:`RetryPolicy` (default: 4 tries, exponential back-off with jitter).
         api_base / api_key: an OpenAI-compatible endpoint and its key (override the spec's).
-        transport: ``"auto"``, ``"direct"`` or ``"litellm"`` (see :data:`spec.Transport`).
+        transport: ``"auto"``, ``"direct"`` or ``"litellm"`` (see :data:`spec.TransportName`).
         **params: sampling parameters passed through (temperature defaults to 0.0; top_p,
             max_tokens, seed, ...).
 

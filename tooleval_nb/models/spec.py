@@ -47,7 +47,7 @@ __all__ = [
     "Mode",
     "MODES",
     "ModelSpec",
-    "Transport",
+    "TransportName",
     "TRANSPORTS",
     "provider_of",
     "system_prompt_for",
@@ -72,8 +72,8 @@ MODES: tuple[str, ...] = ("native", *PARSER_FORMATS)
 #: endpoints (much less CPU per call); ``litellm`` = ``litellm.acompletion``; ``auto`` = direct when
 #: the endpoint is OpenAI-compatible (an ``api_base`` with an ``openai/``-style prefix, or the
 #: embedded model), litellm otherwise.
-Transport = Literal["auto", "litellm", "direct"]
-TRANSPORTS: tuple[str, ...] = get_args(Transport)
+TransportName = Literal["auto", "litellm", "direct"]
+TRANSPORTS: tuple[str, ...] = get_args(TransportName)
 
 #: litellm provider prefixes whose ``api_base`` speaks the OpenAI chat-completions protocol
 OPENAI_COMPATIBLE = frozenset(
@@ -123,7 +123,7 @@ class ModelSpec(BaseModel):
     #: ``"auto"``, ``"litellm"``, ``"direct"``, or an object implementing
     #: :class:`~.transport.Transport` (such as :class:`tooleval_nb.testing.MockTransport`): it
     #: sends this spec's requests itself, and is stored as ``"custom:<its class>"``
-    transport: Transport | Any = "auto"
+    transport: TransportName | Any = "auto"
     #: a display name; default ``model`` (plus ``[mode]`` when not native)
     label: str | None = None
     #: how many requests the model's server answers at once, when it is fewer than a run's
