@@ -36,7 +36,8 @@ git clone -q . "$work/repo"
 # the reference data sits beside the checkout, as it does for CI
 [ -d ../shared ] && [ ! -e "$work/shared" ] && ln -s "$(cd ../shared && pwd)" "$work/shared"
 if [ "$cold" = 1 ]; then
-  export UV_CACHE_DIR="$work/uv-cache" PIP_CACHE_DIR="$work/pip-cache"
+  # and no llama.cpp wheel built before (scripts/setup.sh keeps it in TOOLEVAL_WHEELS)
+  export UV_CACHE_DIR="$work/uv-cache" PIP_CACHE_DIR="$work/pip-cache" TOOLEVAL_WHEELS="$work/wheels"
 fi
 # a new user has no replies cached and no runs stored: the main job must not answer from ours
 export TOOLEVAL_CACHE_DIR="$work/reply-cache" TOOLEVAL_STORE="$work/runs.db"
