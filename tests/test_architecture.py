@@ -39,7 +39,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 
 # extras: which optional parts are installed (the one check naming a missing extra), package data
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
-_CORE = {"errors", "toolcall", "credentials", "extras", "display"}
+# memo: the one memo keyed by the identity of a list's items (pure, imports nothing of ours)
+_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo"}
 #: BFCL's rules: modules of bfcl/ (one home for BFCL, one definition each) that form a room of
 #: their own below scoring and formats: generic scoring (every case's bfcl_pass) and the BFCL
 #: suite format use BFCL's names, data files, prompts and AST checker without reaching the
@@ -52,6 +53,7 @@ SUB_ROOMS: dict[str, str] = {f"tooleval_nb.bfcl.{name}": BFCL_RULES for name in 
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
     "display": set(),
+    "memo": set(),
     "extras": {"errors"},
     "aio": set(),
     # what a credential is, and its redaction: pure, for every room that stores or shows data

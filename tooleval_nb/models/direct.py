@@ -17,13 +17,14 @@ import json
 import sys
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import aiohttp
 
 from ..aio import at_loop_end
 from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
+from ..memo import IdentityMemo
 from .embedded import ChatFormat, embedded_server
 from .spec import OPENAI_COMPATIBLE, provider_of
 from .transport import ChatRequest, ChatResult, Transport, error_for_status, result_from_json
@@ -99,20 +100,12 @@ def _secret_free(body: bytes, secrets: tuple[str | None, ...]) -> bool:
     return not any(word in low for word in _SECRET_WORDS)
 
 
-_TOOLS_JSON: dict[tuple[int, ...], tuple[list[Any], bytes]] = {}
+def _dump_tools(tools: Sequence[Any]) -> bytes:
+    return json.dumps(list(tools), ensure_ascii=False).encode()
 
 
-def _tools_json(tools: list[dict[str, Any]]) -> bytes:
-    """The JSON of a tools list, memoised by the identity of its (memoised) tool dicts."""
-    key = tuple(map(id, tools))
-    hit = _TOOLS_JSON.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], tools, strict=True)):
-        return hit[1]
-    if len(_TOOLS_JSON) > 1024:
-        _TOOLS_JSON.clear()
-    data = json.dumps(tools, ensure_ascii=False).encode()
-    _TOOLS_JSON[key] = (list(tools), data)
-    return data
+#: the JSON of a tools list, memoised by the identity of its (memoised) tool dicts
+_tools_json: IdentityMemo[bytes] = IdentityMemo(_dump_tools)
 
 
 @functools.lru_cache(maxsize=64)

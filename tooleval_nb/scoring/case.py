@@ -33,6 +33,7 @@ from ..bfcl.adapt import tools_to_functions
 from ..bfcl.categories import is_relevance as is_relevance_category
 from ..bfcl.checker import bfcl_verdict
 from ..errors import RegexTimeoutError
+from ..memo import IdentityMemo
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall, to_tool_calls
 from .agent import check_expectations
@@ -275,20 +276,12 @@ def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | N
     return first
 
 
-_FUNCTIONS: dict[tuple[int, ...], tuple[list[Tool], list[dict[str, Any]]]] = {}
+def _functions(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    return tools_to_functions(list(tools))
 
 
-def functions_of(tools: list[Tool]) -> list[dict[str, Any]]:
-    """The gorilla function dicts of ``tools`` (what :func:`bfcl_verdict` checks against),
-    memoised by the identity of the Tool objects: a run scores thousands of cases against the
-    same few tools (which are not changed once handed to a run, as the request side assumes:
-    :func:`tooleval_nb.models.wire._tool_parts`)."""
-    key = tuple(map(id, tools))
-    hit = _FUNCTIONS.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], tools, strict=True)):
-        return hit[1]
-    if len(_FUNCTIONS) > 1024:
-        _FUNCTIONS.clear()
-    functions = tools_to_functions(tools)
-    _FUNCTIONS[key] = (list(tools), functions)
-    return functions
+#: the gorilla function dicts of a tools list (what :func:`bfcl_verdict` checks against),
+#: memoised by the identity of the Tool objects: a run scores thousands of cases against the
+#: same few tools (which are not changed once handed to a run, as the request side assumes:
+#: :func:`tooleval_nb.models.wire._tool_parts`)
+functions_of: IdentityMemo[list[dict[str, Any]]] = IdentityMemo(_functions)
