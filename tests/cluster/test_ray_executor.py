@@ -75,7 +75,10 @@ def test_the_same_suite_gives_the_same_rows_locally_and_on_ray(ray_cluster, fake
     local = te.run_eval(suite, model, cache=False, store=tmp_path / "local.db", progress=False)
     executor = RayExecutor(replicas=2, max_concurrency_per_replica=4, num_cpus_per_replica=0.5)
     te.run_eval(cluster_suite(4, name="warm"), model, cache=False, store=tmp_path / "warm.db",
-                progress=False, executor=executor).result()  # both replicas up
+                progress=False, executor=executor).result()
+    # both replicas up before the run: a replica Ray has not started yet takes no cells, and on a
+    # loaded machine the warm run's four cells can finish before the second one is placed
+    ray.get([m.handle.pid.remote() for m in executor.backend().pool], timeout=300)
     on_ray = te.run_eval(suite, model, cache=False, store=tmp_path / "ray.db", progress=False,
                          executor=executor)
     executor.shutdown()
