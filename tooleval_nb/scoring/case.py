@@ -90,8 +90,8 @@ def score_case(case: EvalCase, tool_calls: Any = None, output: str | None = None
         RegexTimeoutError: a ``regex`` expectation ran past its time bound (names the case).
         ScoringError: an invalid scoring configuration (unknown mode, invalid regex).
     """
-    fields, trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
-    grades = run_graders(case, trace(), call=call, base_dir=base_dir) if (
+    fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
+    grades = run_graders(case, get_trace(), call=call, base_dir=base_dir) if (
         grade and case.graders) else []
     return _finish(fields, grades, kind)
 
@@ -102,8 +102,8 @@ async def score_case_async(case: EvalCase, tool_calls: Any = None, output: str |
                            grade: bool = True, call: CallModel | None = None,
                            base_dir: str | Path | None = None) -> CaseScore:
     """The async twin of :func:`score_case` (LLM graders are awaited, concurrently)."""
-    fields, trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
-    grades = await run_graders_async(case, trace(), call=call, base_dir=base_dir) if (
+    fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
+    grades = await run_graders_async(case, get_trace(), call=call, base_dir=base_dir) if (
         grade and case.graders) else []
     return _finish(fields, grades, kind)
 
@@ -143,6 +143,8 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
     fields: dict[str, Any] = {"case_id": case.id, "case_name": case.name, "category": case.category,
                               "n_calls": len(calls), "error": error, "error_type": error_type}
     call_scores: list[CallScore] = []
+    #: each call's arguments decoded (once, for the kinds that read them)
+    parsed: list[dict[str, Any] | None] | None = None
     if kind == "chain":
         chain = score_chain(case, calls, mode=mode, config=cfg, tools=tools)
         final = chain.final
@@ -158,7 +160,9 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
             fields["missing_calls"] = case.expected_names()[:1]
     elif kind == "call":
         expected = _expected(case)
-        call_scores, extra = score_calls(expected, calls, mode=mode, config=cfg, tools=tools)
+        parsed = [c.parsed_arguments() for c in calls]
+        call_scores, extra = score_calls(expected, calls, mode=mode, config=cfg, tools=tools,
+                                         parsed=parsed)
         tool_score = sum(c.tool_score for c in call_scores) / len(call_scores)
         scored = [c.param_score for c in call_scores if c.param_score is not None]
         param_score = sum(scored) / len(scored) if scored else None
@@ -182,7 +186,7 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
     fields["expectations"] = expectations
     fields["bfcl_pass"], fields["bfcl_error"] = _bfcl(case, kind, calls, output, tools, mode)
     fields["passed"] = False  # decided in _finish, with the grades
-    fields["failure_mode"] = _failure(kind, calls, call_scores, fields, error)
+    fields["failure_mode"] = _failure(kind, calls, call_scores, fields, error, parsed)
     return fields
 
 
@@ -196,10 +200,12 @@ def _expected(case: EvalCase) -> list[tuple[list[str], dict[str, list[Any]] | No
 
 
 def _failure(kind: CaseKind, calls: list[ToolCall], call_scores: list[CallScore],
-             fields: dict[str, Any], error: str | None) -> str | None:
+             fields: dict[str, Any], error: str | None,
+             parsed: Sequence[dict[str, Any] | None] | None = None) -> str | None:
     if error:
         return "api_error"
-    if any(c.parsed_arguments() is None for c in calls):
+    if any(p is None for p in parsed) if parsed is not None else any(
+            c.parsed_arguments() is None for c in calls):
         return "parse_error"
     if kind == "no_call":
         return "spurious_call" if calls else None
