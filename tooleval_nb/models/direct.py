@@ -80,24 +80,37 @@ at_loop_end(aclose)
 
 
 _SECRET_WORDS = (
-    b"api_key",
-    b"apikey",
-    b"api-key",
-    b"secret",
-    b"password",
-    b"authorization",
-    b"access_token",
-    b"auth_token",
-    b"bearer",
+    "api_key",
+    "apikey",
+    "api-key",
+    "secret",
+    "password",
+    "authorization",
+    "access_token",
+    "auth_token",
+    "bearer",
 )
 
 
+@functools.lru_cache(maxsize=256)
+def _secret_texts(secrets: tuple[str | None, ...]) -> tuple[str, ...]:
+    """Our secrets as the latin-1 text of their UTF-8 bytes (what :func:`_secret_free` seeks)."""
+    return tuple(secret.encode().decode("latin-1") for secret in secrets if secret)
+
+
 def _secret_free(body: bytes, secrets: tuple[str | None, ...]) -> bool:
-    """Whether a response body surely holds no secret: no secret-looking word, none of ours."""
-    if any(secret and secret.encode() in body for secret in secrets):
-        return False
-    low = body.lower()
-    return not any(word in low for word in _SECRET_WORDS)
+    """Whether a response body surely holds no secret: no secret-looking word (any case), none
+    of ours. Searched in the body's bytes read as latin-1 text (one character per byte: the
+    same matches as in the bytes, found several times faster)."""
+    text = body.decode("latin-1")
+    for secret in _secret_texts(secrets):
+        if secret in text:
+            return False
+    low = body.lower().decode("latin-1")  # bytes.lower: ASCII letters only, as before
+    for word in _SECRET_WORDS:
+        if word in low:
+            return False
+    return True
 
 
 def _dump_tools(tools: Sequence[Any]) -> bytes:
@@ -106,6 +119,10 @@ def _dump_tools(tools: Sequence[Any]) -> bytes:
 
 #: the JSON of a tools list, memoised by the identity of its (memoised) tool dicts
 _tools_json: IdentityMemo[bytes] = IdentityMemo(_dump_tools)
+
+
+#: ``json.dumps(value, ensure_ascii=False)``, its encoder made once (not per request)
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 @functools.lru_cache(maxsize=64)
@@ -129,7 +146,7 @@ async def post_json(
         headers["Authorization"] = f"Bearer {api_key}"
     if extra_headers:
         headers.update({str(k): str(v) for k, v in extra_headers.items()})
-    data = json.dumps(payload, ensure_ascii=False).encode()
+    data = _encode(payload).encode()
     if tools:  # spliced in: the same tools are serialised once, not on every call
         data = b"".join((data[:-1], b', "tools": ', _tools_json(tools), b"}"))
     started = time.perf_counter()

@@ -33,6 +33,7 @@ _NAME_THEN_JSON = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*(\{.*\})\s*", re.DOTALL)
 _PY_CALL = re.compile(r"\s*\[?\s*[A-Za-z_][\w.]*\s*\(.*\)\s*\]?\s*", re.DOTALL)
 _WRAPPERS = (("<tool_call>", "</tool_call>"), ("```json", "```"), ("```", "```"))
 _ARG_KEYS = ("arguments", "parameters", "args", "input")
+_PLAIN_NAME = re.compile(r"[\w.\-]+")
 
 
 def _unwrap_text(text: str) -> str:
@@ -106,7 +107,7 @@ def repair_tool_call(call: Any, problems: list[str] | None = None) -> ToolCall:
     name, arguments = original.function.name, original.function.arguments
     note = None
     stripped = name.strip()
-    if stripped and not re.fullmatch(r"[\w.\-]+", stripped):
+    if stripped and not _PLAIN_NAME.fullmatch(stripped):
         found = _from_name(stripped)
         if found:
             new_name, name_args = found
@@ -116,7 +117,10 @@ def repair_tool_call(call: Any, problems: list[str] | None = None) -> ToolCall:
     elif stripped != name:
         name, note = stripped, "the tool-call name had surrounding whitespace"
     value = None
-    if arguments and arguments.strip().startswith("{"):
+    # an object with the key "name" has that word in its text, or a \u escape (most arguments
+    # have neither, and are not decoded here)
+    if arguments and ("name" in arguments or "\\" in arguments) and \
+            arguments.strip().startswith("{"):
         value, _ = load_json(arguments)
     if isinstance(value, dict) and value.get("name") == name and (
         set(value) <= {"name", "type", "id", *_ARG_KEYS}

@@ -56,7 +56,12 @@ def default_store_path() -> Path:
 
 def dumps(value: Any) -> str:
     """``value`` as the compact JSON text the store keeps."""
-    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    return _ENCODE(value)
+
+
+#: ``json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))`` with one encoder
+#: made once (``json.dumps`` with options builds a new one per call; a run stores every event)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":")).encode
 
 
 class Database:

@@ -188,13 +188,27 @@ class Results(Database):
         stored, and nothing of it was written). All or nothing: on an error the whole batch is
         rolled back.
         """
-        written: list[bool] = []
+        if not items:
+            return []
+        rows = [tuple(map(record.get, RESULT_FIELDS)) for record, _ in items]
         with self.transaction() as c:
-            for record, events in items:
-                new = c.execute(INSERT_RESULT, tuple(map(record.get, RESULT_FIELDS))).rowcount == 1
-                written.append(new)
-                if new:
-                    insert_events(c, job_id, events)
+            # the usual batch, none of it stored before: every row in one call, then every
+            # event in one (the same rows and events in the same order as one by one); a row
+            # found stored already (a concurrent resume) undoes that and goes row by row
+            c.execute("SAVEPOINT batch")
+            if c.executemany(INSERT_RESULT, rows).rowcount == len(rows):
+                c.execute("RELEASE batch")
+                written = [True] * len(rows)
+                insert_events(c, job_id, [e for _, events in items for e in events])
+            else:
+                c.execute("ROLLBACK TO batch")
+                c.execute("RELEASE batch")
+                written = []
+                for row, (_, events) in zip(rows, items, strict=True):
+                    new = c.execute(INSERT_RESULT, row).rowcount == 1
+                    written.append(new)
+                    if new:
+                        insert_events(c, job_id, events)
             if any(written):
                 c.execute("UPDATE jobs SET n_done = n_done + ?, updated_at = ? WHERE id = ?",
                           (sum(written), time.time(), job_id))

@@ -218,7 +218,8 @@ def _tool_index(tools: Sequence[Tool] | None) -> dict[str, Tool]:
 
 def score_calls(expected: Sequence[tuple[list[str], dict[str, list[Any]] | None]],
                 actual: Sequence[ToolCall], *, mode: ParamScoring = "exact",
-                config: ScoringConfig | None = None, tools: Sequence[Tool] | None = None
+                config: ScoringConfig | None = None, tools: Sequence[Tool] | None = None,
+                parsed: Sequence[dict[str, Any] | None] | None = None
                 ) -> tuple[list[CallScore], list[int]]:
     """Pair expected calls with model calls by the best overall assignment and score each pair.
 
@@ -226,12 +227,14 @@ def score_calls(expected: Sequence[tuple[list[str], dict[str, list[Any]] | None]
         expected: per expected call, (acceptable names, acceptable values per parameter or None
             when parameters are not scored).
         actual: the model's calls in order.
+        parsed: each call's ``parsed_arguments()``, when the caller has them already.
 
     Returns:
         (one CallScore per expected call, indices of model calls left unpaired).
     """
     index = _tool_index(tools)
-    parsed = [c.parsed_arguments() for c in actual]
+    if parsed is None:
+        parsed = [c.parsed_arguments() for c in actual]
     names = [c.function.name.lower() for c in actual]
     details: dict[tuple[int, int], tuple[float, float | None, list[ParamScore]]] = {}
     matrix: list[list[float]] = []

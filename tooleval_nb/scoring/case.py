@@ -25,7 +25,7 @@ passes when its final call is fully right (its overall carries the efficiency pe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -90,10 +90,10 @@ def score_case(case: EvalCase, tool_calls: Any = None, output: str | None = None
         RegexTimeoutError: a ``regex`` expectation ran past its time bound (names the case).
         ScoringError: an invalid scoring configuration (unknown mode, invalid regex).
     """
-    score, trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
-    grades = run_graders(case, trace, call=call, base_dir=base_dir) if (
+    fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
+    grades = run_graders(case, get_trace(), call=call, base_dir=base_dir) if (
         grade and case.graders) else []
-    return _finish(score, grades, kind)
+    return _finish(fields, grades, kind)
 
 
 async def score_case_async(case: EvalCase, tool_calls: Any = None, output: str | None = None, *,
@@ -102,38 +102,49 @@ async def score_case_async(case: EvalCase, tool_calls: Any = None, output: str |
                            grade: bool = True, call: CallModel | None = None,
                            base_dir: str | Path | None = None) -> CaseScore:
     """The async twin of :func:`score_case` (LLM graders are awaited, concurrently)."""
-    score, trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
-    grades = await run_graders_async(case, trace, call=call, base_dir=base_dir) if (
+    fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
+    grades = await run_graders_async(case, get_trace(), call=call, base_dir=base_dir) if (
         grade and case.graders) else []
-    return _finish(score, grades, kind)
+    return _finish(fields, grades, kind)
 
 
 # -- core --------------------------------------------------------------------------------------
 def _score(case: EvalCase, tool_calls: Any, output: str | None, tools: Sequence[Tool] | None,
            trace: Trace | None, error: str | None, error_type: str | None
-           ) -> tuple[CaseScore, Trace, CaseKind]:
+           ) -> tuple[dict[str, Any], Callable[[], Trace], CaseKind]:
+    """The score's fields but the grades' (:func:`_finish` makes the :class:`CaseScore`), the
+    trace (made when first asked for: a call case without expectations or graders never looks
+    at it) and the case's kind."""
     calls = to_tool_calls(tool_calls) if tool_calls is not None else (
         list(trace.tool_calls) if trace is not None else [])
     if output is None and trace is not None:
         output = trace.output
-    if trace is None:
-        trace = make_trace(case, calls, output, error)
+    made: list[Trace] = [] if trace is None else [trace]
+
+    def the_trace() -> Trace:
+        if not made:
+            made.append(make_trace(case, calls, output, error))
+        return made[0]
+
     tools = list(tools) if tools is not None else list(case.tools or [])
     kind = case_kind(case)
     try:
-        return _score_calls(case, kind, calls, output, tools, trace, error, error_type), trace, kind
+        fields = _score_calls(case, kind, calls, output, tools, the_trace, error, error_type)
     except RegexTimeoutError as exc:
         raise RegexTimeoutError(f"case {case.label!r}: {exc}") from None
+    return fields, the_trace, kind
 
 
 def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | None,
-                 tools: list[Tool], trace: Trace, error: str | None, error_type: str | None
-                 ) -> CaseScore:
+                 tools: list[Tool], trace: Callable[[], Trace], error: str | None,
+                 error_type: str | None) -> dict[str, Any]:
     cfg = case.scoring_config
     mode = cfg.mode if cfg is not None and cfg.mode else case.param_scoring
     fields: dict[str, Any] = {"case_id": case.id, "case_name": case.name, "category": case.category,
                               "n_calls": len(calls), "error": error, "error_type": error_type}
     call_scores: list[CallScore] = []
+    #: each call's arguments decoded (once, for the kinds that read them)
+    parsed: list[dict[str, Any] | None] | None = None
     if kind == "chain":
         chain = score_chain(case, calls, mode=mode, config=cfg, tools=tools)
         final = chain.final
@@ -149,7 +160,9 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
             fields["missing_calls"] = case.expected_names()[:1]
     elif kind == "call":
         expected = _expected(case)
-        call_scores, extra = score_calls(expected, calls, mode=mode, config=cfg, tools=tools)
+        parsed = [c.parsed_arguments() for c in calls]
+        call_scores, extra = score_calls(expected, calls, mode=mode, config=cfg, tools=tools,
+                                         parsed=parsed)
         tool_score = sum(c.tool_score for c in call_scores) / len(call_scores)
         scored = [c.param_score for c in call_scores if c.param_score is not None]
         param_score = sum(scored) / len(scored) if scored else None
@@ -168,13 +181,13 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
                       param_score=None if fields.get("param_score") is None else 0.0)
     expectations: list[ExpectationResult] = []
     if case.expected is not None:
-        expectations = check_expectations(case.expected, trace, case.reference_tools, cfg)
+        expectations = check_expectations(case.expected, trace(), case.reference_tools, cfg)
     fields["calls"] = call_scores
     fields["expectations"] = expectations
     fields["bfcl_pass"], fields["bfcl_error"] = _bfcl(case, kind, calls, output, tools, mode)
     fields["passed"] = False  # decided in _finish, with the grades
-    fields["failure_mode"] = _failure(kind, calls, call_scores, fields, error)
-    return CaseScore(**fields)
+    fields["failure_mode"] = _failure(kind, calls, call_scores, fields, error, parsed)
+    return fields
 
 
 def _expected(case: EvalCase) -> list[tuple[list[str], dict[str, list[Any]] | None]]:
@@ -187,10 +200,12 @@ def _expected(case: EvalCase) -> list[tuple[list[str], dict[str, list[Any]] | No
 
 
 def _failure(kind: CaseKind, calls: list[ToolCall], call_scores: list[CallScore],
-             fields: dict[str, Any], error: str | None) -> str | None:
+             fields: dict[str, Any], error: str | None,
+             parsed: Sequence[dict[str, Any] | None] | None = None) -> str | None:
     if error:
         return "api_error"
-    if any(c.parsed_arguments() is None for c in calls):
+    if any(p is None for p in parsed) if parsed is not None else any(
+            c.parsed_arguments() is None for c in calls):
         return "parse_error"
     if kind == "no_call":
         return "spurious_call" if calls else None
@@ -217,19 +232,20 @@ def _failure(kind: CaseKind, calls: list[ToolCall], call_scores: list[CallScore]
     return None
 
 
-def _finish(score: CaseScore, grades: list[GradeResult], kind: CaseKind) -> CaseScore:
-    failure = score.failure_mode
-    if failure is None and any(not e.passed for e in score.expectations):
+def _finish(fields: dict[str, Any], grades: list[GradeResult], kind: CaseKind) -> CaseScore:
+    """The case's score: its fields (:func:`_score_calls`) with the grades' verdict, made once."""
+    expectations: list[ExpectationResult] = fields["expectations"]
+    failure = fields["failure_mode"]
+    if failure is None and any(not e.passed for e in expectations):
         failure = "expectation_failed"
     if failure is None and any(not g.passed for g in grades):
         failure = "grader_failed"
-    update: dict[str, Any] = {"grades": grades, "failure_mode": failure,
-                              "passed": failure is None}
+    fields.update(grades=grades, failure_mode=failure, passed=failure is None)
     if kind == "agent":
-        checks = [e.passed for e in score.expectations] + [g.passed for g in grades]
-        value = 0.0 if score.error else (sum(checks) / len(checks) if checks else 1.0)
-        update.update(tool_score=value, overall=value)
-    return score.model_copy(update=update)
+        checks = [e.passed for e in expectations] + [g.passed for g in grades]
+        value = 0.0 if fields["error"] else (sum(checks) / len(checks) if checks else 1.0)
+        fields.update(tool_score=value, overall=value)
+    return CaseScore(**fields)
 
 
 # -- BFCL verdict ------------------------------------------------------------------------------
