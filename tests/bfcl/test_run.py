@@ -149,6 +149,19 @@ def test_a_model_without_native_tools_is_told_to_use_prompt_mode(bfcl_data, stor
                      data_dir=bfcl_data, progress="none").result()
 
 
+def test_an_entry_too_long_for_the_context_window_is_its_own_error(bfcl_data, store, tmp_path):
+    # llama.cpp's 400 for messages over the context window: not a model without native tools
+    # (a run of one long entry raised that before); the entries stay, errored, in the files
+    with FakeOpenAIServer(handler=lambda body: "context") as server:
+        run = run_bfcl(_model(server), "simple_python", limit=2, store=store,
+                       data_dir=bfcl_data, output=tmp_path / "out", progress="none").result()
+    df = run.bfcl_results_df()
+    assert list(df["passed"]) == [False, False] and df["errored"].all()
+    path = next((tmp_path / "out" / "result").rglob("BFCL_v4_simple_python_result.json"))
+    results = [json.loads(x)["result"] for x in path.read_text().splitlines()]
+    assert all("maximum context length" in r for r in results), results
+
+
 def test_bad_input(bfcl_data, store, tmp_path):
     with pytest.raises(SuiteError, match="unknown BFCL category 'simple'.*simple_python"):
         run_bfcl("openai/x", "simple", data_dir=bfcl_data, store=store)

@@ -64,6 +64,10 @@ _OWN_OPTIONS = ("mode", "tool_choice", "system_prompt", "ids", "tags", "agent")
 #: the parser that reads calls from prompt-mode text for the runner's own scores
 _PARSERS = {"python": "pythonic", "json": "json"}
 _TOOL_REJECTION = ("tool", "function")
+#: words of a bad request refused for its length (an entry too long for the model's context
+#: window: that entry's error, not a model that rejects native tools)
+_TOO_LONG = ("context length", "context_length", "context window", "maximum context",
+             "too many tokens", "reduce the length")
 #: :meth:`BfclRun.bfcl_turns_df`'s columns
 TURN_VIEW_COLUMNS = ("turn", "step", "user", "calls", "results", "text", "turn_passed",
                 "turn_error_type", "state_diff", "replay_passed")
@@ -459,12 +463,16 @@ class BfclRun(Run):
     # -- checks and files --------------------------------------------------------------------
     def check_native_tools(self) -> None:
         """Raise when a model rejected native tools on every entry (fc mode): every request
-        refused as a bad request, or every error about tools or functions."""
+        refused as a bad request, or every error about tools or functions. A request refused
+        for its length says nothing about tools: a model with such an error is not judged here
+        (its entries stay, errored, as BFCL records an inference error)."""
         by_model: dict[str, list[ResultRow]] = {}
         for row in self._rows:
             by_model.setdefault(row.model, []).append(row)
         for label, part in by_model.items():
             errors = [r.error for r in part if r.error is not None]
+            if any(w in str(e).lower() for e in errors for w in _TOO_LONG):
+                continue
             kinds = [r.error_type for r in part if r.error_type is not None]
             if len(errors) == len(part) and (
                     all(k == "ModelBadRequestError" for k in kinds)

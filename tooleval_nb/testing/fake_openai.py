@@ -11,7 +11,8 @@ It answers ``POST /v1/chat/completions`` the way a tool-calling model would, det
 * **faults** (a :data:`Fault` name): ``"429"`` (with ``Retry-After``), ``"500"`` (bare text body,
   as llama.cpp answers), ``"503"``, ``"400"``, ``"401"``, ``"404"``, ``"hang"`` (no answer until
   the client gives up), ``"disconnect"`` (connection closed without an answer), ``"malformed"``
-  (200 with a body that is not JSON), ``"bad_shape"`` (200 JSON without ``choices``).
+  (200 with a body that is not JSON), ``"bad_shape"`` (200 JSON without ``choices``),
+  ``"context"`` (a 400 saying the messages exceed the context window, as llama.cpp's server says).
   Chosen by, in order: the ``schedule`` (by 1-based request number), the ``handler`` hook, a marker
   in the last user message — ``[fault:429]`` on every request carrying it, ``[fault:500*2]`` on
   the first two requests carrying that exact text — and ``reject_required`` (a 500 for
@@ -197,6 +198,10 @@ class _Protocol(asyncio.Protocol):
             self._json(200, {"id": "chatcmpl-odd", "object": "chat.completion"})
         elif fault == "500":
             self._send(500, b"Internal Server Error", "text/plain")
+        elif fault == "context":
+            self._error(400, "This model's maximum context length is 8192 tokens. However, you "
+                        "requested 8544 tokens (8288 in the messages, 256 in the completion). "
+                        "Please reduce the length of the messages or completion.")
         elif fault == "429":
             self._error(
                 429, "rate limited, slow down", extra=f"Retry-After: {self.state.retry_after:g}\r\n"
