@@ -143,8 +143,8 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
     fields: dict[str, Any] = {"case_id": case.id, "case_name": case.name, "category": case.category,
                               "n_calls": len(calls), "error": error, "error_type": error_type}
     call_scores: list[CallScore] = []
-    #: each call's arguments decoded (once, for the kinds that read them)
-    parsed: list[dict[str, Any] | None] | None = None
+    #: each call's arguments, decoded once (for pairing and for the failure mode)
+    parsed = [c.parsed_arguments() for c in calls]
     if kind == "chain":
         chain = score_chain(case, calls, mode=mode, config=cfg, tools=tools)
         final = chain.final
@@ -160,7 +160,6 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
             fields["missing_calls"] = case.expected_names()[:1]
     elif kind == "call":
         expected = _expected(case)
-        parsed = [c.parsed_arguments() for c in calls]
         call_scores, extra = score_calls(expected, calls, mode=mode, config=cfg, tools=tools,
                                          parsed=parsed)
         tool_score = sum(c.tool_score for c in call_scores) / len(call_scores)
@@ -201,11 +200,10 @@ def _expected(case: EvalCase) -> list[tuple[list[str], dict[str, list[Any]] | No
 
 def _failure(kind: CaseKind, calls: list[ToolCall], call_scores: list[CallScore],
              fields: dict[str, Any], error: str | None,
-             parsed: Sequence[dict[str, Any] | None] | None = None) -> str | None:
+             parsed: Sequence[dict[str, Any] | None]) -> str | None:
     if error:
         return "api_error"
-    if any(p is None for p in parsed) if parsed is not None else any(
-            c.parsed_arguments() is None for c in calls):
+    if any(p is None for p in parsed):
         return "parse_error"
     if kind == "no_call":
         return "spurious_call" if calls else None
