@@ -113,6 +113,12 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("tooleval_nb.runner.live", "tooleval_nb.mcp.live"):
         "import tooleval_nb.runner stays free of the MCP client (about a sixth of its import "
         "time): it loads only for a run with live tools (open_live, then their answers)",
+    ("tooleval_nb.bfcl.checker", "tooleval_nb.bfcl.convert"):
+        "a run's first case pays every import the scorer makes (issue 31: first run within "
+        "0.1 s of a warm one): Java and JavaScript type conversion loads for such an entry only",
+    ("tooleval_nb.bfcl.checker", "tooleval_nb.bfcl.prompt"):
+        "a run's first case pays every import the scorer makes: BFCL's prompt configurations "
+        "load for a format-sensitivity entry only",
     ("tooleval_nb.runner.launch", "tooleval_nb.formats"):
         "import tooleval_nb.runner stays free of formats and PyYAML (about 80 ms, 27 modules): "
         "a suite file is read only when run_eval is given a path instead of a Suite",

@@ -23,9 +23,7 @@ from typing import Any
 from ..errors import ScoringError
 from .adapt import calls_to_decoded, expected_to_ground_truth, tools_to_functions
 from .categories import Language, is_relevance, language_of
-from .convert import JAVA_TYPES, JS_TYPES, java_convert, js_convert
 from .decode import DecodeError, decode_prompt, decode_result, is_call_list, is_empty_calls
-from .prompt import parse_prompt_config, prompt_config_of
 
 __all__ = [
     "BfclVerdict",
@@ -212,6 +210,8 @@ def _check_one(func: dict[str, Any], call: dict[str, Any], answer: dict[str, Any
             elif expected is float and type(value) is int:
                 value = float(value)
         else:
+            from .convert import JAVA_TYPES, JS_TYPES, java_convert, js_convert
+
             table, convert = (JAVA_TYPES, java_convert) if language == "Java" else (JS_TYPES, js_convert)
             expected = table[desc]
             if type(value) is not str:
@@ -366,6 +366,8 @@ def format_sensitivity_verdict(result: Any, functions: Sequence[Any],
     configuration's return format (and ``<TOOLCALL>`` tag), then checked as Python against the
     original entry's ground truth, the original id standing for the category (``parallel``,
     ``multiple``)."""
+    from .prompt import parse_prompt_config, prompt_config_of
+
     config = parse_prompt_config(prompt_config_of(entry_id))
     original = entry_id.rsplit(":", 1)[-1]
     try:

@@ -20,7 +20,6 @@ import ast
 import json
 import operator
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
@@ -177,6 +176,8 @@ def _xml_value(raw: str, kind: str) -> Any:
 
 def _parse_xml(source: str, verbose: bool) -> list[Any]:
     """BFCL's ``parse_verbose_xml_function_call`` / ``parse_concise_xml_function_call``."""
+    import xml.etree.ElementTree as ET  # only for the XML return formats: a run never loads it
+
     try:
         root = ET.fromstring(source)
         out = []

@@ -17,8 +17,10 @@ reads BFCL files).
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ..bfcl.checker import BfclVerdict, bfcl_verdict, check_calls, standardize_string
-from ..bfcl.file_check import bfcl_check
 from .agent import check_expectations, trajectory_match
 from .calls import (
     best_assignment,
@@ -61,6 +63,9 @@ from .result import (
 from .semantic import embed, similarity
 from .trace import GradeResult, Trace
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bfcl.file_check import bfcl_check
+
 __all__ = [
     "score_case", "score_case_async", "case_kind", "CaseScore", "CallScore", "ParamScore",
     "TurnScore", "ExpectationResult", "FailureMode", "FAILURE_MODES", "SCORE_COLUMNS",
@@ -75,3 +80,13 @@ __all__ = [
     "Trace", "GradeResult", "render_prompt", "parse_verdict", "grade_llm_async", "grade_code",
     "run_graders", "run_graders_async",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``bfcl_check`` loads on first use: it reads BFCL's files (and with them the data module
+    and ``importlib.metadata``), which a run that scores cases never does."""
+    if name == "bfcl_check":
+        value = importlib.import_module("..bfcl.file_check", __name__).bfcl_check
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

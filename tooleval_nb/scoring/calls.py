@@ -157,6 +157,9 @@ def best_assignment(scores: Sequence[Sequence[float]]) -> list[int | None]:
     m = len(scores[0])
     if m == 0:
         return [None] * n
+    if n == 1:  # one expected call (most cases): the best column, the first of equals, as below
+        row0 = scores[0]
+        return [max(range(m), key=row0.__getitem__)]
     if n > m:
         cols = best_assignment([[scores[i][j] for i in range(n)] for j in range(m)])
         rows: list[int | None] = [None] * n
