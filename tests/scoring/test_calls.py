@@ -105,6 +105,17 @@ def test_assignment_is_optimal(shape):
         assert total == pytest.approx(_brute(matrix))
 
 
+def test_one_expected_call_takes_the_first_of_its_best_calls():
+    """The one-row shortcut pairs as the Hungarian pass does: of equal best calls, the first
+    (which call is left over decides ``extra_calls``)."""
+    assert best_assignment([[0.5, 1.0, 1.0]]) == [1]
+    assert best_assignment([[0.0, 0.0]]) == [0]
+    rng = random.Random(7)
+    for _ in range(200):
+        row = [rng.choice([0.0, 0.5, 1.0]) for _ in range(rng.randint(1, 6))]
+        assert best_assignment([row]) == [row.index(max(row))]
+
+
 def test_optimal_pairing_beats_greedy():
     """Greedy (each expected call takes its best free call, in order) loses here."""
     expected = [
