@@ -25,6 +25,7 @@ passes when its final call is fully right (its overall carries the efficiency pe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -119,12 +120,9 @@ def _score(case: EvalCase, tool_calls: Any, output: str | None, tools: Sequence[
         list(trace.tool_calls) if trace is not None else [])
     if output is None and trace is not None:
         output = trace.output
-    made: list[Trace] = [] if trace is None else [trace]
-
+    @functools.cache
     def the_trace() -> Trace:
-        if not made:
-            made.append(make_trace(case, calls, output, error))
-        return made[0]
+        return trace if trace is not None else make_trace(case, calls, output, error)
 
     tools = list(tools) if tools is not None else list(case.tools or [])
     kind = case_kind(case)
