@@ -9,8 +9,8 @@ reads BFCL files).
 * the seed formulas: :func:`score_tool_selection`, :func:`score_params`, :func:`compute_overall`
   (:mod:`.calls`), the chain formulas (:mod:`.multiturn`), the match modes (:mod:`.match`,
   :mod:`.semantic`);
-* BFCL: :func:`bfcl_verdict` (one entry) and :func:`bfcl_check` (result files) (:mod:`.bfcl`,
-  :mod:`.bfcl_check`);
+* BFCL: :func:`bfcl_verdict` (one entry) and :func:`bfcl_check` (result files, loaded on first
+  use) (:mod:`tooleval_nb.bfcl.checker`, :mod:`tooleval_nb.bfcl.file_check`);
 * agents: :func:`check_expectations`, :func:`trajectory_match` (:mod:`.agent`), graders
   (:mod:`.graders`) with :class:`Trace` and :class:`GradeResult` (:mod:`.trace`).
 """

@@ -120,6 +120,7 @@ def _score(case: EvalCase, tool_calls: Any, output: str | None, tools: Sequence[
         list(trace.tool_calls) if trace is not None else [])
     if output is None and trace is not None:
         output = trace.output
+
     @functools.cache
     def the_trace() -> Trace:
         return trace if trace is not None else make_trace(case, calls, output, error)
