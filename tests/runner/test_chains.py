@@ -69,8 +69,12 @@ def test_chain_answers_with_mocks_and_records_hops(scripted, store_path):
     assert names == ["search_flights", "book_flight"]
     hops = run.detail("plain")["hops"]
     assert hops[0]["tool_results"] == [MOCK] and "tool_results" in hops[1]
-    # the second request carried the assistant call and the mock answer
-    second = [b for b in scripted.bodies if any(m["role"] == "tool" for m in b["messages"])][0]
+    # plain's second request carried the assistant call and the mock answer (the two cases
+    # run concurrently, so the requests are picked by prompt, not by order)
+    second = next(b for b in scripted.bodies
+                  if b["messages"][-1]["role"] == "tool"
+                  and any(m["role"] == "user" and m["content"] == "Book NYC to London"
+                          for m in b["messages"]))
     tool_msg = next(m for m in second["messages"] if m["role"] == "tool")
     assert json.loads(tool_msg["content"]) == MOCK
     assert detour["n_hops"] == 3 and detour["detour_penalty"] == pytest.approx(0.1)
