@@ -30,9 +30,14 @@ def call(name: str, **args) -> dict:
     return {"tool_calls": [{"function": {"name": name, "arguments": args}}]}
 
 
+def prompt_of(body: dict) -> str:
+    """The user prompt of a request."""
+    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+
+
 def planted(body: dict) -> dict:
     """A scripted model: what it answers depends on the prompt and the tool results so far."""
-    prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    prompt = prompt_of(body)
     results = [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
     if prompt.startswith("detour") and not results:
         return call("teleport", where="London")
@@ -71,10 +76,8 @@ def test_chain_answers_with_mocks_and_records_hops(scripted, store_path):
     assert hops[0]["tool_results"] == [MOCK] and "tool_results" in hops[1]
     # plain's second request carried the assistant call and the mock answer (the two cases
     # run concurrently, so the requests are picked by prompt, not by order)
-    second = next(b for b in scripted.bodies
-                  if b["messages"][-1]["role"] == "tool"
-                  and any(m["role"] == "user" and m["content"] == "Book NYC to London"
-                          for m in b["messages"]))
+    second = next(b for b in scripted.bodies if prompt_of(b) == "Book NYC to London"
+                  and any(m["role"] == "tool" for m in b["messages"]))
     tool_msg = next(m for m in second["messages"] if m["role"] == "tool")
     assert json.loads(tool_msg["content"]) == MOCK
     assert detour["n_hops"] == 3 and detour["detour_penalty"] == pytest.approx(0.1)
