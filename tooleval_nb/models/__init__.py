@@ -5,8 +5,8 @@ Modules: ``spec`` (ModelSpec, modes, DEFAULT_MODEL), ``reply`` (ModelReply), ``c
 composed of the parts below: its route per spec, then wire → fallback → cache → transport →
 wire), ``exchange`` (one call in flight), ``wire`` (native or raw-text: prepare the request, read
 the reply), ``rawtext`` (raw-text messages), ``transport`` (the Transport contract, request/result
-shapes, HTTP status → error), ``direct`` (the aiohttp client: DirectTransport, EmbeddedTransport),
-``litellm_transport`` (the only module importing litellm: LitellmTransport, the exception map),
+shapes, HTTP status → error), ``direct`` (DirectTransport, EmbeddedTransport), ``http`` (our
+HTTP/1.1 client, under ``direct``), ``litellm_transport`` (the only module importing litellm: LitellmTransport, the exception map),
 ``retry``, ``fallback`` (required → auto), ``cache`` (SQLite response cache and its wrapper),
 ``messages`` (assembly), ``embedded`` (llama.cpp server lifecycle), ``embed`` (embeddings).
 """

@@ -1,81 +1,45 @@
-"""The direct transports: one aiohttp POST to an OpenAI-compatible ``/chat/completions`` endpoint.
+"""The direct transports: one HTTP POST to an OpenAI-compatible ``/chat/completions`` endpoint.
 
 :class:`DirectTransport` serves local and self-hosted OpenAI-compatible servers (``api_base`` with
 an ``openai/``-style model prefix): it does what ``litellm.acompletion`` does for them with a
 fraction of the CPU (see ``benchmarks/bench_models.py``), and keeps the same error classes,
 retries and reply fields. :class:`EmbeddedTransport` sends the same way to the embedded llama.cpp
-server, which it starts on a call's first need and which answers one request at a time. One
-``aiohttp.ClientSession`` per event loop, reused across calls; :func:`aclose` closes the current
-loop's session.
+server, which it starts on a call's first need and which answers one request at a time. The
+requests go through our lean HTTP/1.1 client (:mod:`.http`: kept-alive connections per event
+loop); :func:`aclose` closes the current loop's connections.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import sys
 import time
-import weakref
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import aiohttp
 
 from ..aio import at_loop_end
 from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
 from ..memo import IdentityMemo
+from . import http
 from .embedded import ChatFormat, embedded_server
 from .spec import OPENAI_COMPATIBLE, provider_of
 from .transport import ChatRequest, ChatResult, Transport, error_for_status, result_from_json
 
 __all__ = ["DirectTransport", "EmbeddedTransport", "aclose", "complete", "post_json"]
 
-_SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Any]]
-_SESSIONS = weakref.WeakKeyDictionary()
-
-
-async def _closer(session: Any) -> AsyncIterator[None]:
-    """Held open for the loop's lifetime: ``asyncio.run`` (and any runner) finalises async
-    generators before closing its loop, which closes the session with it — no "Unclosed client
-    session" when a user's own ``asyncio.run`` ends."""
-    try:
-        yield
-    finally:
-        if not session.closed:
-            await session.close()
-
-
-async def _session() -> Any:
-    loop = asyncio.get_running_loop()
-    entry = _SESSIONS.get(loop)
-    if entry is not None and not entry[0].closed:
-        return entry[0]
-    connector = aiohttp.TCPConnector(limit=512, limit_per_host=0, ttl_dns_cache=300)
-    session = aiohttp.ClientSession(connector=connector, trust_env=False)
-    keeper = _closer(session)
-    await keeper.__anext__()
-    _SESSIONS[loop] = (session, keeper)
-    return session
-
 
 async def aclose() -> None:
-    """Close this event loop's HTTP session (the next call opens a new one) and let litellm
+    """Close this event loop's HTTP connections (the next call opens new ones) and let litellm
     finish its queued logging; call it before a loop you created ends."""
     litellm_transport = sys.modules.get(f"{__package__}.litellm_transport")
     if litellm_transport is not None:  # never loaded: litellm has nothing queued
         await litellm_transport.aclose()
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    entry = _SESSIONS.pop(loop, None)
-    if entry is not None:
-        await entry[1].aclose()  # runs the keeper's finally: closes the session
+    await http.aclose()
 
 
-# a loop that aio.run_sync created closes its HTTP session (and litellm's logging worker) before
-# it ends
+# a loop that aio.run_sync created closes its HTTP connections (and litellm's logging worker)
+# before it ends
 at_loop_end(aclose)
 
 
@@ -125,11 +89,6 @@ _tools_json: IdentityMemo[bytes] = IdentityMemo(_dump_tools)
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
-@functools.lru_cache(maxsize=64)
-def _client_timeout(seconds: float) -> Any:
-    return aiohttp.ClientTimeout(total=seconds, ceil_threshold=3600)
-
-
 async def post_json(
     url: str,
     payload: dict[str, Any],
@@ -151,30 +110,24 @@ async def post_json(
         data = b"".join((data[:-1], b', "tools": ', _tools_json(tools), b"}"))
     started = time.perf_counter()
     try:
-        session = await _session()
-        # aiohttp's own total timeout (one timer per request, covering the body too)
-        async with session.post(
-            url, data=data, headers=headers, timeout=_client_timeout(timeout)
-        ) as resp:
-            body = await resp.read()
-            status = resp.status
-            resp_headers = resp.headers
+        response = await http.post(url, data, headers, timeout=timeout)
     except TimeoutError as exc:
         raise ModelTimeoutError(
             f"{model} at {url} did not answer within {timeout:g} s (raise timeout= if the model "
             "is slow)",
             model=model,
         ) from exc
-    except aiohttp.ClientConnectorError as exc:
+    except http.ConnectError as exc:
         raise ModelConnectionError(
-            f"cannot connect to {url} for {model}: {exc.os_error or exc}; is the server running "
+            f"cannot connect to {url} for {model}: {exc.strerror or exc}; is the server running "
             "and is api_base right?",
             model=model,
         ) from exc
-    except (aiohttp.ClientError, OSError) as exc:
+    except OSError as exc:
         raise ModelConnectionError(
             f"connection to {url} failed for {model}: {type(exc).__name__}: {exc}", model=model
         ) from exc
+    body, status, resp_headers = response.body, response.status, response.headers
     latency_ms = (time.perf_counter() - started) * 1000.0
     if status >= 300:
         raise error_for_status(
@@ -226,7 +179,7 @@ async def complete(request: ChatRequest) -> ChatResult:
 
 
 class DirectTransport:
-    """Requests to an OpenAI-compatible ``api_base`` through our aiohttp client."""
+    """Requests to an OpenAI-compatible ``api_base`` through our HTTP client (:mod:`.http`)."""
 
     async def open(self) -> None:
         return None

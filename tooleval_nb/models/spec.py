@@ -68,7 +68,7 @@ EMBEDDED_MODELS = frozenset({DEFAULT_MODEL})
 Mode = Literal["native"] | ParserFormat
 MODES: tuple[str, ...] = ("native", *PARSER_FORMATS)
 
-#: How requests travel: ``direct`` = our own aiohttp client for OpenAI-compatible ``api_base``
+#: How requests travel: ``direct`` = our own HTTP client for OpenAI-compatible ``api_base``
 #: endpoints (much less CPU per call); ``litellm`` = ``litellm.acompletion``; ``auto`` = direct when
 #: the endpoint is OpenAI-compatible (an ``api_base`` with an ``openai/``-style prefix, or the
 #: embedded model), litellm otherwise.

@@ -5,7 +5,7 @@ A transport sends one request and either returns a :class:`ChatResult` or raises
 :class:`~tooleval_nb.errors.ModelError` subclass; retries (:mod:`.retry`), the ``required`` →
 ``auto`` fallback (:mod:`.fallback`), the response cache (:mod:`.cache`) and reading the reply
 (:mod:`.wire`) wrap it, in :mod:`.call`. The transports: :class:`~.direct.DirectTransport` (our
-aiohttp client for OpenAI-compatible endpoints), :class:`~.direct.EmbeddedTransport` (the same,
+HTTP/1.1 client for OpenAI-compatible endpoints), :class:`~.direct.EmbeddedTransport` (the same,
 to the embedded llama.cpp server it starts) and :class:`~.litellm_transport.LitellmTransport`;
 :func:`~.call.transport_for` picks one per :class:`~.spec.ModelSpec`. HTTP status codes map to
 the error tree with :func:`error_for_status`, shared by the direct client and the litellm mapping
