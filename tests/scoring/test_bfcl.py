@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tooleval_nb.bfcl.checker import decoded_verdict
 from tooleval_nb.bfcl.convert import java_convert, js_convert
 from tooleval_nb.bfcl.decode import DecodeError, decode_prompt, decode_result
 from tooleval_nb.scoring import bfcl_check, bfcl_verdict, standardize_string
+from tooleval_nb.toolcall import ToolCall
 
 CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
               "parallel_multiple", "irrelevance", "live_simple", "live_multiple", "live_parallel",
@@ -244,3 +246,27 @@ def test_fc_arguments_decode_as_json_loads(text):
             decode_result([{"f": text}])
         return
     assert decode_result([{"f": text}]) == expected
+
+
+@pytest.mark.parametrize("category", ["simple", "multiple", "parallel", "irrelevance",
+                                      "live_relevance"])
+@pytest.mark.parametrize("calls", [
+    [],
+    [{"get_weather": {"city": "Paris"}}],
+    [{"get_weather": {"city": "paris!"}}],
+    [{"get_weather": {"city": 3}}],
+    [{"get_weather": {"city": "Paris", "unit": "c"}}],
+    [{"get_weather": {}}],
+    [{"function": {"city": "Paris"}}],  # a tool named like the OpenAI shape's key
+    [{"get_weather": {"city": "Paris"}}, {"get_weather": {"city": "Rome"}}],
+])
+def test_a_decoded_result_gets_the_verdict_of_its_tool_calls(category, calls):
+    functions = [{"name": n, "parameters": {"type": "dict", "properties": {
+        "city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}}
+        for n in ("get_weather", "function")]
+    truth = [{"get_weather": {"city": ["Paris"], "unit": ["", "c"]}}]
+    if category == "parallel":
+        truth = [*truth, {"get_weather": {"city": ["Rome"], "unit": [""]}}]
+    tool_calls = [ToolCall.create(name, args) for call in calls for name, args in call.items()]
+    assert decoded_verdict(calls, functions, truth, category) == bfcl_verdict(
+        tool_calls, functions, truth, category)

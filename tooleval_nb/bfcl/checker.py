@@ -11,7 +11,8 @@ a greedy order-insensitive match. The irrelevance categories pass when nothing d
 ``live_relevance`` passes when something does.
 
 Entry points: :func:`bfcl_verdict` for one entry (BFCL-shaped data or our own ``Tool`` /
-``ExpectedCall`` / ``ToolCall`` objects) and :func:`check_calls` for decoded calls.
+``ExpectedCall`` / ``ToolCall`` objects), :func:`decoded_verdict` for one entry whose result is
+decoded already, and :func:`check_calls` for decoded calls.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .decode import DecodeError, decode_prompt, decode_result, is_call_list, is_
 __all__ = [
     "BfclVerdict",
     "bfcl_verdict",
+    "decoded_verdict",
     "format_sensitivity_verdict",
     "check_calls",
     "standardize_string",
@@ -324,10 +326,7 @@ def bfcl_verdict(result: Any, functions: Sequence[Any], ground_truth: Sequence[A
         underscore_to_dot: compare against expected names with ``.`` turned into ``_`` (for FC
             models whose API forbids dots, as BFCL's model configs say).
     """
-    info = _CATEGORY_INFO.get(category)
-    if info is None:
-        info = _CATEGORY_INFO[category] = (language_of(category), is_relevance(category))
-    lang, relevance = info
+    lang, relevance = _category_info(category)
     try:
         decoded = calls_to_decoded(result) if _is_tool_call_list(result) else decode_result(
             result, "Python" if relevance else lang)
@@ -337,6 +336,17 @@ def bfcl_verdict(result: Any, functions: Sequence[Any], ground_truth: Sequence[A
         if relevance:
             return _fail("relevance_error:decoder_failed", f"Invalid syntax. {exc}")
         return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
+    return decoded_verdict(decoded, functions, ground_truth, category,
+                           underscore_to_dot=underscore_to_dot)
+
+
+def decoded_verdict(decoded: list[Any], functions: Sequence[Any],
+                    ground_truth: Sequence[Any] | None, category: str, *,
+                    underscore_to_dot: bool = False) -> BfclVerdict:
+    """The BFCL verdict of one entry whose result is decoded already (``[{name: {param:
+    value}}]``, as :func:`calls_to_decoded` makes of tool calls whose arguments are JSON
+    objects): :func:`bfcl_verdict` after its decoding step."""
+    lang, relevance = _category_info(category)
     if relevance:
         has_call = not is_empty_calls(decoded)
         if "irrelevance" in category:
@@ -387,6 +397,14 @@ def format_sensitivity_verdict(result: Any, functions: Sequence[Any],
         raise
     except Exception as exc:  # where BFCL itself would crash (unknown type, odd answer shape)
         return _fail(f"checker_error:{type(exc).__name__}", f"the checker cannot apply: {exc}")
+
+
+def _category_info(category: str) -> tuple[Language, bool]:
+    """A category's language and whether it is a (ir)relevance one (memoised: few exist)."""
+    info = _CATEGORY_INFO.get(category)
+    if info is None:
+        info = _CATEGORY_INFO[category] = (language_of(category), is_relevance(category))
+    return info
 
 
 def _is_tool_call_list(result: Any) -> bool:

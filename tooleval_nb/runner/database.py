@@ -60,8 +60,10 @@ def dumps(value: Any) -> str:
 
 
 #: ``json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))`` with one encoder
-#: made once (``json.dumps`` with options builds a new one per call; a run stores every event)
-_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":")).encode
+#: made once (``json.dumps`` with options builds a new one per call; a run stores every event),
+#: which does not look for cycles in every list and dict (what we store, we built: it has none)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"),
+                           check_circular=False).encode
 
 
 class Database:

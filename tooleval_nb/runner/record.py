@@ -183,10 +183,11 @@ def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: 
 
 
 #: ``json.dumps(value, ensure_ascii=False, default=str)``, with one encoder made once (each
-#: ``json.dumps`` call with options builds a new one; a row takes several)
-_dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+#: ``json.dumps`` call with options builds a new one; a row takes several), which does not look
+#: for cycles in every list and dict (a row's values are built by the run: they have none)
+_dumps = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False).encode
 #: ``json.dumps(value, ensure_ascii=False)``
-_dumps_plain = json.JSONEncoder(ensure_ascii=False).encode
+_dumps_plain = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def _json_of(obj: Any) -> str:

@@ -25,14 +25,13 @@ passes when its final call is fully right (its overall carries the efficiency pe
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from ..bfcl.adapt import tools_to_functions
 from ..bfcl.categories import is_relevance as is_relevance_category
-from ..bfcl.checker import bfcl_verdict
+from ..bfcl.checker import BfclVerdict, bfcl_verdict, decoded_verdict
 from ..errors import RegexTimeoutError
 from ..memo import IdentityMemo
 from ..suite import EvalCase, Tool
@@ -121,9 +120,11 @@ def _score(case: EvalCase, tool_calls: Any, output: str | None, tools: Sequence[
     if output is None and trace is not None:
         output = trace.output
 
-    @functools.cache
-    def the_trace() -> Trace:
-        return trace if trace is not None else make_trace(case, calls, output, error)
+    def the_trace() -> Trace:  # made once, when first asked for
+        nonlocal trace
+        if trace is None:
+            trace = make_trace(case, calls, output, error)
+        return trace
 
     tools = list(tools) if tools is not None else list(case.tools or [])
     kind = case_kind(case)
@@ -182,7 +183,8 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
         expectations = check_expectations(case.expected, trace(), case.reference_tools, cfg)
     fields["calls"] = call_scores
     fields["expectations"] = expectations
-    fields["bfcl_pass"], fields["bfcl_error"] = _bfcl(case, kind, calls, output, tools, mode)
+    fields["bfcl_pass"], fields["bfcl_error"] = _bfcl(case, kind, calls, parsed, output, tools,
+                                                      mode)
     fields["passed"] = False  # decided in _finish, with the grades
     fields["failure_mode"] = _failure(kind, calls, call_scores, fields, error, parsed)
     return fields
@@ -246,8 +248,9 @@ def _finish(fields: dict[str, Any], grades: list[GradeResult], kind: CaseKind) -
 
 
 # -- BFCL verdict ------------------------------------------------------------------------------
-def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | None,
-          tools: list[Tool], mode: str) -> tuple[bool | None, str | None]:
+def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall],
+          parsed: Sequence[dict[str, Any] | None], output: str | None, tools: list[Tool],
+          mode: str) -> tuple[bool | None, str | None]:
     if case.category:
         cat = case.category
         if "multi_turn" in cat or not tools:
@@ -255,13 +258,16 @@ def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | N
         truth = case.expected_calls or None
         if truth is None and not is_relevance_category(cat):
             return None, None
-        result: Any = calls if calls else ([output] if output and output.strip() else [])
-        v = bfcl_verdict(result, functions_of(tools), truth, cat)
+        if calls:
+            v = _verdict(calls, parsed, tools, truth, cat)
+        else:
+            v = bfcl_verdict([output] if output and output.strip() else [], functions_of(tools),
+                             truth, cat)
         return v.passed, v.error_type
     if kind == "no_call":
         if not tools:
             return None, None
-        v = bfcl_verdict(calls, functions_of(tools), None, "irrelevance")
+        v = _verdict(calls, parsed, tools, None, "irrelevance")
         return v.passed, v.error_type
     if kind != "call" or not tools or case.expected_params is None and not case.expected_calls:
         return None, None
@@ -281,12 +287,22 @@ def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | N
             continue
         gt = [{by_name[n.lower()].name: a} for n, a in alt]
         cat = "parallel" if len(alt) > 1 else ("simple" if len(tools) == 1 else "multiple")
-        v = bfcl_verdict(calls, functions_of(tools), gt, cat)
+        v = _verdict(calls, parsed, tools, gt, cat)
         if v.passed:
             return True, None
         if first == (None, None):
             first = (False, v.error_type)
     return first
+
+
+def _verdict(calls: list[ToolCall], parsed: Sequence[dict[str, Any] | None],
+             tools: list[Tool], truth: Any, category: str) -> BfclVerdict:
+    """:func:`bfcl_verdict` of the model's calls, from their arguments as decoded for scoring
+    when every one is a JSON object (else the checker decodes them, and says which is not)."""
+    if any(p is None for p in parsed):
+        return bfcl_verdict(calls, functions_of(tools), truth, category)
+    decoded = [{c.function.name: p} for c, p in zip(calls, parsed, strict=True)]
+    return decoded_verdict(decoded, functions_of(tools), truth, category)
 
 
 def _functions(tools: Sequence[Tool]) -> list[dict[str, Any]]:

@@ -44,7 +44,9 @@ class SuiteText:
     def __init__(self, dumped: Mapping[str, Any]) -> None:
         self._parts = sorted(
             (name, json.dumps(name, ensure_ascii=False),
-             json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
+             # a model dump has no cycles: none to look for in every list and dict
+             json.dumps(value, sort_keys=True, ensure_ascii=False, default=str,
+                        check_circular=False))
             for name, value in dumped.items())
 
     def text(self, leave_out: Collection[str] = ()) -> str:
