@@ -290,6 +290,11 @@ def test_post_json_maps_the_clients_failures_to_model_errors():
             url = server.url
         with pytest.raises(ModelConnectionError, match="cannot connect to .* is the server"):
             await post_json(url, {"a": 1}, api_key=None, timeout=2, model="m")
+        # an api_base without its scheme is a failed call (a reply with an error), as a
+        # refused connection is, not an exception out of the run
+        with pytest.raises(ModelConnectionError, match="not an http.*is api_base an http"):
+            await post_json("localhost:8000/v1/chat/completions", {"a": 1}, api_key=None,
+                            timeout=2, model="m")
         await http.aclose()
 
     asyncio.run(main())

@@ -127,6 +127,10 @@ async def post_json(
         raise ModelConnectionError(
             f"connection to {url} failed for {model}: {type(exc).__name__}: {exc}", model=model
         ) from exc
+    except ValueError as exc:  # not an http(s) URL, or a header with a line break
+        raise ModelConnectionError(
+            f"cannot send to {url} for {model}: {exc}; is api_base an http(s) URL?", model=model
+        ) from exc
     body, status, resp_headers = response.body, response.status, response.headers
     latency_ms = (time.perf_counter() - started) * 1000.0
     if status >= 300:
