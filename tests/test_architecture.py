@@ -40,7 +40,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 # extras: which optional parts are installed (the one check naming a missing extra), package data
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
 # memo: the one memo keyed by the identity of a list's items (pure, imports nothing of ours)
-_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo"}
+_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "jsontext"}
 #: BFCL's rules: modules of bfcl/ (one home for BFCL, one definition each) that form a room of
 #: their own below scoring and formats: generic scoring (every case's bfcl_pass) and the BFCL
 #: suite format use BFCL's names, data files, prompts and AST checker without reaching the
@@ -54,6 +54,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
     "display": set(),
     "memo": set(),
+    # the JSON a run writes and reads per case (pydantic-core's encoder and parser): pure
+    "jsontext": set(),
     "extras": {"errors"},
     "aio": set(),
     # what a credential is, and its redaction: pure, for every room that stores or shows data

@@ -81,7 +81,8 @@ def test_every_imported_package_is_declared():
                 "wordllama": "wordllama", "aiohttp": "aiohttp", "vl_convert": "vl-convert-python",
                 "llama_cpp": "llama-cpp-python", "numpy": "numpy", "nbformat": "nbformat",
                 "IPython": "ipython", "anyio": "anyio", "referencing": "referencing",
-                "uvicorn": "uvicorn", "httpx2": "httpx2", "jupyter_client": "jupyter-client"}
+                "uvicorn": "uvicorn", "httpx2": "httpx2", "jupyter_client": "jupyter-client",
+                "pydantic_core": "pydantic-core"}
     assert not {d for d in imported.values() if d not in declared}
     found = set()
     for path in (ROOT / "tooleval_nb").rglob("*.py"):

@@ -12,7 +12,6 @@ loop); :func:`aclose` closes the current loop's connections.
 from __future__ import annotations
 
 import functools
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 from ..aio import at_loop_end
 from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
+from ..jsontext import dumps_bytes, loads
 from ..memo import IdentityMemo
 from . import http
 from .embedded import ChatFormat, embedded_server
@@ -78,15 +78,11 @@ def _secret_free(body: bytes, secrets: tuple[str | None, ...]) -> bool:
 
 
 def _dump_tools(tools: Sequence[Any]) -> bytes:
-    return json.dumps(list(tools), ensure_ascii=False).encode()
+    return dumps_bytes(list(tools))
 
 
 #: the JSON of a tools list, memoised by the identity of its (memoised) tool dicts
 _tools_json: IdentityMemo[bytes] = IdentityMemo(_dump_tools)
-
-
-#: ``json.dumps(value, ensure_ascii=False)``, its encoder made once (not per request)
-_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 async def post_json(
@@ -105,9 +101,9 @@ async def post_json(
         headers["Authorization"] = f"Bearer {api_key}"
     if extra_headers:
         headers.update({str(k): str(v) for k, v in extra_headers.items()})
-    data = _encode(payload).encode()
+    data = dumps_bytes(payload)
     if tools:  # spliced in: the same tools are serialised once, not on every call
-        data = b"".join((data[:-1], b', "tools": ', _tools_json(tools), b"}"))
+        data = b"".join((data[:-1], b',"tools":', _tools_json(tools), b"}"))
     started = time.perf_counter()
     try:
         response = await http.post(url, data, headers, timeout=timeout)
@@ -139,7 +135,7 @@ async def post_json(
         )
     try:
         return (
-            json.loads(body),
+            loads(body),
             latency_ms,
             _secret_free(body, (api_key, *(extra_headers or {}).values())),
         )

@@ -18,7 +18,6 @@ results, events); :class:`~.store.Store` is the one object holding all three.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import sqlite3
@@ -26,9 +25,9 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from ..errors import StoreError
+from ..jsontext import dumps  # the compact JSON text the store keeps
 from .schema import MIGRATIONS, REQUIRED_TABLES
 
 __all__ = ["Database", "Checkpointer", "default_store_path", "dumps", "ENV_VAR",
@@ -52,18 +51,6 @@ def default_store_path() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("tooleval_nb", appauthor=False)) / "runs.db"
-
-
-def dumps(value: Any) -> str:
-    """``value`` as the compact JSON text the store keeps."""
-    return _ENCODE(value)
-
-
-#: ``json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))`` with one encoder
-#: made once (``json.dumps`` with options builds a new one per call; a run stores every event),
-#: which does not look for cycles in every list and dict (what we store, we built: it has none)
-_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"),
-                           check_circular=False).encode
 
 
 class Database:

@@ -29,11 +29,11 @@ sample, seed           the repeat index and the sampling seed (None when not see
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsontext import dumps as _dumps
 from ..scoring.frame import SCORE_SUMMARY_COLUMNS
 from ..suite import EvalCase
 from ..toolcall import ToolCall
@@ -125,12 +125,12 @@ def expected_json(case: EvalCase) -> str:
 
 def tags_json(case: EvalCase) -> str:
     """The case's tags as JSON text (``[]`` for none, the usual case, without encoding)."""
-    return json.dumps(case.tags, ensure_ascii=False) if case.tags else "[]"
+    return _dumps(case.tags) if case.tags else "[]"
 
 
 def calls_json(calls: list[ToolCall]) -> str:
     """Tool calls as JSON text in OpenAI shape (arguments kept as the model wrote them)."""
-    return _dumps_plain([{"id": c.id, "type": "function",
+    return _dumps([{"id": c.id, "type": "function",
                           "function": {"name": c.function.name, "arguments": c.function.arguments}}
                          for c in calls])
 
@@ -162,7 +162,6 @@ def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: 
     extra = ""
     if outcome.trace is not None:
         extra = f',"trace":{_json_of(outcome.trace)}'
-    # pydantic writes its own JSON (fast); the rest is small
     detail_json = f'{{"score":{score_json}{extra},' + _dumps(detail)[1:]
     return {
         "run_id": run_id, "model": label, "mode": mode, "case_id": case.id,
@@ -180,14 +179,6 @@ def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: 
         "finished_at": time.time(),
         "detail": detail_json,
     }
-
-
-#: ``json.dumps(value, ensure_ascii=False, default=str)``, with one encoder made once (each
-#: ``json.dumps`` call with options builds a new one; a row takes several), which does not look
-#: for cycles in every list and dict (a row's values are built by the run: they have none)
-_dumps = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False).encode
-#: ``json.dumps(value, ensure_ascii=False)``
-_dumps_plain = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def _json_of(obj: Any) -> str:
