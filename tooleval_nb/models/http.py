@@ -117,13 +117,19 @@ class _Connection(asyncio.Protocol):
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
-        self._buf = bytearray()
         self._waiter: asyncio.Future[Response] | None = None
+        self._buf = bytearray()
+        self._body = bytearray()
+        self._reset()
+
+    def _reset(self) -> None:
+        """Ready for the next answer: nothing of it received or parsed yet."""
+        self._buf.clear()
         self._head: tuple[int, dict[str, str]] | None = None
         self._length = -1  # Content-Length, or -1: chunked (``_chunked``) or until the close
         self._chunked = False
         self._pos = 0  # where the chunk parser stands in ``_buf``
-        self._body = bytearray()
+        self._body.clear()
         self._keep = True
         self._got = False  # any byte of this request's answer arrived
 
@@ -165,15 +171,8 @@ class _Connection(asyncio.Protocol):
 
     # the exchange
     def send(self, data: bytes, waiter: asyncio.Future[Response]) -> None:
+        self._reset()
         self._waiter = waiter
-        self._buf.clear()
-        self._head = None
-        self._length = -1
-        self._chunked = False
-        self._pos = 0
-        self._body.clear()
-        self._keep = True
-        self._got = False
         assert self.transport is not None
         self.transport.write(data)
 
