@@ -78,7 +78,7 @@ def test_every_imported_package_is_declared():
                 "pandas": "pandas", "altair": "altair", "litellm": "litellm", "mcp": "mcp",
                 "ipywidgets": "ipywidgets", "papermill": "papermill", "nbconvert": "nbconvert",
                 "platformdirs": "platformdirs", "rapidfuzz": "rapidfuzz", "regex": "regex",
-                "wordllama": "wordllama", "aiohttp": "aiohttp", "vl_convert": "vl-convert-python",
+                "wordllama": "wordllama", "vl_convert": "vl-convert-python",
                 "llama_cpp": "llama-cpp-python", "numpy": "numpy", "nbformat": "nbformat",
                 "IPython": "ipython", "anyio": "anyio", "referencing": "referencing",
                 "uvicorn": "uvicorn", "httpx2": "httpx2", "jupyter_client": "jupyter-client",

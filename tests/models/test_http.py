@@ -3,7 +3,7 @@
 Each server here is an ``asyncio`` TCP server that reads the request and writes the exact bytes a
 test needs (a chunked body, a body ended by the close, an idle connection dropped, an answer that
 never comes), so every path of the parser and the pool is crossed for real. The client against
-a real HTTP server (aiohttp's, in ``FakeOpenAIServer``) is tested by every model test.
+a whole HTTP server (``FakeOpenAIServer``'s) is tested by every model test.
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ def test_post_json_maps_the_clients_failures_to_model_errors():
 
 
 def test_concurrent_requests_on_a_real_http_server_in_two_loops():
-    """64 requests at once on aiohttp's server, in two ``asyncio.run`` in one process (as a
+    """64 requests at once on the fake OpenAI server, in two ``asyncio.run`` in one process (as a
     notebook runs twice): every answer right, and each loop's connections closed at its end."""
     with FakeOpenAIServer() as server:
         url = f"{server.url}/chat/completions"
