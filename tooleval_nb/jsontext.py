@@ -10,7 +10,8 @@ time and reads a reply in under half, and JSON was the largest single cost of a 
 What it writes, against ``json.dumps(value, ensure_ascii=False, separators=(",", ":"),
 default=str)``: the same text for the values a run builds (dicts with string keys, lists,
 strings, ints, bools, None, floats), except that a float in exponent form is written without
-the leading zero of its exponent (``1e-5``, not ``1e-05``; the same number). Other values are
+the leading zero of its exponent (``1e-5``, not ``1e-05``; the same number) and a ``None`` key as
+``"None"`` (the standard library writes ``"null"``). Other values are
 written as pydantic writes them (a tuple or a set as a list, a datetime in ISO form, a pydantic
 model or a dataclass as an object), and what pydantic cannot write is written as ``str(value)``.
 ``NaN`` and ``Infinity`` are written as the standard library writes them.
