@@ -37,7 +37,11 @@ want="$({ cat requirements/lock.txt scripts/setup.sh; echo "$MODEL_WHEEL $BFCL_W
 # install gets none from the installer, and where PYTHONDONTWRITEBYTECODE is set (this machine
 # sets it) every process would compile tooleval_nb from source again, about 0.1 s of each
 # kernel's, report's and CLI's first run (issue 31). Only modules changed since are compiled.
-compile_ours() { "$VPY" -m compileall -q tooleval_nb >/dev/null; }
+# A module that does not compile is not set-up's failure (its test says what is wrong): said, not fatal.
+compile_ours() {
+  "$VPY" -m compileall -q tooleval_nb >&2 \
+    || echo "tooleval_nb setup: some of tooleval_nb's bytecode was not written (above)" >&2
+}
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   compile_ours
   exit 0

@@ -54,7 +54,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
     "display": set(),
     "memo": set(),
-    # the JSON a run writes and reads per case (pydantic-core's encoder and parser): pure
+    # the JSON a run writes per case and the reply it reads (pydantic-core): pure
     "jsontext": set(),
     "extras": {"errors"},
     "aio": set(),

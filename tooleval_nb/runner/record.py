@@ -131,8 +131,8 @@ def tags_json(case: EvalCase) -> str:
 def calls_json(calls: list[ToolCall]) -> str:
     """Tool calls as JSON text in OpenAI shape (arguments kept as the model wrote them)."""
     return _dumps([{"id": c.id, "type": "function",
-                          "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                         for c in calls])
+                    "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                   for c in calls])
 
 
 def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: EvalCase,
