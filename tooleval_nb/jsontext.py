@@ -4,17 +4,18 @@ by pydantic-core's encoder and parser.
 One definition for the JSON a run writes per case: the request body sent to a model, the stored
 columns of a result row (``tool_calls``, ``expected``, ``tags``, ``detail``) and the stored
 events; and the reader of the model's reply on the direct path. (Stored columns read back and the
-reply cache still use the standard library's ``json``; the cache's keys must stay as they are.) pydantic-core (Rust) writes these in a third to a half of the standard library's
-time and reads a reply in under half, and JSON was the largest single cost of a case's CPU
-(issue 31). Pure; imports nothing of ours.
+reply cache still use the standard library's ``json``; the cache's keys must stay as they are.)
+pydantic-core (Rust) writes these in a third to a half of the standard library's time and reads
+a reply in under half, and JSON was the largest single cost of a case's CPU (issue 31). Pure;
+imports nothing of ours.
 
 What it writes, against ``json.dumps(value, ensure_ascii=False, separators=(",", ":"),
 default=str)``: the same text for the values a run builds (dicts with string keys, lists,
 strings, ints, bools, None, floats), except that a float in exponent form is written without
 the leading zero of its exponent (``1e-5``, not ``1e-05``; the same number) and a ``None`` key as
-``"None"`` (the standard library writes ``"null"``). Other values are
-written as pydantic writes them (a tuple or a set as a list, a datetime in ISO form, a pydantic
-model or a dataclass as an object), and what pydantic cannot write is written as ``str(value)``.
+``"None"`` (the standard library writes ``"null"``). Other values are written as pydantic writes
+them (a tuple or a set as a list, a datetime in ISO form, a pydantic model or a dataclass as an
+object), and what pydantic cannot write is written as ``str(value)``.
 ``NaN`` and ``Infinity`` are written as the standard library writes them. The request body is
 strict (:func:`dumps_bytes`): a value pydantic cannot write raises, as ``json.dumps`` did, instead
 of reaching the server as its ``str()``.
