@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from ..errors import StoreError
 from ..runner import load_run
 from ..runner.store import resolve_store
-from ..scoring.frame import summarize_scores
+from ..scoring.summary import summarize_scores
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ModelConfigError
 from ..models import RetryPolicy, build_messages, call_model_async
-from ..scoring.case import case_kind
+from ..scoring.kind import case_kind
 from ..suite import EvalCase, Tool
 from .chains import add_hop, run_agent_callable, run_loop
 from .limits import RateLimiter
@@ -28,7 +28,7 @@ __all__ = ["CaseRunner", "is_agent_case", "NO_LIMIT"]
 
 def is_agent_case(case: EvalCase) -> bool:
     """A seed-002 agent case: no call is expected; the final output, the trajectory or graders
-    judge it (as :func:`tooleval_nb.scoring.case.case_kind` decides)."""
+    judge it (as :func:`tooleval_nb.scoring.kind.case_kind` decides)."""
     return case_kind(case) == "agent"
 
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ..scoring import Trace
+from ..scoring.trace import Trace
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall
 from .live import answer_call

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsontext import dumps as _dumps
-from ..scoring.frame import SCORE_SUMMARY_COLUMNS
+from ..scoring.summary import SCORE_SUMMARY_COLUMNS
 from ..suite import EvalCase
 from ..toolcall import ToolCall
 

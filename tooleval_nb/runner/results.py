@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from ..credentials import redact
 from ..errors import StoreError
-from ..scoring.frame import summarize_rows
+from ..scoring.summary import summarize_rows
 from .database import Database, dumps
 from .record import RESULT_FIELDS
 from .schema import INSERT_RESULT

@@ -8,13 +8,15 @@ case was built."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..scoring import CaseScore
 from ..suite import EvalCase
 from .events import Event
 from .finished import FinishedCell
 from .record import build_record, expected_json, tags_json
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..scoring.result import CaseScore
 
 __all__ = ["CaseRows"]
 

@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..display import mimebundle
-from ..scoring.frame import summarize_scores
+from ..scoring.summary import summarize_scores
 from .calls import arguments_frame, call_rows, calls_frame
 from .record import RESULT_COLUMNS, RESULT_FIELDS, SUMMARY_COLUMNS
 from .results import ResultRow, RunRow

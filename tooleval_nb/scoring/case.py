@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..bfcl.adapt import tools_to_functions
 from ..bfcl.categories import is_relevance as is_relevance_category
@@ -39,25 +39,14 @@ from ..toolcall import ToolCall, to_tool_calls
 from .agent import check_expectations
 from .calls import compute_overall, score_calls
 from .graders import CallModel, run_graders, run_graders_async
+from .kind import CaseKind, case_kind
 from .multiturn import score_chain
 from .result import CallScore, CaseScore, ExpectationResult
 from .trace import GradeResult, Trace
 
 __all__ = ["score_case", "score_case_async", "case_kind", "make_trace"]
 
-CaseKind = Literal["call", "no_call", "chain", "agent"]
 _BFCL_MODES = {"exact", "case_insensitive"}
-
-
-def case_kind(case: EvalCase) -> CaseKind:
-    """How ``case`` is scored (see the module docstring)."""
-    if case.multi_turn:
-        return "chain"
-    if case.expected_tool is not None or case.expected_calls:
-        return "call"
-    if case.expected is not None or case.reference_tools or case.graders:
-        return "agent"
-    return "no_call"
 
 
 def make_trace(case: EvalCase, calls: Sequence[ToolCall], output: str | None,
