@@ -8,6 +8,11 @@ burst of replies and the requests they send go first; cells with LLM graders are
 tasks of their own), builds their rows and events (:mod:`.rows`) and stores them in one
 transaction once the oldest has waited :data:`COMMIT_AFTER_S` or ``max_concurrency`` are
 scored (:mod:`.writer`), publishing each case's events only after its commit.
+
+The scorer (:mod:`tooleval_nb.scoring.case`, BFCL's checker with it) is not imported with the
+runner: the finisher imports it at its first case, in the loop's idle time while the other
+requests are in flight, so that a fresh process's first run (the CLI, a papermill report, a new
+kernel) does not pay for it before its first requests are sent.
 """
 
 from __future__ import annotations
@@ -16,12 +21,15 @@ import asyncio
 import collections
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..scoring import CaseScore, score_case, score_case_async
 from .finished import FinishedCell
 from .record import CaseOutcome
 from .rows import CaseRows
 from .writer import ResultWriter
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..scoring.result import CaseScore
 
 __all__ = ["COMMIT_AFTER_S", "FINISH_CHUNK", "STEP_ASIDE_S", "Finisher"]
 
@@ -191,6 +199,8 @@ class Finisher:
 
     # -- scoring ------------------------------------------------------------------------------
     def _score_now(self, cell: FinishedCell) -> CaseScore | None:
+        from ..scoring.case import score_case  # at the first case (see the module docstring)
+
         outcome = cell.outcome
         try:
             return score_case(cell.case, outcome.tool_calls, outcome.content, tools=cell.tools,
@@ -201,6 +211,8 @@ class Finisher:
             return None
 
     async def _finish_graded(self, cell: FinishedCell) -> None:
+        from ..scoring.case import score_case_async  # see the module docstring
+
         outcome = cell.outcome
         score: CaseScore | None
         try:
