@@ -35,7 +35,7 @@ process against a second one in it (200 ms × 64 in a subprocess, on the store t
 runs made, as a user's exists; target: within 0.1 s; the package's bytecode is brought up to
 date first, as an install writes it). The 0 ms runs are
 repeated (:data:`CPU_REPEATS`) and the fresh processes are several (:data:`FRESH_PROCESSES`):
-each figure is the median, its runs printed beside it.
+their figures are medians, each run printed beside them (the 200 ms row is one run).
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def targets(n: int) -> None:
         ("0 ms x 64 cases/s", f"{median(rate['full']):.0f}",
          f"{median(rate['bare-aiohttp']):.0f}",
          f"{median(share):.2f} of raw (target >= 0.50)"),
-        ("200 ms x 64 wall/ideal", f"{full2[0] / ideal:.3f}", f"{raw2[0] / ideal:.3f}",
+        ("200 ms x 64 wall/ideal (one run)", f"{full2[0] / ideal:.3f}", f"{raw2[0] / ideal:.3f}",
          "target <= 1.08"),
         ("CPU s / 1000 cases (0 ms), one run", f"{median(one_run['full']):.2f}",
          f"{median(one_run['bare-aiohttp']):.2f}",
@@ -274,15 +274,15 @@ def targets(n: int) -> None:
         ("fresh process: first - warm s", f"{median(gap['full']):.3f}",
          f"{median(gap['bare-aiohttp']):.3f}", "target <= 0.10"),
     ]
-    print(f"{'figure (median)':<36}{'runner':>8}{'raw loop':>10}  note")
+    print(f"{'figure (median of runs)':<36}{'runner':>8}{'raw loop':>10}  note")
     for name, ours, raw, note in rows:
         print(f"{name:<36}{ours:>8}{raw:>10}  {note}")
     print(f"each of {CPU_REPEATS} repetitions at 0 ms (runner / raw):")
     print(f"  share of raw cases/s      {each(share, 2)}")
     for name, values in (("CPU one run", one_run), ("CPU steady state", steady)):
         print(f"  {name:<25} {each(values['full'], 2)} / {each(values['bare-aiohttp'], 2)}")
-    print(f"each of {FRESH_PROCESSES} fresh processes, first - warm s: runner {each(gap['full'], 3)}; "
-          f"raw {each(gap['bare-aiohttp'], 3)}")
+    print(f"each of {FRESH_PROCESSES} fresh processes, first - warm s: "
+          f"runner {each(gap['full'], 3)}; raw {each(gap['bare-aiohttp'], 3)}")
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} after")
 

@@ -122,7 +122,7 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
         "a run's first case pays every import the scorer makes: BFCL's prompt configurations "
         "load for a format-sensitivity entry only",
     ("tooleval_nb.runner.finish", "tooleval_nb.scoring.case"):
-        "import tooleval_nb.runner stays free of the scorer and BFCL's checker (about 40% of its "
+        "import tooleval_nb.runner stays free of the scorer and BFCL's checker (about 45% of its "
         "import time; issue 31: first run within 0.1 s of a warm one): the finisher imports it "
         "at its first case, in the loop's idle time while the other requests are in flight",
     ("tooleval_nb.runner.launch", "tooleval_nb.formats"):

@@ -5,6 +5,7 @@ scores must be the scorer's."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -81,11 +82,21 @@ def test_every_scoring_name_resolves_from_its_one_home(name: str) -> None:
     value = getattr(scoring, name)
     assert value is not None
     assert name in dir(scoring)
-    home = sys.modules[scoring._HOME[name]]
+    home = importlib.import_module(scoring._WHERE[name], scoring.__name__)
     assert getattr(home, name) is value
 
 
+@pytest.mark.parametrize("module", sorted(scoring._MODULES))
+def test_scorings_modules_are_attributes_too(module: str) -> None:
+    assert getattr(scoring, module) is importlib.import_module(f"tooleval_nb.scoring.{module}")
+
+
+def test_every_module_of_scoring_is_listed() -> None:
+    folder = Path(scoring.__file__).parent
+    assert scoring._MODULES == {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+
+
 def test_the_scoring_facade_lists_exactly_its_names() -> None:
-    assert sorted(scoring.__all__) == sorted(scoring._HOME)
+    assert sorted(scoring.__all__) == sorted(scoring._WHERE) == dir(scoring)
     with pytest.raises(AttributeError, match="no_such_name"):
         scoring.no_such_name  # noqa: B018

@@ -11,15 +11,15 @@ reads BFCL files).
 * the seed formulas: :func:`score_tool_selection`, :func:`score_params`, :func:`compute_overall`
   (:mod:`.calls`), the chain formulas (:mod:`.multiturn`), the match modes (:mod:`.match`,
   :mod:`.semantic`);
-* BFCL: :func:`bfcl_verdict` (one entry) and :func:`bfcl_check` (result files, loaded on first
-  use) (:mod:`tooleval_nb.bfcl.checker`, :mod:`tooleval_nb.bfcl.file_check`);
+* BFCL: :func:`bfcl_verdict` (one entry) and :func:`bfcl_check` (result files)
+  (:mod:`tooleval_nb.bfcl.checker`, :mod:`tooleval_nb.bfcl.file_check`);
 * agents: :func:`check_expectations`, :func:`trajectory_match` (:mod:`.agent`), graders
   (:mod:`.graders`) with :class:`Trace` and :class:`GradeResult` (:mod:`.trace`).
 
 The names load on first use (PEP 562 ``__getattr__``, as :mod:`tooleval_nb` does): importing a
 module of scoring, such as :mod:`.kind` or :mod:`.summary`, loads that module alone, so the runner
-can import its few names without loading the scorer (which a run loads in a thread while its
-first requests are in flight).
+can import its few names without loading the scorer (its finisher imports it at a run's first
+case, on the loop in its idle time, while the other requests are in flight).
 """
 
 from __future__ import annotations
@@ -67,35 +67,36 @@ if TYPE_CHECKING:  # the real names for IDEs and mypy; at run time __getattr__ l
     from .summary import SCORE_SUMMARY_COLUMNS, summarize_rows, summarize_scores
     from .trace import GradeResult, Trace
 
-#: each public name -> the module that defines it (``bfcl_check`` reads BFCL's files, and with
-#: them loads the data module and ``importlib.metadata``, which a run that scores cases never does)
-_HOME: dict[str, str] = {}
-for _module, _names in {
-    "tooleval_nb.bfcl.checker": ("BfclVerdict", "bfcl_verdict", "check_calls",
-                                 "standardize_string"),
-    "tooleval_nb.bfcl.file_check": ("bfcl_check",),
-    "tooleval_nb.scoring.agent": ("check_expectations", "trajectory_match"),
-    "tooleval_nb.scoring.calls": ("best_assignment", "compute_overall", "param_scores",
-                                  "score_calls", "score_params", "score_tool_selection"),
-    "tooleval_nb.scoring.case": ("score_case", "score_case_async"),
-    "tooleval_nb.scoring.frame": ("score_cases", "score_cases_async", "scores_df"),
-    "tooleval_nb.scoring.graders": ("grade_code", "grade_llm_async", "parse_verdict",
-                                    "render_prompt", "run_graders", "run_graders_async"),
-    "tooleval_nb.scoring.interval": ("IntervalMethod", "interval_method", "mean_ci"),
-    "tooleval_nb.scoring.kind": ("case_kind",),
-    "tooleval_nb.scoring.match": ("MATCH_MODES", "match_value"),
-    "tooleval_nb.scoring.multiturn": ("detour_penalty", "efficiency", "multi_turn_overall",
-                                      "redundancy_penalty"),
-    "tooleval_nb.scoring.result": ("FAILURE_MODES", "SCORE_COLUMNS", "CallScore", "CaseScore",
-                                   "ExpectationResult", "FailureMode", "ParamScore",
-                                   "TurnScore"),
-    "tooleval_nb.scoring.semantic": ("embed", "similarity"),
-    "tooleval_nb.scoring.summary": ("SCORE_SUMMARY_COLUMNS", "summarize_rows",
-                                    "summarize_scores"),
-    "tooleval_nb.scoring.trace": ("GradeResult", "Trace"),
-}.items():
-    _HOME.update(dict.fromkeys(_names, _module))
-del _module, _names
+#: each public name -> the module that defines it, relative to this package (``bfcl_check``
+#: reads BFCL's files, and with them loads the data module and ``importlib.metadata``)
+_WHERE = {
+    "BfclVerdict": "..bfcl.checker", "bfcl_verdict": "..bfcl.checker",
+    "check_calls": "..bfcl.checker", "standardize_string": "..bfcl.checker",
+    "bfcl_check": "..bfcl.file_check",
+    "check_expectations": ".agent", "trajectory_match": ".agent",
+    "best_assignment": ".calls", "compute_overall": ".calls", "param_scores": ".calls",
+    "score_calls": ".calls", "score_params": ".calls", "score_tool_selection": ".calls",
+    "score_case": ".case", "score_case_async": ".case",
+    "score_cases": ".frame", "score_cases_async": ".frame", "scores_df": ".frame",
+    "grade_code": ".graders", "grade_llm_async": ".graders", "parse_verdict": ".graders",
+    "render_prompt": ".graders", "run_graders": ".graders", "run_graders_async": ".graders",
+    "IntervalMethod": ".interval", "interval_method": ".interval", "mean_ci": ".interval",
+    "case_kind": ".kind",
+    "MATCH_MODES": ".match", "match_value": ".match",
+    "detour_penalty": ".multiturn", "efficiency": ".multiturn",
+    "multi_turn_overall": ".multiturn", "redundancy_penalty": ".multiturn",
+    "FAILURE_MODES": ".result", "SCORE_COLUMNS": ".result", "CallScore": ".result",
+    "CaseScore": ".result", "ExpectationResult": ".result", "FailureMode": ".result",
+    "ParamScore": ".result", "TurnScore": ".result",
+    "embed": ".semantic", "similarity": ".semantic",
+    "SCORE_SUMMARY_COLUMNS": ".summary", "summarize_rows": ".summary",
+    "summarize_scores": ".summary",
+    "GradeResult": ".trace", "Trace": ".trace",
+}
+
+#: scoring's modules, reachable as attributes too (``tooleval_nb.scoring.semantic``)
+_MODULES = {"agent", "calls", "case", "expected", "frame", "graders", "interval", "kind",
+            "match", "multiturn", "result", "semantic", "summary", "trace"}
 
 __all__ = [
     "score_case", "score_case_async", "case_kind", "CaseScore", "CallScore", "ParamScore",
@@ -114,13 +115,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOME))
+    return sorted(__all__)

@@ -44,7 +44,7 @@ from .multiturn import score_chain
 from .result import CallScore, CaseScore, ExpectationResult
 from .trace import GradeResult, Trace
 
-__all__ = ["score_case", "score_case_async", "case_kind", "make_trace"]
+__all__ = ["score_case", "score_case_async", "make_trace"]
 
 _BFCL_MODES = {"exact", "case_insensitive"}
 

@@ -17,9 +17,8 @@ CaseKind = Literal["call", "no_call", "chain", "agent"]
 
 
 def case_kind(case: EvalCase) -> CaseKind:
-    """How ``case`` is scored: a ``chain`` (``multi_turn``), a ``call`` case (``expected_tool``
-    or ``expected_calls``), an ``agent`` case (nothing expected but an ``expected`` block,
-    ``reference_tools`` or graders), else ``no_call``."""
+    """How ``case`` is scored: the first that applies of ``chain``, ``call`` and ``agent``,
+    else ``no_call`` (each kind is described in :mod:`tooleval_nb.scoring.case`)."""
     if case.multi_turn:
         return "chain"
     if case.expected_tool is not None or case.expected_calls:
