@@ -11,6 +11,7 @@ Skipped, with the reason, only when Chromium cannot be installed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import queue
 import secrets
@@ -29,9 +30,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1400,1800"]
+FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,1800",
+]
 
 
 def ensure_chromium() -> None:
@@ -40,14 +50,25 @@ def ensure_chromium() -> None:
     if shutil.which("apt-get") is None:
         pytest.skip("chromium is not installed and apt-get is not available to install it")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    steps = [["apt-get", "update", "-q"],
-             ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium",
-              "chromium-driver"]]
+    steps = [
+        ["apt-get", "update", "-q"],
+        [
+            "apt-get",
+            "install",
+            "-y",
+            "-q",
+            "--no-install-recommends",
+            "chromium",
+            "chromium-driver",
+        ],
+    ]
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, env=env, timeout=900)
         if done.returncode != 0:
-            pytest.skip(f"chromium could not be installed ({' '.join(step)} exited "
-                        f"{done.returncode}: {done.stderr.strip()[-300:]})")
+            pytest.skip(
+                f"chromium could not be installed ({' '.join(step)} exited "
+                f"{done.returncode}: {done.stderr.strip()[-300:]})"
+            )
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
         pytest.skip("apt-get ran but /usr/bin/chromium or /usr/bin/chromedriver is missing")
 
@@ -91,24 +112,43 @@ def jupyter_lab(tmp_path: Path) -> Iterator[tuple[str, str, list[str]]]:
     settings = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
-        '{"fetchNews": "false", "checkForUpdates": false}')
+        '{"fetchNews": "false", "checkForUpdates": false}'
+    )
     tracker = tmp_path / "lab-settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
     (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "IPYTHONDIR": str(tmp_path / "ipy"),
-           "TOOLEVAL_STORE": str(tmp_path / "runs.sqlite"),
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    cmd = [str(Path(sys.executable).with_name("jupyter-lab")), "--no-browser",
-           *(["--allow-root"] if os.geteuid() == 0 else []),
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-           "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={root}", "--expose-app-in-browser",
-           "--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "IPYTHONDIR": str(tmp_path / "ipy"),
+        "TOOLEVAL_STORE": str(tmp_path / "runs.sqlite"),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    cmd = [
+        str(Path(sys.executable).with_name("jupyter-lab")),
+        "--no-browser",
+        *(["--allow-root"] if os.geteuid() == 0 else []),
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--expose-app-in-browser",
+        "--LabApp.news_url=None",
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     lines: queue.Queue[str] = queue.Queue()
     log: list[str] = []
 
@@ -165,16 +205,97 @@ def _kill_marked(marker: str) -> None:
                 pass
 
 
-KERNEL_IDLE = """
+#: the notebook panel whose file is ``arguments[0]`` (a path under the server's root), found among
+#: the main area's widgets by its path, never through focus: in headless Chromium 150 and later,
+#: with a fresh ``--user-data-dir``, ``shell.currentWidget`` and ``activeWidget`` stay null.
+FIND_PANEL = """
 const app = window.jupyterapp;
-const w = app && app.shell.currentWidget;
+let w = null;
+if (app) {
+  for (const x of app.shell.widgets('main')) {
+    if (x.context && x.context.path === arguments[0] && x.content && x.sessionContext) { w = x; break; }
+  }
+}
+"""
+
+#: what the main area shows (for a failure message): each widget's title and path
+MAIN_AREA = """
+const app = window.jupyterapp;
+if (!app) return 'no JupyterLab application on the page (window.jupyterapp is undefined)';
+return Array.from(app.shell.widgets('main')).map(
+  x => (x.title && x.title.label) + (x.context ? ' (' + x.context.path + ')' : '')).join(', ')
+  || 'nothing';
+"""
+
+PANEL_SHOWN = FIND_PANEL + "return !!w;"
+
+KERNEL_IDLE = (
+    FIND_PANEL
+    + """
 const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
 return !!(k && k.status === 'idle' && w.content && w.content.widgets.length);
 """
+)
 
-ALL_CELLS_RAN = """
-const w = window.jupyterapp.shell.currentWidget;
+ALL_CELLS_RAN = (
+    FIND_PANEL
+    + """
 const k = w.sessionContext.session.kernel;
 const cells = w.content.widgets.filter(c => c.model.type === 'code');
 return k.status === 'idle' && cells.every(c => c.model.executionCount !== null);
 """
+)
+
+
+def open_notebook(browser, url: str, token: str, path: str, *, idle_within: float = 180) -> None:
+    """Open ``path`` (under the server's root) in JupyterLab and wait for its kernel to be idle.
+
+    Fails fast, with what the page shows instead, when no panel of that notebook appears within
+    60 s; fails naming the kernel when the panel appears but its kernel never becomes idle."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{url}/lab/tree/{path}?token={token}")
+    try:
+        WebDriverWait(browser, 60).until(lambda d: d.execute_script(PANEL_SHOWN, path))
+    except TimeoutException:
+        shown = browser.execute_script(MAIN_AREA)
+        pytest.fail(
+            f"{path}: JupyterLab never showed the notebook within 60 s; its main area "
+            f"holds: {shown}; {browser_versions()}",
+            pytrace=False,
+        )
+    WebDriverWait(browser, idle_within).until(
+        lambda d: d.execute_script(KERNEL_IDLE, path),
+        f"{path}: the notebook is open but its kernel never became idle",
+    )
+
+
+def run_all_cells(browser, path: str, *, within: float, poll: float = 0.5) -> None:
+    """Run every cell of the open notebook ``path`` and wait until all have run."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # the command names its panel (widgetId): it never depends on which widget has the focus
+    browser.execute_script(
+        FIND_PANEL + "app.commands.execute('notebook:run-all-cells', "
+        "{widgetId: w.id}); return true;",
+        path,
+    )
+    WebDriverWait(browser, within, poll_frequency=poll).until(
+        lambda d: d.execute_script(ALL_CELLS_RAN, path), f"{path}: the cells did not all run"
+    )
+
+
+@functools.cache
+def browser_versions() -> str:
+    """The Chromium and chromedriver versions, as their binaries report them."""
+    out = []
+    for binary in (CHROMIUM, CHROMEDRIVER):
+        try:
+            done = subprocess.run(
+                [str(binary), "--version"], capture_output=True, text=True, timeout=30
+            )
+            out.append(done.stdout.strip() or done.stderr.strip())
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            out.append(f"{binary.name}: {exc}")
+    return "; ".join(out)

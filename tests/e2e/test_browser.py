@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ALL_CELLS_RAN, KERNEL_IDLE, jupyter_lab
+from .conftest import browser_versions, jupyter_lab, open_notebook, run_all_cells
 
 pytestmark = [pytest.mark.browser, pytest.mark.model]
 
@@ -44,30 +44,31 @@ def test_run_panel_in_jupyterlab(lab, browser):
 
     url, token, log = lab
     name = _notebook()
-    browser.get(f"{url}/lab/tree/notebooks/{name}?token={token}")
-    WebDriverWait(browser, 180).until(lambda d: d.execute_script(KERNEL_IDLE),
-                                      "the notebook's kernel never became idle")
-    browser.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
-    WebDriverWait(browser, 900).until(lambda d: d.execute_script(ALL_CELLS_RAN),
-                                      "the notebook's cells did not all run")
+    open_notebook(browser, url, token, f"notebooks/{name}")
+    run_all_cells(browser, f"notebooks/{name}", within=900)
     errors = browser.execute_script(
         "return Array.from(document.querySelectorAll('.jp-OutputArea-output[data-mime-type="
-        "\"application/vnd.jupyter.stderr\"] pre, .jp-RenderedText[data-mime-type="
-        "\"application/vnd.jupyter.error\"]')).map(e => e.textContent.slice(0, 300))")
+        '"application/vnd.jupyter.stderr"] pre, .jp-RenderedText[data-mime-type='
+        '"application/vnd.jupyter.error"]\')).map(e => e.textContent.slice(0, 300))'
+    )
     assert not [e for e in errors if "Traceback" in e or "Error" in e], errors
 
     button = WebDriverWait(browser, 60).until(
         EC.element_to_be_clickable((By.CSS_SELECTOR, "button.tooleval-run-button")),
-        "the run panel's Run button did not render")
-    panel = button.find_element(By.XPATH, "./ancestor::*[contains(@class, "
-                                          "'tooleval-run-panel')][1]")
+        "the run panel's Run button did not render",
+    )
+    panel = button.find_element(
+        By.XPATH, "./ancestor::*[contains(@class, 'tooleval-run-panel')][1]"
+    )
     assert panel.find_elements(By.CSS_SELECTOR, "table.tooleval-results tbody tr") == []
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
     button.click()
     WebDriverWait(browser, 900).until(
-        lambda d: panel.find_elements(By.CSS_SELECTOR,
-                                      ".tooleval-progress[data-status='completed']"),
-        "the run started from the panel did not complete")
+        lambda d: panel.find_elements(
+            By.CSS_SELECTOR, ".tooleval-progress[data-status='completed']"
+        ),
+        "the run started from the panel did not complete",
+    )
     rows = panel.find_elements(By.CSS_SELECTOR, "table.tooleval-results tbody tr")
     assert rows, "the results table stayed empty"
     assert all(len(r.find_elements(By.TAG_NAME, "td")) == 7 for r in rows)
@@ -75,3 +76,4 @@ def test_run_panel_in_jupyterlab(lab, browser):
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "browser_run_panel.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+    (ARTIFACTS / "browser_versions.txt").write_text(browser_versions() + "\n")

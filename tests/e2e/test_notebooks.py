@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from .conftest import ALL_CELLS_RAN, KERNEL_IDLE, ROOT, jupyter_lab
+from .conftest import FIND_PANEL, ROOT, browser_versions, jupyter_lab, open_notebook, run_all_cells
 
 pytestmark = [pytest.mark.browser, pytest.mark.model]
 
@@ -40,8 +40,10 @@ return true;
 """
 
 #: what the page shows: charts (ours, vega-embed's, Altair's html renderer's), widgets, errors
-READ_PAGE = """
-const nb = window.jupyterapp.shell.currentWidget.node;
+READ_PAGE = (
+    FIND_PANEL
+    + """
+const nb = w.node;
 const found = Array.from(nb.querySelectorAll(
   '.tooleval-chart, .vega-embed, [id^="altair-viz"]'));
 const charts = found.filter(el => !found.some(o => o !== el && o.contains(el)));
@@ -63,15 +65,18 @@ return {
   widget_errors: (text.match(/Error displaying widget[^\\n]*/g) || []),
   script_errors: window.__teFailedScripts.concat(text.match(/Error loading script[^\\n]*/g) || []),
   errors: errors,
-  cells: window.jupyterapp.shell.currentWidget.content.widgets.length,
+  cells: w.content.widgets.length,
 };
 """
+)
 
-SHUTDOWN = """
+SHUTDOWN = (
+    FIND_PANEL
+    + """
 const done = arguments[arguments.length - 1];
-const w = window.jupyterapp.shell.currentWidget;
 w.sessionContext.shutdown().then(() => done(true), e => done(String(e)));
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -85,15 +90,22 @@ def _write_figures():
     yield
     if FIGURES:
         ARTIFACTS.mkdir(exist_ok=True)
-        (ARTIFACTS / "notebooks_browser.json").write_text(json.dumps(FIGURES, indent=2))
+        (ARTIFACTS / "notebooks_browser.json").write_text(
+            json.dumps({"browser": browser_versions(), "notebooks": FIGURES}, indent=2)
+        )
         for name, f in FIGURES.items():
-            print(f"{name}: {f['drawn']} of {f['charts']} charts drawn, {f['widgets']} widget "
-                  f"parts, {f['seconds']:.0f} s")
+            print(
+                f"{name}: {f['drawn']} of {f['charts']} charts drawn, {f['widgets']} widget "
+                f"parts, {f['seconds']:.0f} s"
+            )
 
 
 def _network_errors(browser) -> list[str]:
-    return [e["message"][:300] for e in browser.get_log("browser")
-            if "net::ERR" in e["message"] or "Failed to load resource" in e["message"]]
+    return [
+        e["message"][:300]
+        for e in browser.get_log("browser")
+        if "net::ERR" in e["message"] or "Failed to load resource" in e["message"]
+    ]
 
 
 #: notebooks not yet passing in the browser, run under TOOLEVAL_SLOW=1 only (none: 06 and 08
@@ -101,8 +113,9 @@ def _network_errors(browser) -> list[str]:
 NOT_YET: set[str] = set()
 
 
-@pytest.mark.parametrize("name", [n if n not in NOT_YET else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in NOTEBOOKS])
+@pytest.mark.parametrize(
+    "name", [n if n not in NOT_YET else pytest.param(n, marks=pytest.mark.slow) for n in NOTEBOOKS]
+)
 def test_notebook_in_jupyterlab(name, shared_lab, browser):
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
@@ -110,27 +123,24 @@ def test_notebook_in_jupyterlab(name, shared_lab, browser):
     url, token, _ = shared_lab
     started = time.monotonic()
     browser.set_script_timeout(60)
-    browser.get(f"{url}/lab/tree/notebooks/{name}?token={token}")
-    WebDriverWait(browser, 180).until(lambda d: d.execute_script(KERNEL_IDLE),
-                                      f"{name}: the notebook's kernel never became idle")
+    path = f"notebooks/{name}"
+    open_notebook(browser, url, token, path)
     browser.execute_script(LISTEN)
-    browser.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
-    WebDriverWait(browser, 2400, poll_frequency=2).until(
-        lambda d: d.execute_script(ALL_CELLS_RAN), f"{name}: the cells did not all run")
+    run_all_cells(browser, path, within=2400, poll=2)
     # charts draw asynchronously after their cell ran: give them a minute to all be drawn
     with contextlib.suppress(TimeoutException):
         WebDriverWait(browser, 60).until(
-            lambda d: (lambda p: p["drawn"] >= p["charts"])(d.execute_script(READ_PAGE)))
-    page = browser.execute_script(READ_PAGE)
+            lambda d: (lambda p: p["drawn"] >= p["charts"])(d.execute_script(READ_PAGE, path))
+        )
+    page = browser.execute_script(READ_PAGE, path)
     network = _network_errors(browser)
-    FIGURES[name] = {**page, "network_errors": network,
-                     "seconds": time.monotonic() - started}
-    browser.execute_async_script(SHUTDOWN)
+    FIGURES[name] = {**page, "network_errors": network, "seconds": time.monotonic() - started}
+    browser.execute_async_script(SHUTDOWN, path)
 
     assert not page["errors"], f"{name}: error output: {page['errors']}"
     assert not page["script_errors"], f"{name}: scripts failed to load: {page['script_errors']}"
     assert not network, f"{name}: network errors: {network}"
     assert not page["widget_errors"], f"{name}: widgets not rendered: {page['widget_errors']}"
     assert page["drawn"] == page["charts"], (
-        f"{name}: {page['drawn']} of {page['charts']} charts drawn; not drawn: {page['undrawn']}")
-
+        f"{name}: {page['drawn']} of {page['charts']} charts drawn; not drawn: {page['undrawn']}"
+    )
