@@ -113,8 +113,16 @@ def end_to_end(per_category: int, latency: float, concurrency: int, out: Path) -
     os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{env_path}" if env_path else str(ROOT)
     with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
         model = {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
-        run_bfcl(model, "all", mode="fc", limit=1, store=out / "warm.db", data_dir=DATA,
-                 progress="none", cache=False).result()  # imports and first connections
+        run_bfcl(
+            model,
+            "all",
+            mode="fc",
+            limit=1,
+            store=out / "warm.db",
+            data_dir=DATA,
+            progress="none",
+            cache=False,
+        ).result()  # imports and first connections
         marks: dict[str, float] = {}
 
         def mark(event: Any) -> None:  # when the requests began and when the last case was in
@@ -125,12 +133,25 @@ def end_to_end(per_category: int, latency: float, concurrency: int, out: Path) -
                 marks["last"] = now
 
         t0 = time.perf_counter()
-        run = run_bfcl(model, "all", mode="fc", limit=per_category, store=out / "store.db",
-                       data_dir=DATA, output=out, progress="none", cache=False,
-                       max_concurrency=concurrency, callbacks=mark).result()
+        run = run_bfcl(
+            model,
+            "all",
+            mode="fc",
+            limit=per_category,
+            store=out / "store.db",
+            data_dir=DATA,
+            output=out,
+            progress="none",
+            cache=False,
+            max_concurrency=concurrency,
+            callbacks=mark,
+        ).result()
         wall = time.perf_counter() - t0
-    phases = (marks.get("init", t0) - t0, marks.get("last", t0 + wall) - marks.get("init", t0),
-              t0 + wall - marks.get("last", t0 + wall))
+    phases = (
+        marks.get("init", t0) - t0,
+        marks.get("last", t0 + wall) - marks.get("init", t0),
+        t0 + wall - marks.get("last", t0 + wall),
+    )
     return run, wall, phases
 
 
@@ -149,8 +170,11 @@ def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int,
     suite = build_suite([data.category(c) for c in CATEGORIES], "fc", limit=per_category)
     bodies = []
     for case in suite.cases:
-        body: dict = {"model": "fake", "temperature": 0.0,
-                      "messages": [dict(m) for m in case.messages]}
+        body: dict = {
+            "model": "fake",
+            "temperature": 0.0,
+            "messages": [dict(m) for m in case.messages],
+        }
         tools = [t.to_openai() for t in suite.tools_for(case)]
         if tools:
             body.update(tools=tools, tool_choice="auto")
@@ -159,6 +183,7 @@ def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int,
     async def go(url: str) -> float:
         work = iter(bodies)
         async with aiohttp.ClientSession() as session:
+
             async def worker() -> None:
                 for body in work:
                     async with session.post(f"{url}/chat/completions", json=body) as resp:
@@ -173,8 +198,9 @@ def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int,
         return len(bodies), asyncio.run(go(server.url))
 
 
-def scoring(out: Path, n_target: int, official: OfficialLoop | None = None,
-            rounds: int = 5) -> dict[str, float]:
+def scoring(
+    out: Path, n_target: int, official: OfficialLoop | None = None, rounds: int = 5
+) -> dict[str, float]:
     """Entries per CPU second, best of ``rounds`` passes; with ``official``, its passes
     alternate with ours (ours, theirs, ours, theirs...), so that both see the same machine."""
     from tooleval_nb.bfcl.data import BfclData
@@ -195,8 +221,9 @@ def scoring(out: Path, n_target: int, official: OfficialLoop | None = None,
             t0 = time.process_time()
             for _ in range(passes):
                 for category, entries in files.items():
-                    verdict_rows(entries, data.category(category), model="m", mode="fc",
-                                 credit=credit)
+                    verdict_rows(
+                        entries, data.category(category), model="m", mode="fc", credit=credit
+                    )
             ours.append(n_once * passes / (time.process_time() - t0))
             if official is not None and not credit:
                 theirs.append(official.rate())
@@ -204,7 +231,8 @@ def scoring(out: Path, n_target: int, official: OfficialLoop | None = None,
         if theirs:
             rates["_official"] = max(theirs)
             rates["_pairs"] = sorted(o / t for o, t in zip(ours, theirs, strict=True))[
-                len(ours) // 2]
+                len(ours) // 2
+            ]
     t0 = time.process_time()
     score_result_files(folder, "fc", data=data, credit=False)
     rates["files -> frame (read, check ids, verdicts)"] = n_once / (time.process_time() - t0)
@@ -266,9 +294,19 @@ class OfficialLoop:
         reps = max(1, n_target // n_once)
         env = {**os.environ, "OPENAI_API_KEY": "unused"}
         self.proc = subprocess.Popen(
-            [str(venv / "bin" / "python"), "-c", _OFFICIAL_LOOP,
-             str(out / "result" / "openai_fake-FC"), str(data), str(reps)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+            [
+                str(venv / "bin" / "python"),
+                "-c",
+                _OFFICIAL_LOOP,
+                str(out / "result" / "openai_fake-FC"),
+                str(data),
+                str(reps),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         self._read()  # imported, entries loaded
 
     def _read(self) -> dict:
@@ -351,17 +389,19 @@ def multi_turn_scoring(venv: Path | None, files: Path | None, rounds: int) -> No
         for model_path in sorted((files / "result").iterdir()):
             mode = "fc" if model_path.name.endswith("-FC") else "prompt"
             for path in sorted((model_path / "multi_turn").glob("*_result.json")):
-                category = path.name[len("BFCL_v4_"):-len("_result.json")]
-                work.append((data.category(category), read_result_file(path), model_path.name,
-                             mode))
+                category = path.name[len("BFCL_v4_") : -len("_result.json")]
+                work.append(
+                    (data.category(category), read_result_file(path), model_path.name, mode)
+                )
         n = sum(len(w[1]) for w in work)
 
         def ours(credit: bool) -> float:
             environments._parse.cache_clear()  # each pass cold: no call text read before
             t0 = time.process_time()
             for cat, entries, model_dir, mode in work:
-                verdict_rows(entries, cat, model=model_dir, mode=mode, credit=credit,
-                             bfcl_model=model_dir)
+                verdict_rows(
+                    entries, cat, model=model_dir, mode=mode, credit=credit, bfcl_model=model_dir
+                )
             return n / (time.process_time() - t0)
 
         official = None
@@ -369,8 +409,12 @@ def multi_turn_scoring(venv: Path | None, files: Path | None, rounds: int) -> No
             env = {**os.environ, "OPENAI_API_KEY": "unused", "BFCL_PROJECT_ROOT": tmp}
             official = subprocess.Popen(
                 [str(venv / "bin" / "python"), "-c", _OFFICIAL_MT, str(files / "result")],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                text=True, env=env)
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env=env,
+            )
             assert official.stdout is not None and official.stdin is not None
             ready = json.loads(official.stdout.readline())
             assert ready["n"] == n, (ready, n)
@@ -388,48 +432,81 @@ def multi_turn_scoring(venv: Path | None, files: Path | None, rounds: int) -> No
             assert official.stdin is not None
             official.stdin.close()
             official.wait(timeout=60)
-    print(f"multi-turn scoring, ours (verdicts): {max(mine):,.0f} entries per CPU second "
-          f"({n:,} entries: the four categories, {len(work) // 4} model folder(s))")
-    print(f"multi-turn scoring, ours with per-turn credit and replay: {credit_rate:,.0f} "
-          "entries per CPU second")
+    print(
+        f"multi-turn scoring, ours (verdicts): {max(mine):,.0f} entries per CPU second "
+        f"({n:,} entries: the four categories, {len(work) // 4} model folder(s))"
+    )
+    print(
+        f"multi-turn scoring, ours with per-turn credit and replay: {credit_rate:,.0f} "
+        "entries per CPU second"
+    )
     if theirs:
         pairs = sorted(o / t for o, t in zip(mine, theirs, strict=True))
-        print(f"multi-turn scoring, the official checker on the same entries: {max(theirs):,.0f}"
-              f" entries per CPU second; ours / official = {max(mine) / max(theirs):.2f} (best "
-              f"against best), {statistics.median(pairs):.2f} (median of {len(pairs)} "
-              "alternating pairs); target > 1")
+        print(
+            f"multi-turn scoring, the official checker on the same entries: {max(theirs):,.0f}"
+            f" entries per CPU second; ours / official = {max(mine) / max(theirs):.2f} (best "
+            f"against best), {statistics.median(pairs):.2f} (median of {len(pairs)} "
+            "alternating pairs); target > 1"
+        )
 
 
 def import_time(python: str, statement: str, env: dict[str, str] | None = None) -> float:
-    code = (f"import time; t=time.perf_counter(); {statement}; "
-            "print(time.perf_counter()-t)")
+    code = f"import time; t=time.perf_counter(); {statement}; print(time.perf_counter()-t)"
     times = []
     for _ in range(3):
-        proc = subprocess.run([python, "-c", code], check=True, capture_output=True, text=True,
-                              env={**os.environ, **(env or {})}, cwd=ROOT)
+        proc = subprocess.run(
+            [python, "-c", code],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            cwd=ROOT,
+        )
         times.append(float(proc.stdout.strip().splitlines()[-1]))
     return min(times)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--per-category", type=int, default=40,
-                        help="entries per category for the end-to-end run (13 categories)")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="end-to-end rounds, ours and the bare loop alternately")
+    parser.add_argument(
+        "--per-category",
+        type=int,
+        default=40,
+        help="entries per category for the end-to-end run (13 categories)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="end-to-end rounds, ours and the bare loop alternately",
+    )
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--entries", type=int, default=200_000,
-                        help="entries scored in the scoring-alone loop")
-    parser.add_argument("--venv", type=Path, default=None,
-                        help="a venv with bfcl-eval, to measure the official checker too")
-    parser.add_argument("--multi-turn-files", type=Path, default=None,
-                        help="multi-turn result files (DIR/result/<model>/multi_turn/...) for "
-                        "section 4; default: made here from the ground truth")
-    parser.add_argument("--mt-rounds", type=int, default=3,
-                        help="multi-turn scoring passes, ours and the official alternately")
-    parser.add_argument("--multi-turn-only", action="store_true",
-                        help="only section 4 (multi-turn scoring)")
+    parser.add_argument(
+        "--entries", type=int, default=200_000, help="entries scored in the scoring-alone loop"
+    )
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        default=None,
+        help="a venv with bfcl-eval, to measure the official checker too",
+    )
+    parser.add_argument(
+        "--multi-turn-files",
+        type=Path,
+        default=None,
+        help="multi-turn result files (DIR/result/<model>/multi_turn/...) for "
+        "section 4; default: made here from the ground truth",
+    )
+    parser.add_argument(
+        "--mt-rounds",
+        type=int,
+        default=3,
+        help="multi-turn scoring passes, ours and the official alternately",
+    )
+    parser.add_argument(
+        "--multi-turn-only", action="store_true", help="only section 4 (multi-turn scoring)"
+    )
     args = parser.parse_args(argv)
     print(f"load average at start: {load_average()}")
     if args.multi_turn_only:
@@ -442,32 +519,40 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.rounds):  # ours, bare, ours, bare...: each pair sees one machine
             folder = Path(tmp) / f"round{i}"
             folder.mkdir()
-            run, wall, (before, requests, after) = end_to_end(args.per_category, args.latency,
-                                                              args.concurrency, folder)
+            run, wall, (before, requests, after) = end_to_end(
+                args.per_category, args.latency, args.concurrency, folder
+            )
             n = len(run)
             n_bare, bare_wall = bare_loop(args.per_category, args.latency, args.concurrency)
             ratios.append(n / wall / (n_bare / bare_wall))
             first = first or (run, folder, n)
-            print(f"round {i + 1}: ours {n} entries in {wall:.2f} s = {n / wall:,.1f} "
-                  f"entries/s (the fake server's bound {args.concurrency / args.latency:,.0f}/s: "
-                  f"concurrency {args.concurrency} / latency {args.latency} s); a bare aiohttp "
-                  f"loop, the same requests and server: {n_bare / bare_wall:,.1f} entries/s; "
-                  f"ours / bare = {ratios[-1]:.2f}")
-            print(f"  ours by phase: {before:.2f} s before the requests (data, suite, job), "
-                  f"{requests:.2f} s of requests ({n / requests:,.1f} entries/s, against the "
-                  f"bare loop's {bare_wall:.2f} s: {bare_wall / requests:.2f}), {after:.2f} s "
-                  "after the last case (verdicts, partial credit, files)")
+            print(
+                f"round {i + 1}: ours {n} entries in {wall:.2f} s = {n / wall:,.1f} "
+                f"entries/s (the fake server's bound {args.concurrency / args.latency:,.0f}/s: "
+                f"concurrency {args.concurrency} / latency {args.latency} s); a bare aiohttp "
+                f"loop, the same requests and server: {n_bare / bare_wall:,.1f} entries/s; "
+                f"ours / bare = {ratios[-1]:.2f}"
+            )
+            print(
+                f"  ours by phase: {before:.2f} s before the requests (data, suite, job), "
+                f"{requests:.2f} s of requests ({n / requests:,.1f} entries/s, against the "
+                f"bare loop's {bare_wall:.2f} s: {bare_wall / requests:.2f}), {after:.2f} s "
+                "after the last case (verdicts, partial credit, files)"
+            )
         median = statistics.median(ratios)
-        print(f"END TO END: ours / bare loop = {median:.2f} (median of {len(ratios)} "
-              f"alternating rounds: {', '.join(f'{r:.2f}' for r in ratios)}); target >= "
-              f"{TARGET_RATIO:.2f}: {'met' if median >= TARGET_RATIO else 'NOT met'}")
+        print(
+            f"END TO END: ours / bare loop = {median:.2f} (median of {len(ratios)} "
+            f"alternating rounds: {', '.join(f'{r:.2f}' for r in ratios)}); target >= "
+            f"{TARGET_RATIO:.2f}: {'met' if median >= TARGET_RATIO else 'NOT met'}"
+        )
         assert first is not None
         run, out, n = first
         board = run.bfcl_scores().iloc[0]
-        print(f"  (planted answers: non-live {board['non_live_overall']:.3f}, live "
-              f"{board['live_overall']:.3f}, errored {board['n_errored']})")
-        official = (OfficialLoop(args.venv, out, args.entries, n)
-                    if args.venv is not None else None)
+        print(
+            f"  (planted answers: non-live {board['non_live_overall']:.3f}, live "
+            f"{board['live_overall']:.3f}, errored {board['n_errored']})"
+        )
+        official = OfficialLoop(args.venv, out, args.entries, n) if args.venv is not None else None
         try:
             rates = scoring(out, args.entries, official)
         finally:
@@ -478,18 +563,24 @@ def main(argv: list[str] | None = None) -> int:
         for label, rate in rates.items():
             print(f"scoring, {label}: {rate:,.0f} entries per CPU second")
         if theirs is not None:
-            print(f"scoring, the official checker's loop on the same entries: {theirs:,.0f} "
-                  f"entries per CPU second; ours / official = {rates['verdicts'] / theirs:.2f} "
-                  f"(best against best), {pairs:.2f} (median of the pairs of alternating passes;"
-                  f" {n_scored:,} entries a pass)")
+            print(
+                f"scoring, the official checker's loop on the same entries: {theirs:,.0f} "
+                f"entries per CPU second; ours / official = {rates['verdicts'] / theirs:.2f} "
+                f"(best against best), {pairs:.2f} (median of the pairs of alternating passes;"
+                f" {n_scored:,} entries a pass)"
+            )
     ours = import_time(sys.executable, "import tooleval_nb.bfcl.rescore")
     print(f"import for scoring, ours (tooleval_nb.bfcl.rescore): {ours:.2f} s")
     if args.venv is not None:
-        theirs = import_time(str(args.venv / "bin" / "python"),
-                             "import bfcl_eval.eval_checker.eval_runner",
-                             {"OPENAI_API_KEY": "unused"})
-        print(f"import for scoring, official (bfcl_eval.eval_checker.eval_runner): "
-              f"{theirs:.2f} s; ratio {ours / theirs:.2f}")
+        theirs = import_time(
+            str(args.venv / "bin" / "python"),
+            "import bfcl_eval.eval_checker.eval_runner",
+            {"OPENAI_API_KEY": "unused"},
+        )
+        print(
+            f"import for scoring, official (bfcl_eval.eval_checker.eval_runner): "
+            f"{theirs:.2f} s; ratio {ours / theirs:.2f}"
+        )
     multi_turn_scoring(args.venv, args.multi_turn_files, args.mt_rounds)
     print(f"load average at end: {load_average()}")
     return 0

@@ -30,8 +30,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDLER = "tooleval_nb.testing.bfcl_script:answer"
-CATEGORIES = ["multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-              "multi_turn_long_context"]
+CATEGORIES = [
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+]
 #: the target: the bare loop's time over ours, on the same requests and server
 TARGET = 0.9
 
@@ -49,8 +53,16 @@ def record(per_category: int, mode: str, out: Path) -> list[list[dict[str, Any]]
 
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
         model = {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
-        run_bfcl(model, CATEGORIES, mode=mode, limit=per_category, store=out / "record.db",
-                 progress="none", cache=False, max_concurrency=1).result()
+        run_bfcl(
+            model,
+            CATEGORIES,
+            mode=mode,
+            limit=per_category,
+            store=out / "record.db",
+            progress="none",
+            cache=False,
+            max_concurrency=1,
+        ).result()
         bodies = server.bodies
     entries: list[list[dict[str, Any]]] = []
     for body in bodies:  # within an entry every request holds more messages than the last
@@ -60,23 +72,33 @@ def record(per_category: int, mode: str, out: Path) -> list[list[dict[str, Any]]
     return entries
 
 
-def ours(per_category: int, mode: str, latency: float, concurrency: int,
-         out: Path) -> tuple[float, int]:
+def ours(
+    per_category: int, mode: str, latency: float, concurrency: int, out: Path
+) -> tuple[float, int]:
     from tooleval_nb.bfcl import run_bfcl
     from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
     with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
         model = {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
         t0 = time.perf_counter()
-        run_bfcl(model, CATEGORIES, mode=mode, limit=per_category,
-                 store=out / f"ours-{time.monotonic_ns()}.db", output=out / "files",
-                 progress="none", cache=False, max_concurrency=concurrency).result()
+        run_bfcl(
+            model,
+            CATEGORIES,
+            mode=mode,
+            limit=per_category,
+            store=out / f"ours-{time.monotonic_ns()}.db",
+            output=out / "files",
+            progress="none",
+            cache=False,
+            max_concurrency=concurrency,
+        ).result()
         wall = time.perf_counter() - t0
         return wall, server.requests
 
 
-def bare(entries: list[list[dict[str, Any]]], latency: float, concurrency: int
-         ) -> tuple[float, int]:
+def bare(
+    entries: list[list[dict[str, Any]]], latency: float, concurrency: int
+) -> tuple[float, int]:
     import aiohttp
 
     from tooleval_nb.testing.fake_openai import FakeOpenAIServer
@@ -84,6 +106,7 @@ def bare(entries: list[list[dict[str, Any]]], latency: float, concurrency: int
     async def go(url: str) -> float:
         work = iter(entries)
         async with aiohttp.ClientSession() as session:
+
             async def worker() -> None:
                 for steps in work:
                     for body in steps:
@@ -99,8 +122,13 @@ def bare(entries: list[list[dict[str, Any]]], latency: float, concurrency: int
         return wall, server.requests
 
 
-def measure(per_category: int = 10, mode: str = "fc", latency: float = 0.05,
-            concurrency: int = 8, rounds: int = 3) -> dict[str, Any]:
+def measure(
+    per_category: int = 10,
+    mode: str = "fc",
+    latency: float = 0.05,
+    concurrency: int = 8,
+    rounds: int = 3,
+) -> dict[str, Any]:
     """Our run's time and the bare loop's on the same requests; returns the figures
     (``ratio``: the median over the rounds of bare time / our time)."""
     _env()
@@ -114,14 +142,22 @@ def measure(per_category: int = 10, mode: str = "fc", latency: float = 0.05,
             wall, n_ours = ours(per_category, mode, latency, concurrency, out / f"r{i}")
             bare_wall, n_bare = bare(entries, latency, concurrency)
             if n_ours != n_requests or n_bare != n_requests:
-                raise RuntimeError(f"requests differ: recorded {n_requests}, ours {n_ours}, "
-                                   f"bare {n_bare}")
+                raise RuntimeError(
+                    f"requests differ: recorded {n_requests}, ours {n_ours}, bare {n_bare}"
+                )
             walls.append(wall)
             bare_walls.append(bare_wall)
             ratios.append(bare_wall / wall)
-    return {"mode": mode, "entries": len(entries), "requests": n_requests,
-            "latency": latency, "concurrency": concurrency, "ours_s": walls,
-            "bare_s": bare_walls, "ratio": statistics.median(ratios)}
+    return {
+        "mode": mode,
+        "entries": len(entries),
+        "requests": n_requests,
+        "latency": latency,
+        "concurrency": concurrency,
+        "ours_s": walls,
+        "bare_s": bare_walls,
+        "ratio": statistics.median(ratios),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,11 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for mode in args.modes.split(","):
         f = measure(args.per_category, mode, args.latency, args.concurrency, args.rounds)
-        print(f"MULTI-TURN {mode}: {f['entries']} entries, {f['requests']} requests "
-              f"(latency {f['latency']} s, {f['concurrency']} entries at a time): ours "
-              f"{', '.join(f'{w:.2f}' for w in f['ours_s'])} s, bare loop "
-              f"{', '.join(f'{w:.2f}' for w in f['bare_s'])} s; bare / ours = "
-              f"{f['ratio']:.2f} (median of {len(f['ours_s'])}; target >= {TARGET})", flush=True)
+        print(
+            f"MULTI-TURN {mode}: {f['entries']} entries, {f['requests']} requests "
+            f"(latency {f['latency']} s, {f['concurrency']} entries at a time): ours "
+            f"{', '.join(f'{w:.2f}' for w in f['ours_s'])} s, bare loop "
+            f"{', '.join(f'{w:.2f}' for w in f['bare_s'])} s; bare / ours = "
+            f"{f['ratio']:.2f} (median of {len(f['ours_s'])}; target >= {TARGET})",
+            flush=True,
+        )
         ok = ok and f["ratio"] >= TARGET
     return 0 if ok else 1
 

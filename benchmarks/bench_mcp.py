@@ -24,8 +24,11 @@ SERVER = Path(__file__).resolve().parent.parent / "tests" / "mcp" / "servers" / 
 
 
 def start(transport: str, *args: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--transport", transport, *args],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "--transport", transport, *args],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     port = int(line.split()[1])
@@ -33,8 +36,10 @@ def start(transport: str, *args: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def report(label: str, n: int, unit: str, wall: float, cpu: float) -> None:
-    print(f"{label:<44} {n:>6} {unit:<6} {wall:7.3f} s wall  {n / wall:9.0f} {unit}/s  "
-          f"{cpu / n * 1000:7.3f} CPU s per 1,000")
+    print(
+        f"{label:<44} {n:>6} {unit:<6} {wall:7.3f} s wall  {n / wall:9.0f} {unit}/s  "
+        f"{cpu / n * 1000:7.3f} CPU s per 1,000"
+    )
 
 
 async def timed(coro: Any) -> tuple[Any, float, float]:
@@ -58,35 +63,56 @@ async def main(n_tools: int, n_calls: int, n_convert: int) -> None:
         suite, wall, cpu = await timed(import_mcp_async(cmd))
         report("import_mcp stdio (incl. server start)", len(suite.tools), "tools", wall, cpu)
 
-        raw = [{"name": f"tool_{i}", "description": "Get the weather for a city.",
-                "inputSchema": {"type": "object", "required": ["city"], "properties": {
-                    "city": {"type": "string"}, "unit": {"type": "string",
-                                                         "enum": ["celsius", "fahrenheit"]}}}}
-               for i in range(n_convert)]
+        raw = [
+            {
+                "name": f"tool_{i}",
+                "description": "Get the weather for a city.",
+                "inputSchema": {
+                    "type": "object",
+                    "required": ["city"],
+                    "properties": {
+                        "city": {"type": "string"},
+                        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                    },
+                },
+            }
+            for i in range(n_convert)
+        ]
         wall, cpu = time.perf_counter(), time.process_time()
         out = convert_tools(raw)
-        report("convert_tools (pure)", len(out.tools), "tools", time.perf_counter() - wall,
-               time.process_time() - cpu)
+        report(
+            "convert_tools (pure)",
+            len(out.tools),
+            "tools",
+            time.perf_counter() - wall,
+            time.process_time() - cpu,
+        )
 
-        for label, target in (("streamable-http", urls[0]), ("sse", urls[1]),
-                              ("stdio", [sys.executable, str(SERVER)])):
+        for label, target in (
+            ("streamable-http", urls[0]),
+            ("sse", urls[1]),
+            ("stdio", [sys.executable, str(SERVER)]),
+        ):
             async with MCPToolRunner(target) as live:
                 await live.call("get_weather", {"city": "Paris"})
                 for concurrency in (1, 16):
+
                     async def batch(k: int = concurrency) -> None:
                         sem = asyncio.Semaphore(k)
 
                         async def one(i: int) -> None:
                             async with sem:
-                                result = await live.call("calculate",
-                                                         {"operation": "add", "a": i, "b": 1})
+                                result = await live.call(
+                                    "calculate", {"operation": "add", "a": i, "b": 1}
+                                )
                                 assert not result.is_error, result
 
                         await asyncio.gather(*(one(i) for i in range(n_calls)))
 
                     _, wall, cpu = await timed(batch())
-                    report(f"live calls {label}, {concurrency} concurrent", n_calls, "calls",
-                           wall, cpu)
+                    report(
+                        f"live calls {label}, {concurrency} concurrent", n_calls, "calls", wall, cpu
+                    )
     finally:
         for proc in procs:
             proc.terminate()

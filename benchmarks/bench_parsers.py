@@ -56,9 +56,16 @@ def make_output(fmt: str, size: int) -> tuple[str, int]:
     parts: list[str] = []
     length = calls = 0
     while length < size:
-        call = ToolCall.create("get_weather", {"city": f"Town {calls}", "days": calls % 14,
-                                               "units": "celsius", "alerts": True,
-                                               "note": 'say "hi" \\ ok'})
+        call = ToolCall.create(
+            "get_weather",
+            {
+                "city": f"Town {calls}",
+                "days": calls % 14,
+                "units": "celsius",
+                "alerts": True,
+                "note": 'say "hi" \\ ok',
+            },
+        )
         piece = PROSE + render_tool_calls([call], fmt) + "\n"
         parts.append(piece)
         length += len(piece)
@@ -72,8 +79,9 @@ def make_region(fmt: str, size: int) -> tuple[str, int]:
     calls: list[ToolCall] = []
     length = 0
     while length < size:
-        call = ToolCall.create("get_weather", {"city": f"Town {len(calls)}",
-                                               "hours": list(range(12))})
+        call = ToolCall.create(
+            "get_weather", {"city": f"Town {len(calls)}", "hours": list(range(12))}
+        )
         calls.append(call)
         length += len(render_tool_calls([call], fmt))
     return render_tool_calls(calls, fmt), len(calls)
@@ -144,12 +152,16 @@ def main() -> None:
     args = ap.parse_args()
     formats = [f for f in args.formats.split(",") if f]
 
-    print(f"parsers benchmark: deltas of {args.delta} chars, best of {args.repeat}, "
-          "ratios on CPU time, "
-          f"python {sys.version.split()[0]}")
-    header = (f"{'format':<16}{'size':>8}{'calls':>7}{'whole chars/s':>15}{'stream chars/s':>16}"
-              f"{'stream CPU s/1k outputs':>25}{'naive chars/s':>15}{'vs naive':>10}"
-              f"{'frags/call':>12}{'first name':>12}")
+    print(
+        f"parsers benchmark: deltas of {args.delta} chars, best of {args.repeat}, "
+        "ratios on CPU time, "
+        f"python {sys.version.split()[0]}"
+    )
+    header = (
+        f"{'format':<16}{'size':>8}{'calls':>7}{'whole chars/s':>15}{'stream chars/s':>16}"
+        f"{'stream CPU s/1k outputs':>25}{'naive chars/s':>15}{'vs naive':>10}"
+        f"{'frags/call':>12}{'first name':>12}"
+    )
     print(header)
     print("-" * len(header))
     verdicts = []
@@ -157,7 +169,7 @@ def main() -> None:
         sized: dict[int, list[str]] = {}
         for size in SIZES:
             text, calls = make_output(fmt, size)
-            deltas = [text[i:i + args.delta] for i in range(0, len(text), args.delta)]
+            deltas = [text[i : i + args.delta] for i in range(0, len(text), args.delta)]
             assert stream(fmt, deltas) == calls == len(parse_tool_calls(text, fmt).tool_calls)
             whole, _ = best(lambda: parse_tool_calls(text, fmt), args.repeat)  # noqa: B023
             wall, cpu = best(lambda: stream(fmt, deltas), args.repeat)  # noqa: B023
@@ -171,17 +183,18 @@ def main() -> None:
                 naive_col = f"{len(text) / naive:,.0f}"
                 ratio_col = f"{naive_cpu / cpu:.0f}x"
                 if size == 10_000:
-                    verdicts.append((fmt, "faster than naive at 10k", naive_cpu / cpu, 10.0,
-                                     ">="))
-            print(f"{fmt:<16}{len(text):>8,}{calls:>7}{len(text) / whole:>15,.0f}"
-                  f"{len(text) / wall:>16,.0f}{cpu * 1000:>25.2f}{naive_col:>15}{ratio_col:>10}"
-                  f"{frag_col:>12}{first_col:>12}")
+                    verdicts.append((fmt, "faster than naive at 10k", naive_cpu / cpu, 10.0, ">="))
+            print(
+                f"{fmt:<16}{len(text):>8,}{calls:>7}{len(text) / whole:>15,.0f}"
+                f"{len(text) / wall:>16,.0f}{cpu * 1000:>25.2f}{naive_col:>15}{ratio_col:>10}"
+                f"{frag_col:>12}{first_col:>12}"
+            )
         ratio = growth(fmt, sized[10_000], sized[100_000], 2 * args.repeat)
         verdicts.append((fmt, "stream time 10k -> 100k", ratio, 12.0, "<="))
         region = {}
         for size in (10_000, 100_000):
             text, calls = make_region(fmt, size)
-            region[size] = [text[i:i + args.delta] for i in range(0, len(text), args.delta)]
+            region[size] = [text[i : i + args.delta] for i in range(0, len(text), args.delta)]
             assert stream(fmt, region[size]) == calls
         ratio = growth(fmt, region[10_000], region[100_000], args.repeat)
         verdicts.append((fmt, "one region 10k -> 100k", ratio, 12.0, "<="))
@@ -191,8 +204,10 @@ def main() -> None:
     for fmt, what, value, target, op in verdicts:
         ok = value >= target if op == ">=" else value <= target
         failed |= not ok
-        print(f"  {fmt:<16}{what:<28}{value:>8.1f}x  (target {op} {target:.0f}x)  "
-              f"{'ok' if ok else 'MISSED'}")
+        print(
+            f"  {fmt:<16}{what:<28}{value:>8.1f}x  (target {op} {target:.0f}x)  "
+            f"{'ok' if ok else 'MISSED'}"
+        )
     sys.exit(1 if failed else 0)
 
 

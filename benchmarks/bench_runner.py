@@ -58,16 +58,30 @@ from tooleval_nb.testing import FakeOpenAIServer  # noqa: E402
 
 TOOLS = [
     te.Tool.create("get_weather", "Current weather", {"city": {"type": "string"}}, ["city"]),
-    te.Tool.create("get_forecast", "Forecast", {"city": {"type": "string"},
-                                                "days": {"type": "integer"}}, ["city"]),
+    te.Tool.create(
+        "get_forecast",
+        "Forecast",
+        {"city": {"type": "string"}, "days": {"type": "integer"}},
+        ["city"],
+    ),
     te.Tool.create("get_time", "Local time", {"city": {"type": "string"}}, ["city"]),
 ]
 
 
 def make_suite(n: int) -> te.Suite:
-    return te.Suite(name=f"bench{n}", tools=TOOLS, cases=[
-        te.EvalCase(id=f"c{i}", prompt=f"get_weather city Town{i}", expected_tool="get_weather",
-                    expected_params={"city": f"Town{i}"}) for i in range(n)])
+    return te.Suite(
+        name=f"bench{n}",
+        tools=TOOLS,
+        cases=[
+            te.EvalCase(
+                id=f"c{i}",
+                prompt=f"get_weather city Town{i}",
+                expected_tool="get_weather",
+                expected_params={"city": f"Town{i}"},
+            )
+            for i in range(n)
+        ],
+    )
 
 
 #: the run store of the full-stack engines: one file for the whole benchmark, as a user's store
@@ -81,9 +95,13 @@ async def run_full(suite: te.Suite, url: str, concurrency: int, transport: str) 
     """The run (timed up to here: the runner's work ends when ``run_eval_async`` returns the
     stored run; counting its passes, as the bare loops count theirs, is done after the clock)."""
     return await te.run_eval_async(
-        suite, [{"model": "openai/fake", "api_base": url, "api_key": "sk-bench",
-                 "transport": transport}],
-        max_concurrency=concurrency, cache=False, store=STORE, resume=False)
+        suite,
+        [{"model": "openai/fake", "api_base": url, "api_key": "sk-bench", "transport": transport}],
+        max_concurrency=concurrency,
+        cache=False,
+        store=STORE,
+        resume=False,
+    )
 
 
 def passed(run: te.Run) -> int:
@@ -101,9 +119,14 @@ async def run_bare(suite: te.Suite, url: str, concurrency: int) -> int:
         nonlocal ok
         async with sem:
             resp = await litellm.acompletion(
-                model="openai/fake", api_base=url, api_key="sk-bench", temperature=0.0,
-                messages=[{"role": "user", "content": case.prompt}], tools=tools,
-                tool_choice="required")
+                model="openai/fake",
+                api_base=url,
+                api_key="sk-bench",
+                temperature=0.0,
+                messages=[{"role": "user", "content": case.prompt}],
+                tools=tools,
+                tool_choice="required",
+            )
         calls = resp.choices[0].message.tool_calls or []
         ok += bool(calls) and calls[0].function.name == "get_weather"
 
@@ -123,11 +146,18 @@ async def run_bare_aiohttp(suite: te.Suite, url: str, concurrency: int) -> int:
         async def worker() -> None:
             nonlocal ok
             for case in cases:
-                body = {"model": "fake", "temperature": 0.0, "tools": tools,
-                        "tool_choice": "required",
-                        "messages": [{"role": "user", "content": case.prompt}]}
-                async with session.post(f"{url.rstrip('/')}/chat/completions", json=body,
-                                        headers={"Authorization": "Bearer sk-bench"}) as resp:
+                body = {
+                    "model": "fake",
+                    "temperature": 0.0,
+                    "tools": tools,
+                    "tool_choice": "required",
+                    "messages": [{"role": "user", "content": case.prompt}],
+                }
+                async with session.post(
+                    f"{url.rstrip('/')}/chat/completions",
+                    json=body,
+                    headers={"Authorization": "Bearer sk-bench"},
+                ) as resp:
                     data = await resp.json()
                 calls = data["choices"][0]["message"].get("tool_calls") or []
                 ok += bool(calls) and calls[0]["function"]["name"] == "get_weather"
@@ -145,9 +175,15 @@ async def run_runner_only(suite: te.Suite, concurrency: int, latency: float) -> 
     async def canned(spec, messages, tools=None, tool_choice="auto", **_):  # noqa: ANN001
         await asyncio.sleep(latency)
         city = messages[-1]["content"].rsplit(" ", 1)[-1]
-        return ModelReply(model=spec.model, tool_calls=[te.ToolCall.create(
-            "get_weather", {"city": city})], prompt_tokens=50, completion_tokens=10,
-            latency_ms=latency * 1000, tries=1, raw={"id": "canned", "choices": []})
+        return ModelReply(
+            model=spec.model,
+            tool_calls=[te.ToolCall.create("get_weather", {"city": city})],
+            prompt_tokens=50,
+            completion_tokens=10,
+            latency_ms=latency * 1000,
+            tries=1,
+            raw={"id": "canned", "choices": []},
+        )
 
     cell.call_model_async = canned
     try:
@@ -156,8 +192,9 @@ async def run_runner_only(suite: te.Suite, concurrency: int, latency: float) -> 
         cell.call_model_async = real
 
 
-async def measure(engine: str, n: int, url: str, concurrency: int, latency: float = 0.0,
-                  profile: Any = None) -> tuple[float, float, int]:
+async def measure(
+    engine: str, n: int, url: str, concurrency: int, latency: float = 0.0, profile: Any = None
+) -> tuple[float, float, int]:
     """One engine's run: wall and CPU seconds of the run alone (the suite is built before the
     clock starts, the passes counted after it), and the cases that passed. ``profile``: a
     ``cProfile.Profile`` enabled for exactly the timed part."""
@@ -224,10 +261,9 @@ def targets(n: int) -> None:
         with FakeOpenAIServer(latency=latency, process=True) as server:
             asyncio.run(warm_up(server.url, ["bare-aiohttp", "full"]))
             for _ in range(CPU_REPEATS if latency == 0 else 1):
-                for size in ((n, 3 * n) if latency == 0 else (n,)):
+                for size in (n, 3 * n) if latency == 0 else (n,):
                     for engine in ("bare-aiohttp", "full"):
-                        wall, cpu, ok = asyncio.run(measure(engine, size, server.url, 64,
-                                                            latency))
+                        wall, cpu, ok = asyncio.run(measure(engine, size, server.url, 64, latency))
                         assert ok == size, f"{engine}: {ok} of {size} passed"
                         fig.setdefault((engine, latency, size), []).append((wall, cpu))
             if latency:
@@ -239,9 +275,22 @@ def targets(n: int) -> None:
                 for _ in range(FRESH_PROCESSES):
                     for engine in ("bare-aiohttp", "full"):
                         out = subprocess.run(
-                            [sys.executable, __file__, "--first-run", engine, "--cases", str(n),
-                             "--url", server.url, "--store", str(STORE)],
-                            capture_output=True, text=True, check=True)
+                            [
+                                sys.executable,
+                                __file__,
+                                "--first-run",
+                                engine,
+                                "--cases",
+                                str(n),
+                                "--url",
+                                server.url,
+                                "--store",
+                                str(STORE),
+                            ],
+                            capture_output=True,
+                            text=True,
+                            check=True,
+                        )
                         first, warm = (float(x) for x in out.stdout.split())
                         fresh[engine].append((first, warm))
     ideal = n * 0.2 / 64
@@ -250,9 +299,13 @@ def targets(n: int) -> None:
     # per repetition: cases/s, CPU s per 1,000 cases for one run, in steady state
     rate = {e: [n / wall for wall, _ in fig[e, 0.0, n]] for e in fresh}
     one_run = {e: [cpu / n * 1000 for _, cpu in fig[e, 0.0, n]] for e in fresh}
-    steady = {e: [(big[1] - small[1]) / (2 * n) * 1000
-                  for small, big in zip(fig[e, 0.0, n], fig[e, 0.0, 3 * n], strict=True)]
-              for e in fresh}
+    steady = {
+        e: [
+            (big[1] - small[1]) / (2 * n) * 1000
+            for small, big in zip(fig[e, 0.0, n], fig[e, 0.0, 3 * n], strict=True)
+        ]
+        for e in fresh
+    }
     share = [ours / raw for ours, raw in zip(rate["full"], rate["bare-aiohttp"], strict=True)]
     gap = {e: [first - warm for first, warm in fresh[e]] for e in fresh}
 
@@ -260,19 +313,36 @@ def targets(n: int) -> None:
         return ", ".join(f"{v:.{digits}f}" for v in values)
 
     rows = [
-        ("0 ms x 64 cases/s", f"{median(rate['full']):.0f}",
-         f"{median(rate['bare-aiohttp']):.0f}",
-         f"{median(share):.2f} of raw (target >= 0.50)"),
-        ("200 ms x 64 wall/ideal (one run)", f"{full2[0] / ideal:.3f}", f"{raw2[0] / ideal:.3f}",
-         "target <= 1.08"),
-        ("CPU s / 1000 cases (0 ms), one run", f"{median(one_run['full']):.2f}",
-         f"{median(one_run['bare-aiohttp']):.2f}",
-         f"{median(one_run['full']) / median(one_run['bare-aiohttp']):.2f}x raw"),
-        ("CPU s / 1000 cases, steady state", f"{median(steady['full']):.2f}",
-         f"{median(steady['bare-aiohttp']):.2f}",
-         f"target <= 0.50 ({median(steady['full']) / median(steady['bare-aiohttp']):.2f}x raw)"),
-        ("fresh process: first - warm s", f"{median(gap['full']):.3f}",
-         f"{median(gap['bare-aiohttp']):.3f}", "target <= 0.10"),
+        (
+            "0 ms x 64 cases/s",
+            f"{median(rate['full']):.0f}",
+            f"{median(rate['bare-aiohttp']):.0f}",
+            f"{median(share):.2f} of raw (target >= 0.50)",
+        ),
+        (
+            "200 ms x 64 wall/ideal (one run)",
+            f"{full2[0] / ideal:.3f}",
+            f"{raw2[0] / ideal:.3f}",
+            "target <= 1.08",
+        ),
+        (
+            "CPU s / 1000 cases (0 ms), one run",
+            f"{median(one_run['full']):.2f}",
+            f"{median(one_run['bare-aiohttp']):.2f}",
+            f"{median(one_run['full']) / median(one_run['bare-aiohttp']):.2f}x raw",
+        ),
+        (
+            "CPU s / 1000 cases, steady state",
+            f"{median(steady['full']):.2f}",
+            f"{median(steady['bare-aiohttp']):.2f}",
+            f"target <= 0.50 ({median(steady['full']) / median(steady['bare-aiohttp']):.2f}x raw)",
+        ),
+        (
+            "fresh process: first - warm s",
+            f"{median(gap['full']):.3f}",
+            f"{median(gap['bare-aiohttp']):.3f}",
+            "target <= 0.10",
+        ),
     ]
     print(f"{'figure (median of runs)':<36}{'runner':>8}{'raw loop':>10}  note")
     for name, ours, raw, note in rows:
@@ -281,8 +351,10 @@ def targets(n: int) -> None:
     print(f"  share of raw cases/s      {each(share, 2)}")
     for name, values in (("CPU one run", one_run), ("CPU steady state", steady)):
         print(f"  {name:<25} {each(values['full'], 2)} / {each(values['bare-aiohttp'], 2)}")
-    print(f"each of {FRESH_PROCESSES} fresh processes, first - warm s: "
-          f"runner {each(gap['full'], 3)}; raw {each(gap['bare-aiohttp'], 3)}")
+    print(
+        f"each of {FRESH_PROCESSES} fresh processes, first - warm s: "
+        f"runner {each(gap['full'], 3)}; raw {each(gap['bare-aiohttp'], 3)}"
+    )
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} after")
 
@@ -293,13 +365,20 @@ def main() -> None:
     parser.add_argument("--latencies", default="0,0.2")
     parser.add_argument("--concurrency", default="1,8,32,64")
     parser.add_argument("--engines", default="full,full-litellm,bare-litellm,bare-aiohttp")
-    parser.add_argument("--slow-serial-cases", type=int, default=50,
-                        help="cases for concurrency 1 at a latency > 0 (1000 × 0.2 s is 200 s)")
+    parser.add_argument(
+        "--slow-serial-cases",
+        type=int,
+        default=50,
+        help="cases for concurrency 1 at a latency > 0 (1000 × 0.2 s is 200 s)",
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--profile", default=None, help="engine:latency:concurrency")
-    parser.add_argument("--targets", action="store_true",
-                        help="issue 31's figures beside the raw loop's, in one run")
+    parser.add_argument(
+        "--targets",
+        action="store_true",
+        help="issue 31's figures beside the raw loop's, in one run",
+    )
     parser.add_argument("--first-run", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--store", default=None, help=argparse.SUPPRESS)
@@ -327,16 +406,21 @@ def main() -> None:
         with FakeOpenAIServer(latency=float(lat), process=True) as server:
             asyncio.run(warm_up(server.url, [engine]))
             prof = cProfile.Profile()  # the run alone: not the suite's making nor the count
-            wall, cpu, ok = asyncio.run(measure(engine, args.cases, server.url, int(conc),
-                                                float(lat), profile=prof))
-        print(f"{engine} latency {lat} c={conc}: {args.cases / wall:.0f} cases/s, "
-              f"{cpu / args.cases * 1000:.2f} CPU s/1000, ok {ok}")
+            wall, cpu, ok = asyncio.run(
+                measure(engine, args.cases, server.url, int(conc), float(lat), profile=prof)
+            )
+        print(
+            f"{engine} latency {lat} c={conc}: {args.cases / wall:.0f} cases/s, "
+            f"{cpu / args.cases * 1000:.2f} CPU s/1000, ok {ok}"
+        )
         pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
         pstats.Stats(prof).sort_stats("tottime").print_stats(30)
         return
 
-    print(f"{'engine':<14}{'latency':>8}{'conc':>6}{'cases':>7}{'wall s':>9}{'cases/s':>10}"
-          f"{'CPU s/1k':>10}{'wall/ideal':>11}{'vs bare':>9}{'ok':>6}")
+    print(
+        f"{'engine':<14}{'latency':>8}{'conc':>6}{'cases':>7}{'wall s':>9}{'cases/s':>10}"
+        f"{'CPU s/1k':>10}{'wall/ideal':>11}{'vs bare':>9}{'ok':>6}"
+    )
     for latency in [float(x) for x in args.latencies.split(",")]:
         with FakeOpenAIServer(latency=latency, process=True) as server:
             asyncio.run(warm_up(server.url, engines))
@@ -348,11 +432,17 @@ def main() -> None:
                     rates[engine] = n / wall
                     ideal = n * latency / conc
                     ratio = f"{wall / ideal:.2f}" if ideal else "-"
-                    versus = (f"{rates[engine] / rates['bare-litellm']:.2f}x"
-                              if "bare-litellm" in rates and engine != "bare-litellm" else "")
-                    print(f"{engine:<14}{latency * 1000:>6.0f}ms{conc:>6}{n:>7}{wall:>9.2f}"
-                          f"{n / wall:>10.0f}{cpu / n * 1000:>10.2f}{ratio:>11}{versus:>9}"
-                          f"{ok:>6}", flush=True)
+                    versus = (
+                        f"{rates[engine] / rates['bare-litellm']:.2f}x"
+                        if "bare-litellm" in rates and engine != "bare-litellm"
+                        else ""
+                    )
+                    print(
+                        f"{engine:<14}{latency * 1000:>6.0f}ms{conc:>6}{n:>7}{wall:>9.2f}"
+                        f"{n / wall:>10.0f}{cpu / n * 1000:>10.2f}{ratio:>11}{versus:>9}"
+                        f"{ok:>6}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench_ab_") as tmp:
         base = Path(tmp) / "base"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(base),
-                        args.base], check=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(base), args.base],
+            check=True,
+        )
         try:
             runs: dict[str, list[float]] = {"base": [], "here": []}
             with FakeOpenAIServer(latency=0.0, process=True) as server:
@@ -54,15 +56,19 @@ def main() -> None:
                     for name, root in (("base", base), ("here", ROOT)):
                         out = subprocess.run(
                             [sys.executable, "-c", _ONE, server.url, str(root), str(args.cases)],
-                            capture_output=True, text=True, check=True, cwd=root)
+                            capture_output=True,
+                            text=True,
+                            check=True,
+                            cwd=root,
+                        )
                         runs[name].append(float(out.stdout))
                         print(f"{name}: {runs[name][-1]:.3f} CPU s / 1000 cases", flush=True)
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
-                           check=False)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False
+            )
     base_m, here_m = statistics.median(runs["base"]), statistics.median(runs["here"])
-    print(f"median: {args.base} {base_m:.3f}, this checkout {here_m:.3f} "
-          f"({here_m / base_m:.2f}x)")
+    print(f"median: {args.base} {base_m:.3f}, this checkout {here_m:.3f} ({here_m / base_m:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def agreement(reference: Path, model: str) -> list[dict]:
     result_dir = reference / "results" / model / "result"
     score_dir = reference / "results" / model / "score"
     for result_file in sorted(result_dir.glob("BFCL_v4_*_result.json")):
-        category = result_file.name[len("BFCL_v4_"):-len("_result.json")]
+        category = result_file.name[len("BFCL_v4_") : -len("_result.json")]
         questions = reference / "data" / f"BFCL_v4_{category}.json"
         header, failed = official(score_dir / f"BFCL_v4_{category}_score.json")
         df = bfcl_check(result_file, questions)
@@ -44,14 +44,19 @@ def agreement(reference: Path, model: str) -> list[dict]:
         verdict_diff = [i for i in ids if (i in failed) != (i in ours_failed)]
         both = [i for i in ids if i in failed and i in ours_failed]
         type_diff = [i for i in both if failed[i] != ours_failed[i]]
-        rows.append({
-            "category": category, "n": len(ids),
-            "official_correct": header["correct_count"],
-            "ours_correct": len(ids) - len(ours_failed),
-            "verdict_agree": len(ids) - len(verdict_diff),
-            "error_type_agree": len(both) - len(type_diff), "n_failed_both": len(both),
-            "verdict_diff": verdict_diff, "type_diff": type_diff,
-        })
+        rows.append(
+            {
+                "category": category,
+                "n": len(ids),
+                "official_correct": header["correct_count"],
+                "ours_correct": len(ids) - len(ours_failed),
+                "verdict_agree": len(ids) - len(verdict_diff),
+                "error_type_agree": len(both) - len(type_diff),
+                "n_failed_both": len(both),
+                "verdict_diff": verdict_diff,
+                "type_diff": type_diff,
+            }
+        )
     return rows
 
 
@@ -63,26 +68,34 @@ def main(argv: list[str] | None = None) -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     rows = agreement(args.reference, args.model)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    head = (f"{'category':<24}{'n':>6}{'official':>10}{'ours':>7}{'verdicts agree':>22}"
-            f"{'error types agree':>22}")
+    head = (
+        f"{'category':<24}{'n':>6}{'official':>10}{'ours':>7}{'verdicts agree':>22}"
+        f"{'error types agree':>22}"
+    )
     print(head)
     print("-" * len(head))
     total = agree = failed_both = type_agree = 0
     for r in rows:
         pct = 100.0 * r["verdict_agree"] / r["n"] if r["n"] else 100.0
         tpct = 100.0 * r["error_type_agree"] / r["n_failed_both"] if r["n_failed_both"] else 100.0
-        print(f"{r['category']:<24}{r['n']:>6}{r['official_correct']:>10}{r['ours_correct']:>7}"
-              f"{r['verdict_agree']:>11}/{r['n']:<5}{pct:>5.1f}%"
-              f"{r['error_type_agree']:>11}/{r['n_failed_both']:<5}{tpct:>5.1f}%")
+        print(
+            f"{r['category']:<24}{r['n']:>6}{r['official_correct']:>10}{r['ours_correct']:>7}"
+            f"{r['verdict_agree']:>11}/{r['n']:<5}{pct:>5.1f}%"
+            f"{r['error_type_agree']:>11}/{r['n_failed_both']:<5}{tpct:>5.1f}%"
+        )
         total += r["n"]
         agree += r["verdict_agree"]
         failed_both += r["n_failed_both"]
         type_agree += r["error_type_agree"]
     print("-" * len(head))
-    print(f"{'all':<24}{total:>6}{'':>17}{agree:>11}/{total:<5}{100.0 * agree / total:>5.1f}%"
-          f"{type_agree:>11}/{failed_both:<5}{100.0 * type_agree / max(failed_both, 1):>5.1f}%")
-    print(f"\n{total} entries in {wall:.2f} s wall, {cpu:.2f} s CPU "
-          f"({1000 * cpu / total:.2f} CPU s per 1,000 entries, file reading included)")
+    print(
+        f"{'all':<24}{total:>6}{'':>17}{agree:>11}/{total:<5}{100.0 * agree / total:>5.1f}%"
+        f"{type_agree:>11}/{failed_both:<5}{100.0 * type_agree / max(failed_both, 1):>5.1f}%"
+    )
+    print(
+        f"\n{total} entries in {wall:.2f} s wall, {cpu:.2f} s CPU "
+        f"({1000 * cpu / total:.2f} CPU s per 1,000 entries, file reading included)"
+    )
     bad = False
     for r in rows:
         for i in r["verdict_diff"]:

@@ -27,31 +27,50 @@ import sys
 import time
 from pathlib import Path
 
-MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-              "multi_turn_long_context")
+MULTI_TURN = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
 MEMORY = ("memory_kv", "memory_rec_sum")
 #: the memory scenario asked (its prerequisite conversation is one of the two shortest)
 MEMORY_SCENARIO = "healthcare"
 
 
-def plan(data_dir: Path, categories: list[str], modes: list[str],
-         rounds: int) -> list[tuple[str, str, str]]:
+def plan(
+    data_dir: Path, categories: list[str], modes: list[str], rounds: int
+) -> list[tuple[str, str, str]]:
     """(mode, category, entry id) in round-robin order."""
     chosen: dict[str, list[str]] = {}
     for category in categories:
         if category.startswith("memory"):
-            lines = [json.loads(x) for x in
-                     (data_dir / "BFCL_v4_memory.json").read_text().splitlines() if x]
+            lines = [
+                json.loads(x)
+                for x in (data_dir / "BFCL_v4_memory.json").read_text().splitlines()
+                if x
+            ]
             backend = category.removeprefix("memory_")
-            chosen[category] = [e["id"].replace("memory", f"memory_{backend}", 1) for e in lines
-                                if e.get("scenario") == MEMORY_SCENARIO][:rounds]
+            chosen[category] = [
+                e["id"].replace("memory", f"memory_{backend}", 1)
+                for e in lines
+                if e.get("scenario") == MEMORY_SCENARIO
+            ][:rounds]
         else:
-            lines = [json.loads(x) for x in
-                     (data_dir / f"BFCL_v4_{category}.json").read_text().splitlines() if x]
+            lines = [
+                json.loads(x)
+                for x in (data_dir / f"BFCL_v4_{category}.json").read_text().splitlines()
+                if x
+            ]
             order = sorted(range(len(lines)), key=lambda i: (len(lines[i]["question"]), i))
             chosen[category] = [lines[i]["id"] for i in order[:rounds]]
-    return [(mode, category, chosen[category][r]) for r in range(rounds)
-            for category in categories for mode in modes if r < len(chosen[category])]
+    return [
+        (mode, category, chosen[category][r])
+        for r in range(rounds)
+        for category in categories
+        for mode in modes
+        if r < len(chosen[category])
+    ]
 
 
 def finished(folder: Path) -> bool:
@@ -63,19 +82,36 @@ def run_one(folder: Path, mode: str, category: str, entry: str, timeout: float) 
 
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    run = run_bfcl(None, [category], mode=mode, entries=[entry], output=folder,
-                   store=folder.parent.parent.parent / f"store_{mode}.db", progress="none",
-                   timeout=timeout).result()
+    run = run_bfcl(
+        None,
+        [category],
+        mode=mode,
+        entries=[entry],
+        output=folder,
+        store=folder.parent.parent.parent / f"store_{mode}.db",
+        progress="none",
+        timeout=timeout,
+    ).result()
     df = run.bfcl_results_df()
     row = df[df["id"] == entry]
     took = time.perf_counter() - started
-    (folder / "done.json").write_text(json.dumps({
-        "mode": mode, "category": category, "id": entry, "seconds": round(took, 1),
-        "passed": bool(row["passed"].iloc[0]) if len(row) else None,
-        "error_type": None if not len(row) else row["error_type"].iloc[0]}))
-    print(f"{time.strftime('%H:%M:%S')} {mode:<6} {category:<26} {entry:<34} "
-          f"{took:7.1f} s  passed={bool(row['passed'].iloc[0]) if len(row) else None}",
-          flush=True)
+    (folder / "done.json").write_text(
+        json.dumps(
+            {
+                "mode": mode,
+                "category": category,
+                "id": entry,
+                "seconds": round(took, 1),
+                "passed": bool(row["passed"].iloc[0]) if len(row) else None,
+                "error_type": None if not len(row) else row["error_type"].iloc[0],
+            }
+        )
+    )
+    print(
+        f"{time.strftime('%H:%M:%S')} {mode:<6} {category:<26} {entry:<34} "
+        f"{took:7.1f} s  passed={bool(row['passed'].iloc[0]) if len(row) else None}",
+        flush=True,
+    )
 
 
 def merge(out: Path) -> int:
@@ -105,8 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=20, help="entries per category and mode")
     parser.add_argument("--categories", default=",".join(MULTI_TURN + MEMORY))
     parser.add_argument("--modes", default="fc,prompt")
-    parser.add_argument("--data", type=Path, default=None, help="BFCL's data folder (default: "
-                        "the installed bfcl-eval's)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="BFCL's data folder (default: the installed bfcl-eval's)",
+    )
     parser.add_argument("--timeout", type=float, default=1800.0, help="per model request, s")
     parser.add_argument("--merge", action="store_true", help="do not run: merge what finished")
     args = parser.parse_args(argv)

@@ -23,11 +23,13 @@ from bfcl_eval.utils import is_function_calling_format_output
 
 XT = {int: "integer", float: "float", bool: "boolean", str: "string", list: "array", dict: "dict"}
 
+
 def first(vals):
     for v in vals:
         if v != "":
             return v, True
     return None, False
+
 
 def calls(gt, wrong=False):
     out = []
@@ -41,24 +43,54 @@ def calls(gt, wrong=False):
         out.append((name, args))
     return out
 
+
 def render(cs, fmt):
     if fmt == "python":
-        return "[" + ", ".join(f"{n}(" + ", ".join(f"{k}={v!r}" for k, v in a.items()) + ")" for n, a in cs) + "]"
+        return (
+            "["
+            + ", ".join(
+                f"{n}(" + ", ".join(f"{k}={v!r}" for k, v in a.items()) + ")" for n, a in cs
+            )
+            + "]"
+        )
     if fmt == "json":
         return "```json\n" + json.dumps([{"function": n, "parameters": a} for n, a in cs]) + "\n```"
+
     def val(v):
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, (list, dict)):
             return repr(v)
         return str(v)
+
     if fmt == "verbose_xml":
-        return "<functions>" + "".join(f'<function name={quoteattr(n)}><params>' + "".join(
-            f'<param name={quoteattr(k)} value={quoteattr(val(v))} type="{XT.get(type(v), "string")}"/>' for k, v in a.items())
-            + "</params></function>" for n, a in cs) + "</functions>"
-    return "<functions>" + "".join(f'<function name={quoteattr(n)}>' + "".join(
-        f'<param name={quoteattr(k)} type="{XT.get(type(v), "string")}">{escape(val(v))}</param>' for k, v in a.items())
-        + "</function>" for n, a in cs) + "</functions>"
+        return (
+            "<functions>"
+            + "".join(
+                f"<function name={quoteattr(n)}><params>"
+                + "".join(
+                    f'<param name={quoteattr(k)} value={quoteattr(val(v))} type="{XT.get(type(v), "string")}"/>'
+                    for k, v in a.items()
+                )
+                + "</params></function>"
+                for n, a in cs
+            )
+            + "</functions>"
+        )
+    return (
+        "<functions>"
+        + "".join(
+            f"<function name={quoteattr(n)}>"
+            + "".join(
+                f'<param name={quoteattr(k)} type="{XT.get(type(v), "string")}">{escape(val(v))}</param>'
+                for k, v in a.items()
+            )
+            + "</function>"
+            for n, a in cs
+        )
+        + "</functions>"
+    )
+
 
 entries = U.load_dataset_entry("format_sensitivity", include_language_specific_hint=False)
 truths = U.load_ground_truth_entry("format_sensitivity")
@@ -68,10 +100,13 @@ for e, t in zip(entries, truths, strict=True):
     ret, tag, _, _, _ = parse_prompt_variation_params(cfg)
     gt = t["ground_truth"]
     right = render(calls(gt), ret)
-    replies = [f"<TOOLCALL>{right}</TOOLCALL>" if tag else right,
-               right if tag else f"Sure: {right}",
-               render(calls(gt), "python"), "I cannot help with that.",
-               (lambda r: f"<TOOLCALL>{r}</TOOLCALL>" if tag else r)(render(calls(gt, wrong=True), ret))]
+    replies = [
+        f"<TOOLCALL>{right}</TOOLCALL>" if tag else right,
+        right if tag else f"Sure: {right}",
+        render(calls(gt), "python"),
+        "I cannot help with that.",
+        (lambda r: f"<TOOLCALL>{r}</TOOLCALL>" if tag else r)(render(calls(gt, wrong=True), ret)),
+    ]
     for reply in replies:
         try:
             dec = default_decode_ast_prompting(reply, ReturnFormat(ret), tag)
@@ -81,7 +116,9 @@ for e, t in zip(entries, truths, strict=True):
         if not is_function_calling_format_output(dec):
             out.append([e["id"], reply, False, "ast_decoder:decoder_wrong_output_format"])
             continue
-        r = ast_checker(e["function"], dec, gt, Language.PYTHON, e["id"].split(":")[-1], "gpt-5-mini-2025-08-07")
+        r = ast_checker(
+            e["function"], dec, gt, Language.PYTHON, e["id"].split(":")[-1], "gpt-5-mini-2025-08-07"
+        )
         out.append([e["id"], reply, r["valid"], None if r["valid"] else r["error_type"]])
 json.dump(out, open(sys.argv[1], "w"))
 print(len(out), sum(o[2] for o in out))

@@ -24,23 +24,45 @@ import time
 from pathlib import Path
 from typing import Any
 
-MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-              "multi_turn_long_context")
+MULTI_TURN = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
 MEMORY = ("memory_kv", "memory_rec_sum")
 
 
-def _run(model: Any, categories: list[str], mode: str, limit: int | None, out: Path,
-         store: Path, **options: Any) -> None:
+def _run(
+    model: Any,
+    categories: list[str],
+    mode: str,
+    limit: int | None,
+    out: Path,
+    store: Path,
+    **options: Any,
+) -> None:
     from tooleval_nb.bfcl import run_bfcl
 
     started = time.perf_counter()
-    run = run_bfcl(model, categories, mode=mode, limit=limit, output=out, store=store,
-                   progress="none", **options).result()
+    run = run_bfcl(
+        model,
+        categories,
+        mode=mode,
+        limit=limit,
+        output=out,
+        store=store,
+        progress="none",
+        **options,
+    ).result()
     took = time.perf_counter() - started
     df = run.bfcl_results_df()
     df.to_csv(out / f"verdicts_{mode}.csv", index=False)
-    print(f"{mode}: {len(run)} entries (prereqs included) in {took:.1f} s; "
-          f"{int(df['passed'].sum())} of {len(df)} scored entries pass", flush=True)
+    print(
+        f"{mode}: {len(run)} entries (prereqs included) in {took:.1f} s; "
+        f"{int(df['passed'].sum())} of {len(df)} scored entries pass",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -50,10 +72,17 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--modes", default="fc,prompt")
     parser.add_argument("--categories", default=",".join(MULTI_TURN + MEMORY))
-    parser.add_argument("--entries", default=None,
-                        help="only these entry ids (comma-separated; --limit counts among them)")
-    parser.add_argument("--timeout", type=float, default=900.0,
-                        help="seconds per model request (the embedded model on a long prompt)")
+    parser.add_argument(
+        "--entries",
+        default=None,
+        help="only these entry ids (comma-separated; --limit counts among them)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        help="seconds per model request (the embedded model on a long prompt)",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     categories = [c for c in args.categories.split(",") if c]
@@ -67,8 +96,7 @@ def main() -> None:
         return
     from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
-    with FakeOpenAIServer(handler="tooleval_nb.testing.bfcl_script:answer",
-                          process=True) as server:
+    with FakeOpenAIServer(handler="tooleval_nb.testing.bfcl_script:answer", process=True) as server:
         model = {"model": "openai/scripted", "api_base": server.url, "api_key": "k"}
         for mode in args.modes.split(","):
             _run(model, categories, mode, args.limit, args.out, store, **options)

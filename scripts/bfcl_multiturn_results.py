@@ -27,8 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-              "multi_turn_long_context")
+CATEGORIES = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
 TEXT = "I have done what you asked."
 
 Turns = list[list[list[str]]]  # turns -> steps -> call texts
@@ -74,9 +78,17 @@ def change_argument(turns: list[list[str]], rng: random.Random) -> Turns:
         if args:
             key = rng.choice(sorted(args))
             v = args[key]
-            args[key] = (v + "_x" if isinstance(v, str) else not v if isinstance(v, bool)
-                         else v + 1 if isinstance(v, (int, float)) else v[:-1]
-                         if isinstance(v, list) and v else "changed")
+            args[key] = (
+                v + "_x"
+                if isinstance(v, str)
+                else not v
+                if isinstance(v, bool)
+                else v + 1
+                if isinstance(v, (int, float))
+                else v[:-1]
+                if isinstance(v, list) and v
+                else "changed"
+            )
         else:
             args["unexpected"] = 1
         out[spot[0]][spot[1]] = _call_text(name, args)
@@ -123,7 +135,7 @@ def calls_in_empty_turn(turns: list[list[str]], rng: random.Random) -> Turns:
     out = truth_one_step(turns, rng)
     for i, t in enumerate(turns):
         if not t:
-            later = next((u for u in turns[i + 1:] if u), None)
+            later = next((u for u in turns[i + 1 :] if u), None)
             if later:
                 out[i] = [list(later)]
     return out
@@ -143,22 +155,38 @@ def force_terminated(turns: list[list[str]], rng: random.Random) -> Turns:
 
 
 TURN_VARIANTS: dict[str, Callable[[list[list[str]], random.Random], Turns]] = {
-    "truth": truth_one_step, "truth_step_per_call": truth_step_per_call,
-    "drop_call": drop_call, "change_argument": change_argument, "extra_step": extra_step,
-    "unknown_function": unknown_function, "empty_turn": empty_turn, "calls_late": calls_late,
-    "calls_in_empty_turn": calls_in_empty_turn, "reversed_calls": reversed_calls,
-    "force_terminated": force_terminated}
+    "truth": truth_one_step,
+    "truth_step_per_call": truth_step_per_call,
+    "drop_call": drop_call,
+    "change_argument": change_argument,
+    "extra_step": extra_step,
+    "unknown_function": unknown_function,
+    "empty_turn": empty_turn,
+    "calls_late": calls_late,
+    "calls_in_empty_turn": calls_in_empty_turn,
+    "reversed_calls": reversed_calls,
+    "force_terminated": force_terminated,
+}
 #: raw shapes, not turns of calls: BFCL's verdict for a malformed result
-SHAPES = ("not_a_list", "flat_list", "turn_is_text", "step_is_dict", "step_is_number",
-          "turn_is_dict", "extra_turn", "prose_steps")
+SHAPES = (
+    "not_a_list",
+    "flat_list",
+    "turn_is_text",
+    "step_is_dict",
+    "step_is_number",
+    "turn_is_dict",
+    "extra_turn",
+    "prose_steps",
+)
 VARIANTS = (*TURN_VARIANTS, *SHAPES)
 
 
 def _fc_step(calls: list[str]) -> list[dict[str, str]]:
     out = []
     for call in calls:
-        name, args = _call_parts(call) if not call.startswith("no_such") else (
-            "no_such_function", {"x": 1})
+        name, args = (
+            _call_parts(call) if not call.startswith("no_such") else ("no_such_function", {"x": 1})
+        )
         out.append({name: json.dumps(args)})
     return out
 
@@ -199,14 +227,25 @@ def result_for(variant: str, truth: list[list[str]], mode: str, rng: random.Rand
 
 # -- memory: one turn of steps; the last step without a call is the answer checked -----------
 MEMORY_BACKENDS = ("kv", "rec_sum", "vector")
-MEMORY_VARIANTS = ("answer", "answer_restyled", "wrong_answer", "no_last_message", "empty_last",
-                   "not_a_list", "two_turns", "last_is_list", "answer_then_call",
-                   "prose_then_call", "turn_is_text", "inside_a_word", "answer_first_of_two")
+MEMORY_VARIANTS = (
+    "answer",
+    "answer_restyled",
+    "wrong_answer",
+    "no_last_message",
+    "empty_last",
+    "not_a_list",
+    "two_turns",
+    "last_is_list",
+    "answer_then_call",
+    "prose_then_call",
+    "turn_is_text",
+    "inside_a_word",
+    "answer_first_of_two",
+)
 
 
 def _memory_call(mode: str) -> Any:
-    return ([{"core_memory_retrieve_all": "{}"}] if mode == "fc"
-            else "[core_memory_retrieve_all()]")
+    return [{"core_memory_retrieve_all": "{}"}] if mode == "fc" else "[core_memory_retrieve_all()]"
 
 
 def memory_result(variant: str, answers: list[str], mode: str) -> Any:
@@ -235,8 +274,11 @@ def memory_result(variant: str, answers: list[str], mode: str) -> Any:
 
 
 def write_memory(data: Path, out: Path, models: list[tuple[str, str]]) -> int:
-    answers = [json.loads(x) for x in
-               (data / "possible_answer" / "BFCL_v4_memory.json").read_text().splitlines() if x]
+    answers = [
+        json.loads(x)
+        for x in (data / "possible_answer" / "BFCL_v4_memory.json").read_text().splitlines()
+        if x
+    ]
     n = 0
     for k, (model, mode) in enumerate(models):
         for backend in MEMORY_BACKENDS:
@@ -276,16 +318,16 @@ def main(argv: list[str] | None = None) -> int:
                 folder = args.out / "result" / model / "multi_turn"
                 folder.mkdir(parents=True, exist_ok=True)
                 with open(folder / f"BFCL_v4_{category}_result.json", "w") as f:
-                    for i, line in enumerate(lines[:args.limit]):
+                    for i, line in enumerate(lines[: args.limit]):
                         variant = VARIANTS[(i + k * 7 + (mode == "prompt") * 3) % len(VARIANTS)]
                         rng = random.Random(f"{args.seed}:{model}:{line['id']}")
                         result = result_for(variant, line["ground_truth"], mode, rng)
                         chosen[model][line["id"]] = variant
-                        f.write(json.dumps({"id": line["id"], "result": result, **_usage()})
-                                + "\n")
+                        f.write(json.dumps({"id": line["id"], "result": result, **_usage()}) + "\n")
                         n += 1
-    n += write_memory(args.data, args.out, [(m, "fc" if m.endswith("-FC") else "prompt")
-                                            for m in chosen])
+    n += write_memory(
+        args.data, args.out, [(m, "fc" if m.endswith("-FC") else "prompt") for m in chosen]
+    )
     (args.out / "variants.json").write_text(json.dumps(chosen, indent=1))
     print(f"{n} entries written under {args.out / 'result'}", file=sys.stderr)
     return 0

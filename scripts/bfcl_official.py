@@ -51,16 +51,32 @@ except statistics.StatisticsError:  # the summary's latency stdev wants two entr
 """
 
 
-def official_scores(venv: Path, model_dir: str, fc: bool, result_dir: Path, score_dir: Path,
-                    categories: list[str]) -> float:
+def official_scores(
+    venv: Path, model_dir: str, fc: bool, result_dir: Path, score_dir: Path, categories: list[str]
+) -> float:
     """Run the official checker; returns its wall time."""
     name = model_dir.replace("_", "/")
-    env = {**os.environ, "OPENAI_API_KEY": "unused-no-request-is-made",
-           "BFCL_PROJECT_ROOT": str(score_dir.parent)}
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": "unused-no-request-is-made",
+        "BFCL_PROJECT_ROOT": str(score_dir.parent),
+    }
     t0 = time.perf_counter()
-    subprocess.run([str(venv / "bin" / "python"), "-c", _OFFICIAL, name, "1" if fc else "0",
-                    str(result_dir), str(score_dir), ",".join(categories)],
-                   check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            _OFFICIAL,
+            name,
+            "1" if fc else "0",
+            str(result_dir),
+            str(score_dir),
+            ",".join(categories),
+        ],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
@@ -68,8 +84,9 @@ def read_official(score_file: Path) -> tuple[dict, dict[str, str]]:
     """(header, {failed id: error_type}); multi-turn and agentic entries nest the type in
     ``error``."""
     lines = [json.loads(x) for x in score_file.read_text().splitlines() if x.strip()]
-    return lines[0], {e["id"]: e.get("error_type") or (e.get("error") or {}).get("error_type")
-                      for e in lines[1:]}
+    return lines[0], {
+        e["id"]: e.get("error_type") or (e.get("error") or {}).get("error_type") for e in lines[1:]
+    }
 
 
 def compare_files(venv: Path, files: Path, fixtures: Path | None = None) -> bool:
@@ -88,8 +105,10 @@ def compare_files(venv: Path, files: Path, fixtures: Path | None = None) -> bool
     ok = True
     totals = [0, 0, 0, 0]  # entries, verdicts equal, failed by both, error types equal
     times = [0.0, 0.0]
-    print(f"{'model':<22}{'category':<26}{'n':>5}{'official':>10}{'ours':>7}"
-          f"{'verdicts agree':>17}{'error types agree':>20}")
+    print(
+        f"{'model':<22}{'category':<26}{'n':>5}{'official':>10}{'ours':>7}"
+        f"{'verdicts agree':>17}{'error types agree':>20}"
+    )
     for model_path in sorted(p for p in result_dir.iterdir() if p.is_dir()):
         model_dir = model_path.name
         mode = "fc" if model_dir.endswith("-FC") else "prompt"
@@ -99,8 +118,9 @@ def compare_files(venv: Path, files: Path, fixtures: Path | None = None) -> bool
         times[0] += time.perf_counter() - t0
         # a score folder per model: BFCL's summary reads every model's score files it finds
         model_scores = score_dir / model_dir
-        times[1] += official_scores(venv, model_dir, mode == "fc", result_dir, model_scores,
-                                    list(found))
+        times[1] += official_scores(
+            venv, model_dir, mode == "fc", result_dir, model_scores, list(found)
+        )
         fixture_lines = []
         for category, path in found.items():
             score_file = next(model_scores.rglob(f"BFCL_v4_{category}_score.json"))
@@ -116,36 +136,52 @@ def compare_files(venv: Path, files: Path, fixtures: Path | None = None) -> bool
             totals[1] += len(ids) - len(verdict_diff)
             totals[2] += len(both)
             totals[3] += len(both) - len(type_diff)
-            print(f"{model_dir:<22}{category:<26}{len(ids):>5}{header['accuracy']:>10.4f}"
-                  f"{acc:>7.4f}{len(ids) - len(verdict_diff):>11}/{len(ids):<5}"
-                  f"{len(both) - len(type_diff):>13}/{len(both):<5}")
+            print(
+                f"{model_dir:<22}{category:<26}{len(ids):>5}{header['accuracy']:>10.4f}"
+                f"{acc:>7.4f}{len(ids) - len(verdict_diff):>11}/{len(ids):<5}"
+                f"{len(both) - len(type_diff):>13}/{len(both):<5}"
+            )
             for i in verdict_diff:
-                print(f"VERDICT DIFFERS: {model_dir} {category} {i}: official "
-                      f"{failed.get(i, 'passed')}, ours {mine.get(i, 'passed')}")
+                print(
+                    f"VERDICT DIFFERS: {model_dir} {category} {i}: official "
+                    f"{failed.get(i, 'passed')}, ours {mine.get(i, 'passed')}"
+                )
                 ok = False
             for i in type_diff:
-                print(f"ERROR TYPE DIFFERS: {model_dir} {category} {i}: official {failed[i]}, "
-                      f"ours {mine[i]}")
+                print(
+                    f"ERROR TYPE DIFFERS: {model_dir} {category} {i}: official {failed[i]}, "
+                    f"ours {mine[i]}"
+                )
                 ok = False
             for entry in read_result_file(path):
-                fixture_lines.append({
-                    "category": category, "id": entry["id"], "result": entry["result"],
-                    "official": {"valid": entry["id"] not in failed,
-                                 "error_type": failed.get(entry["id"])}})
+                fixture_lines.append(
+                    {
+                        "category": category,
+                        "id": entry["id"],
+                        "result": entry["result"],
+                        "official": {
+                            "valid": entry["id"] not in failed,
+                            "error_type": failed.get(entry["id"]),
+                        },
+                    }
+                )
         if fixtures is not None:
             fixtures.mkdir(parents=True, exist_ok=True)
             with gzip.open(fixtures / f"{model_dir}.jsonl.gz", "wt", compresslevel=9) as f:
                 for line in fixture_lines:
                     f.write(json.dumps(line) + "\n")
     n, agree, both, types = totals
-    print(f"ALL: {n} entries compared, verdicts equal {agree}/{n}, error types equal "
-          f"{types}/{both} (entries both failed); ours {times[0]:.1f} s, the official checker "
-          f"{times[1]:.1f} s (its process start and imports included)")
+    print(
+        f"ALL: {n} entries compared, verdicts equal {agree}/{n}, error types equal "
+        f"{types}/{both} (entries both failed); ours {times[0]:.1f} s, the official checker "
+        f"{times[1]:.1f} s (its process start and imports included)"
+    )
     return ok
 
 
-def snapshot(store_path: Path, mode: str, categories: list[str], limit: int, data_dir: Path,
-             out: Path) -> str:
+def snapshot(
+    store_path: Path, mode: str, categories: list[str], limit: int, data_dir: Path, out: Path
+) -> str:
     """Write the finished entries of the newest run of this mode; returns the model label."""
     import shutil
     import sqlite3
@@ -155,8 +191,10 @@ def snapshot(store_path: Path, mode: str, categories: list[str], limit: int, dat
     from tooleval_nb.runner import Run, Store
 
     with sqlite3.connect(f"file:{store_path}?mode=ro", uri=True) as db:
-        run_id = db.execute("SELECT id FROM runs WHERE suite_name = ? ORDER BY created_at DESC "
-                            "LIMIT 1", (f"bfcl_{mode}",)).fetchone()[0]
+        run_id = db.execute(
+            "SELECT id FROM runs WHERE suite_name = ? ORDER BY created_at DESC LIMIT 1",
+            (f"bfcl_{mode}",),
+        ).fetchone()[0]
     spec = _spec(categories, mode, "python", data_dir, limit, None)
     suite = build_suite(list(spec.category_data.values()), spec.mode, limit=limit)
     run = BfclRun.of(Run.load(Store(store_path), run_id), spec, suite)
@@ -174,17 +212,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--categories", default=DEFAULT_CATEGORIES)
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--modes", default="fc,prompt")
-    parser.add_argument("--request-timeout", type=float, default=900.0,
-                        help="per model request, seconds (the embedded model is slow on a busy "
-                        "machine; an errored entry would not be a fair comparison)")
-    parser.add_argument("--skip-run", action="store_true", help="rescore the files already "
-                        "written under --out")
-    parser.add_argument("--snapshot", action="store_true", help="do not run: write the entries "
-                        "finished so far by a run still going (same --out) and rescore those")
-    parser.add_argument("--files", type=Path, default=None, help="do not run: compare the "
-                        "official checker and ours on every model folder of FILES/result")
-    parser.add_argument("--fixtures", type=Path, default=None, help="with --files: write the "
-                        "entries and the official verdicts here as test fixtures")
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        default=900.0,
+        help="per model request, seconds (the embedded model is slow on a busy "
+        "machine; an errored entry would not be a fair comparison)",
+    )
+    parser.add_argument(
+        "--skip-run", action="store_true", help="rescore the files already written under --out"
+    )
+    parser.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="do not run: write the entries "
+        "finished so far by a run still going (same --out) and rescore those",
+    )
+    parser.add_argument(
+        "--files",
+        type=Path,
+        default=None,
+        help="do not run: compare the "
+        "official checker and ours on every model folder of FILES/result",
+    )
+    parser.add_argument(
+        "--fixtures",
+        type=Path,
+        default=None,
+        help="with --files: write the entries and the official verdicts here as test fixtures",
+    )
     args = parser.parse_args(argv)
     if args.files is not None:
         return 0 if compare_files(args.venv, args.files, args.fixtures) else 1
@@ -198,8 +254,10 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = next((args.venv / "lib").glob("python3*/site-packages/bfcl_eval/data"))
     categories = args.categories.split(",")
     bad = False
-    print(f"{'mode':<7}{'category':<20}{'n':>5}{'official':>10}{'ours':>7}"
-          f"{'verdicts agree':>17}{'error types agree':>20}")
+    print(
+        f"{'mode':<7}{'category':<20}{'n':>5}{'official':>10}{'ours':>7}"
+        f"{'verdicts agree':>17}{'error types agree':>20}"
+    )
     for mode in args.modes.split(","):
         out = args.out / mode
         if args.snapshot:
@@ -207,18 +265,29 @@ def main(argv: list[str] | None = None) -> int:
             label = snapshot(args.out / "store.db", mode, categories, args.limit, data_dir, out)
         elif not args.skip_run:
             t0 = time.perf_counter()
-            job = run_bfcl(args.model, categories, mode=mode, limit=args.limit,  # type: ignore[arg-type]
-                           data_dir=data_dir, output=out, store=args.out / "store.db",
-                           progress="text", timeout=args.request_timeout)
+            job = run_bfcl(
+                args.model,
+                categories,
+                mode=mode,
+                limit=args.limit,  # type: ignore[arg-type]
+                data_dir=data_dir,
+                output=out,
+                store=args.out / "store.db",
+                progress="text",
+                timeout=args.request_timeout,
+            )
             run = job.result()
-            print(f"# {mode}: {len(run)} entries generated in {time.perf_counter() - t0:.0f} s",
-                  file=sys.stderr)
+            print(
+                f"# {mode}: {len(run)} entries generated in {time.perf_counter() - t0:.0f} s",
+                file=sys.stderr,
+            )
             label = run.models[0]
         else:
             label = args.model or "local/smollm2-135m"
         model_dir = model_dir_name(label, mode)
-        ours = score_result_files(out / "result" / model_dir, mode, data=BfclData(data_dir),
-                                  credit=False)
+        ours = score_result_files(
+            out / "result" / model_dir, mode, data=BfclData(data_dir), credit=False
+        )
         score_dir = out / "score_official"
         present = [c for c in categories if c in set(ours["category"])]
         official_scores(args.venv, model_dir, mode == "fc", out / "result", score_dir, present)
@@ -232,9 +301,11 @@ def main(argv: list[str] | None = None) -> int:
             both = [i for i in ids if i in failed and i in mine]
             type_diff = [i for i in both if failed[i] != mine[i]]
             acc = (len(ids) - len(mine)) / len(ids)
-            print(f"{mode:<7}{category:<20}{len(ids):>5}{header['accuracy']:>10.4f}{acc:>7.4f}"
-                  f"{len(ids) - len(verdict_diff):>11}/{len(ids):<5}"
-                  f"{len(both) - len(type_diff):>13}/{len(both):<5}")
+            print(
+                f"{mode:<7}{category:<20}{len(ids):>5}{header['accuracy']:>10.4f}{acc:>7.4f}"
+                f"{len(ids) - len(verdict_diff):>11}/{len(ids):<5}"
+                f"{len(both) - len(type_diff):>13}/{len(both):<5}"
+            )
             if header["total_count"] != len(ids) or abs(header["accuracy"] - acc) > 1e-12:
                 print(f"ACCURACY DIFFERS: {mode} {category}")
                 bad = True
@@ -242,8 +313,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"VERDICT DIFFERS: {mode} {category} {i}")
                 bad = True
             for i in type_diff:
-                print(f"ERROR TYPE DIFFERS: {mode} {category} {i}: official {failed[i]}, "
-                      f"ours {mine[i]}")
+                print(
+                    f"ERROR TYPE DIFFERS: {mode} {category} {i}: official {failed[i]}, "
+                    f"ours {mine[i]}"
+                )
                 bad = True
     return 1 if bad else 0
 

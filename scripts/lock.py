@@ -46,7 +46,7 @@ def recorded_hash(lock: Path = LOCK) -> str | None:
         return None
     for line in lock.read_text(encoding="utf-8").splitlines()[:5]:
         if line.startswith(HEADER):
-            return line[len(HEADER):].strip()
+            return line[len(HEADER) :].strip()
     return None
 
 
@@ -69,11 +69,12 @@ def check(pyproject: Path = PYPROJECT, lock: Path = LOCK) -> str | None:
     rel = lock.name if lock.parent.name != "requirements" else f"requirements/{lock.name}"
     have = recorded_hash(lock)
     if have is None:
-        return (f"{rel} is missing or has no '{HEADER.strip()}' line: "
-                f"make it with `{REFRESH}`")
+        return f"{rel} is missing or has no '{HEADER.strip()}' line: make it with `{REFRESH}`"
     if have != inputs_hash(pyproject):
-        return (f"{rel} does not match pyproject.toml (its dependencies changed since the lock "
-                f"was made): refresh it with `{REFRESH}` and commit both files")
+        return (
+            f"{rel} does not match pyproject.toml (its dependencies changed since the lock "
+            f"was made): refresh it with `{REFRESH}` and commit both files"
+        )
     return None
 
 

@@ -31,9 +31,13 @@ CHARTS = Path(__file__).resolve().parent.parent / "tooleval_nb" / "charts"
 def make() -> tuple[bytes, dict[str, str]]:
     """The bundle's text (UTF-8) and its record, as vl-convert makes them here."""
     js = vl_convert.javascript_bundle(None, vl_version=vl_version_for_vl_convert()).encode()
-    record = {"vega": alt.VEGA_VERSION, "vega_lite": alt.VEGALITE_VERSION,
-              "vega_embed": alt.VEGAEMBED_VERSION, "vl_convert": vl_convert.__version__,
-              "sha256": hashlib.sha256(js).hexdigest()}
+    record = {
+        "vega": alt.VEGA_VERSION,
+        "vega_lite": alt.VEGALITE_VERSION,
+        "vega_embed": alt.VEGAEMBED_VERSION,
+        "vl_convert": vl_convert.__version__,
+        "sha256": hashlib.sha256(js).hexdigest(),
+    }
     return js, record
 
 
@@ -46,16 +50,21 @@ def main(argv: list[str] | None = None) -> int:
     shipped = json.loads(path.read_text()) if path.exists() else {}
     if args.check:
         if shipped.get("sha256") != record["sha256"]:
-            print(f"vega_bundle: stale (shipped {shipped}, vl-convert makes {record}); run "
-                  "scripts/vega_bundle.py", file=sys.stderr)
+            print(
+                f"vega_bundle: stale (shipped {shipped}, vl-convert makes {record}); run "
+                "scripts/vega_bundle.py",
+                file=sys.stderr,
+            )
             return 1
         print("vega_bundle: up to date", file=sys.stderr)
         return 0
     # mtime=0: the same bundle always gives the same bytes (no diff without a change)
     (CHARTS / "vega_bundle.js.gz").write_bytes(gzip.compress(js, 9, mtime=0))
     path.write_text(json.dumps(record, indent=2) + "\n")
-    print(f"vega_bundle: {len(js):,} bytes ({record['vega_lite']}), written to {CHARTS}",
-          file=sys.stderr)
+    print(
+        f"vega_bundle: {len(js):,} bytes ({record['vega_lite']}), written to {CHARTS}",
+        file=sys.stderr,
+    )
     return 0
 
 

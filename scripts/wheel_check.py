@@ -58,8 +58,10 @@ def say(text: str) -> None:
 def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
     if done.returncode != 0:
-        raise CheckFailed(f"`{' '.join(map(str, cmd))}` exited {done.returncode}:\n"
-                          f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise CheckFailed(
+            f"`{' '.join(map(str, cmd))}` exited {done.returncode}:\n"
+            f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     return done
 
 
@@ -82,8 +84,9 @@ def check_metadata(sdist: Path, wheel: Path) -> str:
         (meta_name,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         wheel_meta = zf.read(meta_name)
     with tarfile.open(sdist) as tf:
-        (pkg_info,) = [m for m in tf.getmembers() if m.name.count("/") == 1
-                       and m.name.endswith("/PKG-INFO")]
+        (pkg_info,) = [
+            m for m in tf.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")
+        ]
         extracted = tf.extractfile(pkg_info)
         assert extracted is not None
         sdist_meta = extracted.read()
@@ -113,11 +116,16 @@ def check_metadata(sdist: Path, wheel: Path) -> str:
             problems.append(f"{label}: the core requires {heavy}")
     message = email.message_from_bytes(wheel_meta)
     version = message["Version"]
-    for needed in ("tooleval_nb/__main__.py", "tooleval_nb/py.typed",
-                   "tooleval_nb/data/weather.json", "tooleval_nb/data/agent_booking.yaml",
-                   "tooleval_nb/data/parsers/hermes.yaml",
-                   "tooleval_nb/charts/vega_bundle.js.gz", "tooleval_nb/charts/VEGA_NOTICE.md",
-                   f"tooleval_nb-{version}.dist-info/licenses/LICENSE"):
+    for needed in (
+        "tooleval_nb/__main__.py",
+        "tooleval_nb/py.typed",
+        "tooleval_nb/data/weather.json",
+        "tooleval_nb/data/agent_booking.yaml",
+        "tooleval_nb/data/parsers/hermes.yaml",
+        "tooleval_nb/charts/vega_bundle.js.gz",
+        "tooleval_nb/charts/VEGA_NOTICE.md",
+        f"tooleval_nb-{version}.dist-info/licenses/LICENSE",
+    ):
         if needed not in names:
             problems.append(f"wheel: {needed} missing")
     if f"tooleval_nb-{version}/LICENSE" not in sdist_names:
@@ -125,9 +133,11 @@ def check_metadata(sdist: Path, wheel: Path) -> str:
     if problems:
         raise CheckFailed("metadata problems:\n  - " + "\n  - ".join(problems))
     n_core = sum(1 for r in message.get_all("Requires-Dist") or [] if ";" not in r)
-    return (f"Metadata-Version {message['Metadata-Version']}, {message['Name']} {version}, "
-            f"License-Expression {message['License-Expression']}, {n_core} core requirements, "
-            f"extras {', '.join(message.get_all('Provides-Extra') or [])}")
+    return (
+        f"Metadata-Version {message['Metadata-Version']}, {message['Name']} {version}, "
+        f"License-Expression {message['License-Expression']}, {n_core} core requirements, "
+        f"extras {', '.join(message.get_all('Provides-Extra') or [])}"
+    )
 
 
 def folder_mb(folder: Path) -> float:
@@ -141,8 +151,14 @@ def folder_mb(folder: Path) -> float:
 def biggest(venv: Path, n: int = 8) -> str:
     """The ``n`` largest top-level folders of the venv's site-packages, in MB."""
     (site,) = venv.glob("lib/python*/site-packages")
-    sizes = sorted(((folder_mb(p), p.name) for p in site.iterdir()
-                    if p.is_dir() and not p.name.endswith(".dist-info")), reverse=True)
+    sizes = sorted(
+        (
+            (folder_mb(p), p.name)
+            for p in site.iterdir()
+            if p.is_dir() and not p.name.endswith(".dist-info")
+        ),
+        reverse=True,
+    )
     return ", ".join(f"{name} {mb:.0f}" for mb, name in sizes[:n])
 
 
@@ -151,14 +167,27 @@ def install(wheel: Path, venv: Path, offline: bool) -> tuple[float, float, int]:
     python = venv / "bin" / "python"
     start = time.perf_counter()
     # --no-build: a package that would have to be compiled (no wheel) fails the install
-    run([*uv(), "pip", "install", "--quiet", "--python", str(python), "--no-build",
-         "--constraint", str(LOCK), *(["--offline"] if offline else []), str(wheel)])
+    run(
+        [
+            *uv(),
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(python),
+            "--no-build",
+            "--constraint",
+            str(LOCK),
+            *(["--offline"] if offline else []),
+            str(wheel),
+        ]
+    )
     took = time.perf_counter() - start
     listed = run([*uv(), "pip", "list", "--python", str(python), "--format", "json"])
     return took, folder_mb(venv), len(json.loads(listed.stdout))
 
 
-DRIVER = textwrap.dedent('''
+DRIVER = textwrap.dedent("""
     import importlib.metadata, importlib.util, json, subprocess, sys
     from pathlib import Path
     import tooleval_nb as te
@@ -190,14 +219,20 @@ DRIVER = textwrap.dedent('''
                            capture_output=True, text=True)
     out["help"] = {"code": help_.returncode, "out": " ".join(help_.stdout.split())}
     print(json.dumps(out))
-''')
+""")
 
 
 def check_cli(venv: Path, outside: Path) -> str:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "TOOLEVAL_PARSER_CORPUS")}
-    env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", TOOLEVAL_STORE=str(outside / "runs.db"),
-               TOOLEVAL_CACHE_DIR=str(outside / "cache"))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "VIRTUAL_ENV", "TOOLEVAL_PARSER_CORPUS")
+    }
+    env.update(
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        TOOLEVAL_STORE=str(outside / "runs.db"),
+        TOOLEVAL_CACHE_DIR=str(outside / "cache"),
+    )
     done = run([str(venv / "bin" / "python"), "-c", DRIVER], cwd=outside, env=env, timeout=900)
     got = json.loads(done.stdout.strip().splitlines()[-1])
     problems = []
@@ -208,50 +243,68 @@ def check_cli(venv: Path, outside: Path) -> str:
     if got["heavy"]:
         problems.append(f"the core venv has {got['heavy']}")
     if got["all"]["code"] != 0 or got["all"]["out"].count("suite: ") != len(got["suites"]):
-        problems.append(f"`tooleval-nb run` (no --suite) exit {got['all']['code']}, expected "
-                        f"{len(got['suites'])} suites: {got['all']['out'][-800:]}"
-                        f"{got['all']['err'][-800:]}")
+        problems.append(
+            f"`tooleval-nb run` (no --suite) exit {got['all']['code']}, expected "
+            f"{len(got['suites'])} suites: {got['all']['out'][-800:]}"
+            f"{got['all']['err'][-800:]}"
+        )
     if got["vega"] < 500_000:
         problems.append(f"the offline Vega bundle is {got['vega']} characters")
     if got["one"]["code"] != 0 or got["one"]["out"].count("suite: ") != 1:
-        problems.append(f"`--suite bundled:weather` exit {got['one']['code']}: "
-                        f"{got['one']['err'][-800:]}")
+        problems.append(
+            f"`--suite bundled:weather` exit {got['one']['code']}: {got['one']['err'][-800:]}"
+        )
     if got["embedded"]["code"] != 2 or "'embedded' extra" not in got["embedded"]["err"]:
-        problems.append(f"the embedded model without its extra: exit {got['embedded']['code']}, "
-                        f"{got['embedded']['err'][-800:]}")
+        problems.append(
+            f"the embedded model without its extra: exit {got['embedded']['code']}, "
+            f"{got['embedded']['err'][-800:]}"
+        )
     if got["help"]["code"] != 0 or "bundled:weather" not in got["help"]["out"]:
         problems.append("`python -m tooleval_nb run --help` does not name bundled:weather")
     if problems:
-        raise CheckFailed("the installed wheel, outside the repository:\n  - "
-                          + "\n  - ".join(problems))
-    refused = next((line for line in got["embedded"]["err"].splitlines()
-                    if "'embedded' extra" in line), "")
-    return (f"from {outside}: {len(got['suites'])} bundled suites ran against the fake server "
-            f"(no --suite), bundled:weather alone, python -m tooleval_nb, corpus "
-            f"{got['corpus']} cases, the offline Vega bundle ({got['vega']:,} characters); without its extra the embedded model is refused: "
-            f"{refused.strip()[:160]}")
+        raise CheckFailed(
+            "the installed wheel, outside the repository:\n  - " + "\n  - ".join(problems)
+        )
+    refused = next(
+        (line for line in got["embedded"]["err"].splitlines() if "'embedded' extra" in line), ""
+    )
+    return (
+        f"from {outside}: {len(got['suites'])} bundled suites ran against the fake server "
+        f"(no --suite), bundled:weather alone, python -m tooleval_nb, corpus "
+        f"{got['corpus']} cases, the offline Vega bundle ({got['vega']:,} characters); without its extra the embedded model is refused: "
+        f"{refused.strip()[:160]}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
-    parser.add_argument("--offline", action="store_true",
-                        help="install from uv's cache alone, without asking PyPI's index")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="install from uv's cache alone, without asking PyPI's index",
+    )
     args = parser.parse_args(argv)
     scratch = Path(tempfile.mkdtemp(prefix="tooleval-wheel."))
     try:
         sdist, wheel, took = build(scratch / "dist")
-        say(f"built {sdist.name} ({sdist.stat().st_size / 1e3:.0f} kB) and {wheel.name} "
-            f"({wheel.stat().st_size / 1e3:.0f} kB) from it in {took:.1f} s")
+        say(
+            f"built {sdist.name} ({sdist.stat().st_size / 1e3:.0f} kB) and {wheel.name} "
+            f"({wheel.stat().st_size / 1e3:.0f} kB) from it in {took:.1f} s"
+        )
         say("metadata ok: " + check_metadata(sdist, wheel))
         first, _, _ = install(wheel, scratch / "venv-first", args.offline)
         seconds, mb, n = install(wheel, scratch / "venv", args.offline)
-        say(f"core wheel into a fresh venv from a warm cache: {seconds:.1f} s (first install "
-            f"{first:.1f} s), {mb:.0f} MB, {n} packages, compiled: nothing (--no-build)")
-        say(f"targets: nothing compiled (met), <= {MAX_MB} MB "
+        say(
+            f"core wheel into a fresh venv from a warm cache: {seconds:.1f} s (first install "
+            f"{first:.1f} s), {mb:.0f} MB, {n} packages, compiled: nothing (--no-build)"
+        )
+        say(
+            f"targets: nothing compiled (met), <= {MAX_MB} MB "
             f"({'met' if mb <= MAX_MB else 'missed'}), <= {MAX_SECONDS} s "
             f"({'met' if seconds <= MAX_SECONDS else 'missed'}); the largest packages (MB): "
-            + biggest(scratch / "venv"))
+            + biggest(scratch / "venv")
+        )
         outside = scratch / "elsewhere"
         outside.mkdir()
         say(check_cli(scratch / "venv", outside))

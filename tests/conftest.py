@@ -20,9 +20,21 @@ BFCL_DATA = REFERENCE / "bfcl" / "data"
 #: a real model's BFCL results with the official verdicts (source and licence: its README.md)
 BFCL_RESULTS_ARCHIVE = ROOT / "tests" / "fixtures" / "bfcl" / "glyphh-ada-1.1.tar.xz"
 #: the single-turn categories the BFCL tests use (the reference results cover these)
-BFCL_SINGLE_TURN = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
-                    "parallel_multiple", "irrelevance", "live_simple", "live_multiple",
-                    "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance")
+BFCL_SINGLE_TURN = (
+    "simple_python",
+    "simple_java",
+    "simple_javascript",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "live_irrelevance",
+    "live_relevance",
+)
 
 _KEY_VARS = [k for k in os.environ if k.endswith(("_API_KEY", "_API_TOKEN", "_API_BASE"))]
 
@@ -42,8 +54,9 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _cache_per_test(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
-                    _private_cache: None) -> Iterator[None]:
+def _cache_per_test(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, _private_cache: None
+) -> Iterator[None]:
     """Tests on local fake servers get a cache of their own: the cache is keyed by the endpoint,
     and a later test's fake server may get the port of an earlier one that planted other answers
     (a cached wrong answer would then leak in). Embedded-model tests share the session's cache."""
@@ -75,15 +88,18 @@ def bfcl_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import importlib.metadata
 
     try:
-        wheel = Path(str(importlib.metadata.distribution("bfcl-eval")
-                         .locate_file("bfcl_eval/data")))
+        wheel = Path(
+            str(importlib.metadata.distribution("bfcl-eval").locate_file("bfcl_eval/data"))
+        )
     except importlib.metadata.PackageNotFoundError:
         wheel = None
     if wheel is None or not wheel.is_dir():
         if BFCL_DATA.exists():
             return BFCL_DATA
-        pytest.skip("BFCL data not found: install it with `bash scripts/setup.sh` (bfcl-eval, "
-                    f"--no-deps) or put the reference folder at {BFCL_DATA}")
+        pytest.skip(
+            "BFCL data not found: install it with `bash scripts/setup.sh` (bfcl-eval, "
+            f"--no-deps) or put the reference folder at {BFCL_DATA}"
+        )
     folder = tmp_path_factory.mktemp("bfcl-data")
     (folder / "possible_answer").mkdir()
     for category in BFCL_SINGLE_TURN:

@@ -46,9 +46,20 @@ _CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "json
 #: suite format use BFCL's names, data files, prompts and AST checker without reaching the
 #: benchmark's runner side
 BFCL_RULES = "bfcl_rules"
-SUB_ROOMS: dict[str, str] = {f"tooleval_nb.bfcl.{name}": BFCL_RULES for name in (
-    "categories", "data", "prompt", "gorilla", "decode", "convert", "adapt", "checker",
-    "file_check")}
+SUB_ROOMS: dict[str, str] = {
+    f"tooleval_nb.bfcl.{name}": BFCL_RULES
+    for name in (
+        "categories",
+        "data",
+        "prompt",
+        "gorilla",
+        "decode",
+        "convert",
+        "adapt",
+        "checker",
+        "file_check",
+    )
+}
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
@@ -73,61 +84,122 @@ MAY_IMPORT: dict[str, set[str]] = {
     # the Ray executor: model replicas and a shared rate limit; it runs the runner's cells
     # (a pickled runner.cell.CaseRunner) without importing the runner
     "cluster": _CORE | {"suite", "parsers", "models", "aio"},
-    "runner": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster",
-                       "aio", BFCL_RULES},
-    "experiments": _CORE | {"suite", "parsers", "scoring", "formats", "models", "runner",
-                            "cluster", "aio", BFCL_RULES},
+    "runner": _CORE
+    | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "aio", BFCL_RULES},
+    "experiments": _CORE
+    | {"suite", "parsers", "scoring", "formats", "models", "runner", "cluster", "aio", BFCL_RULES},
     # BFCL as a benchmark: entries as cases, through the runner, to BFCL's result files
-    "bfcl": _CORE | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio",
-                     BFCL_RULES},
+    "bfcl": _CORE
+    | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio", BFCL_RULES},
     "charts": _CORE | {"suite", "scoring", BFCL_RULES},
-    "widgets": _CORE | {"suite", "parsers", "scoring", "formats", "models", "cluster",
-                        "mcp", "runner", "experiments", "charts", "aio", BFCL_RULES},
-    "report": _CORE | {"suite", "parsers", "scoring", "formats", "models", "cluster",
-                       "mcp", "runner", "experiments", "charts", "aio", BFCL_RULES},
-    "cli": _CORE | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "bfcl",
-                    "runner", "experiments", "charts", "report", "aio", BFCL_RULES},
+    "widgets": _CORE
+    | {
+        "suite",
+        "parsers",
+        "scoring",
+        "formats",
+        "models",
+        "cluster",
+        "mcp",
+        "runner",
+        "experiments",
+        "charts",
+        "aio",
+        BFCL_RULES,
+    },
+    "report": _CORE
+    | {
+        "suite",
+        "parsers",
+        "scoring",
+        "formats",
+        "models",
+        "cluster",
+        "mcp",
+        "runner",
+        "experiments",
+        "charts",
+        "aio",
+        BFCL_RULES,
+    },
+    "cli": _CORE
+    | {
+        "suite",
+        "parsers",
+        "scoring",
+        "formats",
+        "models",
+        "mcp",
+        "cluster",
+        "bfcl",
+        "runner",
+        "experiments",
+        "charts",
+        "report",
+        "aio",
+        BFCL_RULES,
+    },
     "__main__": {"cli"},  # python -m tooleval_nb: the command line
 }
 
 #: the parts of scoring that may call a model (LLM graders, the semantic matcher's optional
 #: embedding model), through the models package and only inside the function that calls it
 SCORING_MODEL_CALLS: dict[tuple[str, str], str] = {
-    ("tooleval_nb.scoring.graders", "tooleval_nb.models"):
-        "scoring stays pure and light: models loads only when a case has an LLM grader",
-    ("tooleval_nb.scoring.semantic", "tooleval_nb.models.embed"):
-        "scoring stays pure and light: models loads only for a provider embedding model",
+    (
+        "tooleval_nb.scoring.graders",
+        "tooleval_nb.models",
+    ): "scoring stays pure and light: models loads only when a case has an LLM grader",
+    (
+        "tooleval_nb.scoring.semantic",
+        "tooleval_nb.models.embed",
+    ): "scoring stays pure and light: models loads only for a provider embedding model",
 }
 
 #: (importer, imported) -> why the import sits inside a function
 LAZY_IMPORTS: dict[tuple[str, str], str] = {
     **SCORING_MODEL_CALLS,
-    ("tooleval_nb.models.call", "tooleval_nb.models.litellm_transport"):
-        "litellm only when used: a call through the direct OpenAI-compatible client loads "
-        "neither litellm nor our litellm module (test_the_direct_path_never_imports_litellm); "
-        "it loads in transport_for for a litellm-routed spec, or for a price",
-    ("tooleval_nb.models.embed", "tooleval_nb.models.litellm_transport"):
-        "litellm only when used: import tooleval_nb.models loads embed, and our litellm module "
-        "loads only with the first embedding call",
-    ("tooleval_nb.cluster.executor", "tooleval_nb.cluster.backend"):
-        "ray is an optional extra: the backend imports it and loads only for a run that asks "
-        "for the Ray executor (te.RayExecutor() itself needs no Ray)",
-    ("tooleval_nb.runner.live", "tooleval_nb.mcp.live"):
-        "import tooleval_nb.runner stays free of the MCP client (about a sixth of its import "
-        "time): it loads only for a run with live tools (open_live, then their answers)",
-    ("tooleval_nb.bfcl.checker", "tooleval_nb.bfcl.convert"):
-        "a run's first case pays every import the scorer makes (issue 31: first run within "
-        "0.1 s of a warm one): Java and JavaScript type conversion loads for such an entry only",
-    ("tooleval_nb.bfcl.checker", "tooleval_nb.bfcl.prompt"):
-        "a run's first case pays every import the scorer makes: BFCL's prompt configurations "
-        "load for a format-sensitivity entry only",
-    ("tooleval_nb.runner.finish", "tooleval_nb.scoring.case"):
-        "import tooleval_nb.runner stays free of the scorer and BFCL's checker (about 45% of its "
-        "import time; issue 31: first run within 0.1 s of a warm one): the finisher imports it "
-        "at its first case, in the loop's idle time while the other requests are in flight",
-    ("tooleval_nb.runner.launch", "tooleval_nb.formats"):
-        "import tooleval_nb.runner stays free of formats and PyYAML (about 80 ms, 27 modules): "
-        "a suite file is read only when run_eval is given a path instead of a Suite",
+    (
+        "tooleval_nb.models.call",
+        "tooleval_nb.models.litellm_transport",
+    ): "litellm only when used: a call through the direct OpenAI-compatible client loads "
+    "neither litellm nor our litellm module (test_the_direct_path_never_imports_litellm); "
+    "it loads in transport_for for a litellm-routed spec, or for a price",
+    (
+        "tooleval_nb.models.embed",
+        "tooleval_nb.models.litellm_transport",
+    ): "litellm only when used: import tooleval_nb.models loads embed, and our litellm module "
+    "loads only with the first embedding call",
+    (
+        "tooleval_nb.cluster.executor",
+        "tooleval_nb.cluster.backend",
+    ): "ray is an optional extra: the backend imports it and loads only for a run that asks "
+    "for the Ray executor (te.RayExecutor() itself needs no Ray)",
+    (
+        "tooleval_nb.runner.live",
+        "tooleval_nb.mcp.live",
+    ): "import tooleval_nb.runner stays free of the MCP client (about a sixth of its import "
+    "time): it loads only for a run with live tools (open_live, then their answers)",
+    (
+        "tooleval_nb.bfcl.checker",
+        "tooleval_nb.bfcl.convert",
+    ): "a run's first case pays every import the scorer makes (issue 31: first run within "
+    "0.1 s of a warm one): Java and JavaScript type conversion loads for such an entry only",
+    (
+        "tooleval_nb.bfcl.checker",
+        "tooleval_nb.bfcl.prompt",
+    ): "a run's first case pays every import the scorer makes: BFCL's prompt configurations "
+    "load for a format-sensitivity entry only",
+    (
+        "tooleval_nb.runner.finish",
+        "tooleval_nb.scoring.case",
+    ): "import tooleval_nb.runner stays free of the scorer and BFCL's checker (about 45% of its "
+    "import time; issue 31: first run within 0.1 s of a warm one): the finisher imports it "
+    "at its first case, in the loop's idle time while the other requests are in flight",
+    (
+        "tooleval_nb.runner.launch",
+        "tooleval_nb.formats",
+    ): "import tooleval_nb.runner stays free of formats and PyYAML (about 80 ms, 27 modules): "
+    "a suite file is read only when run_eval is given a path instead of a Suite",
 }
 
 #: arrows that point the wrong way, kept for deprecated names: (importer, imported) -> plan.
@@ -138,20 +210,32 @@ LEGACY_ARROWS: dict[tuple[str, str], str] = {}
 #: ``TYPE_CHECKING`` imports that close an import loop: (importer, imported) -> why it stays.
 #: Each is a type named in an annotation only; none runs. Remove an entry when its loop goes.
 TYPE_ONLY_LOOPS: dict[tuple[str, str], str] = {
-    ("tooleval_nb.bfcl.tally", "tooleval_nb.runner.store"):
-        "the tally writes BFCL's rows into the run store it is handed; the store imports "
-        "bfcl_rules (scoring), which the bfcl package's facade sits beside",
-    ("tooleval_nb.cluster.backend", "tooleval_nb.cluster.executor"):
-        "a replica pool names the RayExecutor that owns it; the executor builds the pool "
-        "lazily (LAZY_IMPORTS), so the loop is one of names, never of imports",
-    ("tooleval_nb.cluster.executor", "tooleval_nb.cluster.backend"):
-        "the executor's pool attribute is typed by the backend it loads only for a Ray run",
-    ("tooleval_nb.mcp.failures", "tooleval_nb.mcp.client"):
-        "a failure message names the MCPTarget it failed on; the client raises those messages",
-    ("tooleval_nb.suite.checks", "tooleval_nb.suite.model"):
-        "the suite-level checks take a Suite; Suite's validators call the case-level checks",
-    ("tooleval_nb.widgets.mcp_box", "tooleval_nb.widgets.editor"):
-        "the MCP section is built by, and feeds, the SuiteEditor that holds it",
+    (
+        "tooleval_nb.bfcl.tally",
+        "tooleval_nb.runner.store",
+    ): "the tally writes BFCL's rows into the run store it is handed; the store imports "
+    "bfcl_rules (scoring), which the bfcl package's facade sits beside",
+    (
+        "tooleval_nb.cluster.backend",
+        "tooleval_nb.cluster.executor",
+    ): "a replica pool names the RayExecutor that owns it; the executor builds the pool "
+    "lazily (LAZY_IMPORTS), so the loop is one of names, never of imports",
+    (
+        "tooleval_nb.cluster.executor",
+        "tooleval_nb.cluster.backend",
+    ): "the executor's pool attribute is typed by the backend it loads only for a Ray run",
+    (
+        "tooleval_nb.mcp.failures",
+        "tooleval_nb.mcp.client",
+    ): "a failure message names the MCPTarget it failed on; the client raises those messages",
+    (
+        "tooleval_nb.suite.checks",
+        "tooleval_nb.suite.model",
+    ): "the suite-level checks take a Suite; Suite's validators call the case-level checks",
+    (
+        "tooleval_nb.widgets.mcp_box",
+        "tooleval_nb.widgets.editor",
+    ): "the MCP section is built by, and feeds, the SuiteEditor that holds it",
 }
 
 #: values with one definition: (module, name) -> the literal that must appear nowhere else in
@@ -162,18 +246,32 @@ ONE_DEFINITION: dict[tuple[str, str], object] = {
 }
 #: literals that equal a one-definition value yet are not that concept: (module, value) -> why
 ONE_DEFINITION_EXCEPTIONS: dict[tuple[str, object], str] = {
-    ("tooleval_nb.experiments.store", "local/smollm2-135m"):
-        "a migration records the default model of the version that wrote old rows: history, "
-        "not the current default",
+    (
+        "tooleval_nb.experiments.store",
+        "local/smollm2-135m",
+    ): "a migration records the default model of the version that wrote old rows: history, "
+    "not the current default",
     ("tooleval_nb.runner.limits", 60.0): "a rate limit's window is a minute, not a timeout",
     ("tooleval_nb.models.retry", 60.0): "the longest Retry-After honoured, not a timeout",
     ("tooleval_nb.experiments.budget", 60.0): "seconds per minute",
 }
 #: public names bound at module level by exactly one module of the package (a second binding,
 #: even equal, is a copy that can drift; re-exports by import are fine)
-ONE_NAME = ("DEFAULT_MODEL", "DEFAULT_TIMEOUT", "SUMMARY_COLUMNS", "MODES", "MATCH_MODES",
-            "SCORE_SUMMARY_COLUMNS", "expected_calls_of", "SUMMARY_FIELDS", "EventRow", "ResultRow",
-            "RunRow", "JobRow", "Transport")
+ONE_NAME = (
+    "DEFAULT_MODEL",
+    "DEFAULT_TIMEOUT",
+    "SUMMARY_COLUMNS",
+    "MODES",
+    "MATCH_MODES",
+    "SCORE_SUMMARY_COLUMNS",
+    "expected_calls_of",
+    "SUMMARY_FIELDS",
+    "EventRow",
+    "ResultRow",
+    "RunRow",
+    "JobRow",
+    "Transport",
+)
 
 
 @dataclass(frozen=True)
@@ -198,7 +296,8 @@ def _is_module(name: str) -> bool:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def imports_of(path: Path) -> list[Import]:
@@ -235,16 +334,18 @@ def imports_of(path: Path) -> list[Import]:
                 if alias.name.split(".")[0] == "tooleval_nb":
                     found.append(Import(name, alias.name, node.lineno, in_function, type_only))
         else:
-            inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef |
-                                              ast.Lambda)
+            inner = in_function or isinstance(
+                node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+            )
             visit(node, inner, type_only)
 
     visit(ast.parse(path.read_text(encoding="utf-8")), False, False)
     return found
 
 
-ALL_IMPORTS: list[Import] = [imp for path in sorted(PACKAGE.rglob("*.py"))
-                             for imp in imports_of(path)]
+ALL_IMPORTS: list[Import] = [
+    imp for path in sorted(PACKAGE.rglob("*.py")) for imp in imports_of(path)
+]
 
 
 def room(module: str) -> str:
@@ -336,10 +437,14 @@ def _report(imports: list[Import]) -> list[str]:
 
 
 def test_the_rule_set_names_every_room():
-    rooms = {module_name(p).split(".")[1] for p in PACKAGE.iterdir()
-             if p.suffix == ".py" and p.name != "__init__.py" or (p / "__init__.py").is_file()}
-    assert rooms == set(MAY_IMPORT) - set(SUB_ROOMS.values()), \
+    rooms = {
+        module_name(p).split(".")[1]
+        for p in PACKAGE.iterdir()
+        if p.suffix == ".py" and p.name != "__init__.py" or (p / "__init__.py").is_file()
+    }
+    assert rooms == set(MAY_IMPORT) - set(SUB_ROOMS.values()), (
         "add the new room to MAY_IMPORT (and docs/architecture.md)"
+    )
     assert all(_is_module(m) for m in SUB_ROOMS), "a module of SUB_ROOMS is gone"
 
 
@@ -366,26 +471,41 @@ def test_no_import_cycle():
 
 
 def test_our_imports_sit_at_the_top_unless_listed():
-    hidden = _report([i for i in ALL_IMPORTS
-                      if i.in_function and not i.type_only
-                      and (i.importer, i.target) not in LAZY_IMPORTS
-                      and (i.importer, i.target) not in LEGACY_ARROWS])
-    assert not hidden, (f"{len(hidden)} imports of our modules inside functions (move them to "
-                        "the top, or give the reason in LAZY_IMPORTS):\n" + "\n".join(hidden))
+    hidden = _report(
+        [
+            i
+            for i in ALL_IMPORTS
+            if i.in_function
+            and not i.type_only
+            and (i.importer, i.target) not in LAZY_IMPORTS
+            and (i.importer, i.target) not in LEGACY_ARROWS
+        ]
+    )
+    assert not hidden, (
+        f"{len(hidden)} imports of our modules inside functions (move them to "
+        "the top, or give the reason in LAZY_IMPORTS):\n" + "\n".join(hidden)
+    )
 
 
-@pytest.mark.parametrize("pair", [*LAZY_IMPORTS, *LEGACY_ARROWS],
-                         ids=lambda pair: f"{pair[0]}->{pair[1]}")
+@pytest.mark.parametrize(
+    "pair", [*LAZY_IMPORTS, *LEGACY_ARROWS], ids=lambda pair: f"{pair[0]}->{pair[1]}"
+)
 def test_every_listed_exception_is_still_needed(pair):
-    assert any((i.importer, i.target) == pair for i in ALL_IMPORTS), \
+    assert any((i.importer, i.target) == pair for i in ALL_IMPORTS), (
         f"{pair} is no longer imported: remove it from the rule set"
+    )
 
 
-@pytest.mark.parametrize(("graph", "want"), [
-    pytest.param({"a": {"b"}, "b": {"a"}}, [["a", "b"]], id="two"),
-    pytest.param({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]], id="three"),
-    pytest.param({"a": {"b"}, "b": set()}, [], id="none"),
-])
+@pytest.mark.parametrize(
+    ("graph", "want"),
+    [
+        pytest.param({"a": {"b"}, "b": {"a"}}, [["a", "b"]], id="two"),
+        pytest.param(
+            {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]], id="three"
+        ),
+        pytest.param({"a": {"b"}, "b": set()}, [], id="none"),
+    ],
+)
 def test_cycles_finds_loops(graph, want):
     assert cycles(graph) == want
 
@@ -410,27 +530,37 @@ def _type_only_loops() -> dict[tuple[str, str], Import]:
             todo.extend(new)
         return False
 
-    return {(i.importer, i.target): i for i in ALL_IMPORTS
-            if i.type_only and not i.target.startswith(i.importer + ".")
-            and reaches(i.target, i.importer)}
+    return {
+        (i.importer, i.target): i
+        for i in ALL_IMPORTS
+        if i.type_only
+        and not i.target.startswith(i.importer + ".")
+        and reaches(i.target, i.importer)
+    }
 
 
 def test_type_checking_imports_make_no_unlisted_loop():
     found = _type_only_loops()
     unlisted = _report([imp for pair, imp in found.items() if pair not in TYPE_ONLY_LOOPS])
-    assert not unlisted, ("TYPE_CHECKING imports that close an import loop (break the loop, or "
-                          "give the reason in TYPE_ONLY_LOOPS):\n" + "\n".join(unlisted))
+    assert not unlisted, (
+        "TYPE_CHECKING imports that close an import loop (break the loop, or "
+        "give the reason in TYPE_ONLY_LOOPS):\n" + "\n".join(unlisted)
+    )
     stale = [pair for pair in TYPE_ONLY_LOOPS if pair not in found]
     assert not stale, f"no longer loops: remove from TYPE_ONLY_LOOPS: {stale}"
 
 
-@pytest.mark.parametrize(("graph_imports", "loops"), [
-    pytest.param([("a", "b", False), ("b", "a", True)], {("b", "a")}, id="type-only-back"),
-    pytest.param([("a", "b", True)], set(), id="no-loop"),
-])
+@pytest.mark.parametrize(
+    ("graph_imports", "loops"),
+    [
+        pytest.param([("a", "b", False), ("b", "a", True)], {("b", "a")}, id="type-only-back"),
+        pytest.param([("a", "b", True)], set(), id="no-loop"),
+    ],
+)
 def test_type_only_loops_finds_loops(monkeypatch, graph_imports, loops):
-    fake = [Import(f"tooleval_nb.{a}", f"tooleval_nb.{b}", 1, False, t)
-            for a, b, t in graph_imports]
+    fake = [
+        Import(f"tooleval_nb.{a}", f"tooleval_nb.{b}", 1, False, t) for a, b, t in graph_imports
+    ]
     monkeypatch.setattr(f"{__name__}.ALL_IMPORTS", fake)
     assert {(a[12:], b[12:]) for a, b in _type_only_loops()} == loops
 
@@ -438,21 +568,35 @@ def test_type_only_loops_finds_loops(monkeypatch, graph_imports, loops):
 def _literals(path: Path) -> list[tuple[object, int]]:
     """Every str / float / int constant in the code of ``path`` (docstrings left out)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = {id(node.body[0].value) for node in ast.walk(tree)
-            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.body and isinstance(node.body[0], ast.Expr)
-            and isinstance(node.body[0].value, ast.Constant)}
-    return [(node.value, node.lineno) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and id(node) not in docs
-            and isinstance(node.value, str | float) and not isinstance(node.value, bool)]
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.value, node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and id(node) not in docs
+        and isinstance(node.value, str | float)
+        and not isinstance(node.value, bool)
+    ]
 
 
 def _bindings(path: Path) -> set[str]:
     """The names ``path`` binds at module level by assignment or definition (not by import)."""
     names: set[str] = set()
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        targets = (node.targets if isinstance(node, ast.Assign) else
-                   [node.target] if isinstance(node, ast.AnnAssign) else [])
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
         names |= {t.id for t in targets if isinstance(t, ast.Name)}
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
@@ -466,15 +610,19 @@ def test_a_concept_with_one_definition_is_not_written_again():
         for (home, name), value in ONE_DEFINITION.items():
             if module == home:
                 continue
-            lines = [line for literal, line in _literals(path)
-                     if type(literal) is type(value) and literal == value]
+            lines = [
+                line
+                for literal, line in _literals(path)
+                if type(literal) is type(value) and literal == value
+            ]
             if lines and (module, value) not in ONE_DEFINITION_EXCEPTIONS:
                 copies.append(f"{module} (line {lines[0]}): {value!r}; import {home}.{name}")
     assert not copies, "a one-definition value written again:\n" + "\n".join(copies)
     for (home, name), value in ONE_DEFINITION.items():
         path = PACKAGE.joinpath(*home.split(".")[1:]).with_suffix(".py")
-        assert value in [v for v, _ in _literals(path)] and name in _bindings(path), \
+        assert value in [v for v, _ in _literals(path)] and name in _bindings(path), (
             f"{home}.{name} is no longer the definition of {value!r}: update ONE_DEFINITION"
+        )
 
 
 def test_each_listed_public_name_is_bound_by_one_module():

@@ -163,13 +163,24 @@ def test_key_variables_follow_litellm():
     test's litellm state made it route 'mistral/...' to no provider (no missing key listed)."""
     models = [f"{provider}/some-model" for provider in KEY_VARIABLES]
     models += ["gpt-4o", "claude-sonnet-4-20250514"]  # routed by their names
-    script = ("import json, sys, litellm\n"
-              "print(json.dumps({m: litellm.validate_environment(m)['missing_keys']"
-              " for m in json.loads(sys.argv[1])}))")
-    env = {k: v for k, v in os.environ.items()
-           if not any(w in k.upper() for w in ("KEY", "TOKEN", "SECRET"))}
-    done = subprocess.run([sys.executable, "-c", script, json.dumps(models)],
-                          capture_output=True, text=True, env=env, timeout=300, check=True)
+    script = (
+        "import json, sys, litellm\n"
+        "print(json.dumps({m: litellm.validate_environment(m)['missing_keys']"
+        " for m in json.loads(sys.argv[1])}))"
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not any(w in k.upper() for w in ("KEY", "TOKEN", "SECRET"))
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(models)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
     missing = json.loads(done.stdout.strip().splitlines()[-1])
     for model in models:
         assert key_variable(model) in missing[model], (model, missing[model])

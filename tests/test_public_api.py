@@ -23,10 +23,17 @@ FACADE = Path(te.__file__)
 def _type_checking_imports() -> dict[str, str]:
     """name -> module, from the facade's ``if TYPE_CHECKING:`` block."""
     tree = ast.parse(FACADE.read_text(encoding="utf-8"))
-    block = next(node for node in tree.body if isinstance(node, ast.If)
-                 and getattr(node.test, "id", None) == "TYPE_CHECKING")
-    return {alias.name: f"tooleval_nb.{node.module}" for node in block.body
-            if isinstance(node, ast.ImportFrom) for alias in node.names}
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
+    )
+    return {
+        alias.name: f"tooleval_nb.{node.module}"
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
 
 
 def test_all_is_sorted_and_unique():
@@ -80,10 +87,12 @@ def test_every_experiments_name_resolves(name):
         assert getattr(tx, name) is not None
 
 
-@pytest.mark.parametrize("heavy", ["pandas", "numpy", "litellm", "altair", "ipywidgets",
-                                   "aiohttp", "ray"])
+@pytest.mark.parametrize(
+    "heavy", ["pandas", "numpy", "litellm", "altair", "ipywidgets", "aiohttp", "ray"]
+)
 def test_import_stays_light(heavy):
     code = f"import sys, tooleval_nb; print({heavy!r} in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "False", f"import tooleval_nb loaded {heavy}"

@@ -20,6 +20,7 @@ from tooleval_nb import JobError, Suite, SuiteError, Tool, ToolEvalError, report
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "report.ipynb"
 
+
 @pytest.fixture
 def fake_server():
     """The local OpenAI-compatible fake server (answers ``get_weather city X`` with that call)."""
@@ -29,15 +30,26 @@ def fake_server():
         yield server
 
 
-WEATHER = Tool.create("get_weather", "Current weather for a city", {"city": {"type": "string"}},
-                      required=["city"])
+WEATHER = Tool.create(
+    "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
+)
 
 
 def write_suite(path: Path, name: str, n: int = 3) -> Path:
-    suite = Suite(name=name, tools=[WEATHER], cases=[
-        {"name": f"c{i}", "prompt": f"get_weather city Town{i}", "expected_tool": "get_weather",
-         "expected_params": {"city": "Town0"}, "tags": ["smoke"] if i == 0 else ["other"]}
-        for i in range(n)])
+    suite = Suite(
+        name=name,
+        tools=[WEATHER],
+        cases=[
+            {
+                "name": f"c{i}",
+                "prompt": f"get_weather city Town{i}",
+                "expected_tool": "get_weather",
+                "expected_params": {"city": "Town0"},
+                "tags": ["smoke"] if i == 0 else ["other"],
+            }
+            for i in range(n)
+        ],
+    )
     save_suite(suite, path)
     return path
 
@@ -50,20 +62,34 @@ def test_parameters_cell_matches_the_parameters_model():
     nb = nbformat.read(str(report.TEMPLATE), as_version=4)
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1
-    names = {t.id for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign)
-             for t in node.targets}
+    names = {
+        t.id
+        for node in ast.parse(tagged[0].source).body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+    }
     assert names == set(report.PARAMETERS)  # the run settings among them by their flat names
     # only the cells nbval checks carry their expected output
-    assert all(not c.get("outputs") or "NBVAL_CHECK_OUTPUT" in c.source
-               for c in nb.cells if c.cell_type == "code")
+    assert all(
+        not c.get("outputs") or "NBVAL_CHECK_OUTPUT" in c.source
+        for c in nb.cells
+        if c.cell_type == "code"
+    )
 
 
-@pytest.mark.parametrize("values, field", [
-    ({"temperature": 5}, "temperature"), ({"mode": "xml"}, "mode"),
-    ({"tool_choice": "always"}, "tool_choice"), ({"models": []}, "models"),
-    ({"models": ["bad name"]}, "models"), ({"max_cases": 0}, "max_cases"),
-    ({"colour": "red"}, "colour")],
-    ids=["temperature", "mode", "tool-choice", "no-models", "model-name", "max-cases", "unknown"])
+@pytest.mark.parametrize(
+    "values, field",
+    [
+        ({"temperature": 5}, "temperature"),
+        ({"mode": "xml"}, "mode"),
+        ({"tool_choice": "always"}, "tool_choice"),
+        ({"models": []}, "models"),
+        ({"models": ["bad name"]}, "models"),
+        ({"max_cases": 0}, "max_cases"),
+        ({"colour": "red"}, "colour"),
+    ],
+    ids=["temperature", "mode", "tool-choice", "no-models", "model-name", "max-cases", "unknown"],
+)
 def test_invalid_parameters_are_named(values, field):
     with pytest.raises(ToolEvalError, match=rf"{field}") as info:
         report.validate_params(**values)
@@ -101,8 +127,11 @@ def test_suites_are_filtered_by_tags_then_sliced(tmp_path):
 
 
 def test_targets_cover_every_mode_and_endpoint():
-    params = report.validate_params(models=["openai/x", "local/smollm2-135m"],
-                                    mode=["native", "hermes"], api_base="http://127.0.0.1:9")
+    params = report.validate_params(
+        models=["openai/x", "local/smollm2-135m"],
+        mode=["native", "hermes"],
+        api_base="http://127.0.0.1:9",
+    )
     targets = report.targets(params)
     assert {"model": "openai/x", "api_base": "http://127.0.0.1:9", "mode": "hermes"} in targets
     assert {"model": "local/smollm2-135m", "mode": "native"} in targets and len(targets) == 4
@@ -115,22 +144,31 @@ def test_environment_records_versions():
 
 def test_build_report_end_to_end(tmp_path, fake_server):
     suites = [write_suite(tmp_path / "one.json", "one"), write_suite(tmp_path / "two.json", "two")]
-    files = report.build_report(tmp_path / "out", suites=[str(s) for s in suites],
-                                models=["openai/fake"], api_base=fake_server.url,
-                                mode=["native", "hermes"], store=str(tmp_path / "runs.sqlite"),
-                                title="My report <1>", worst=20, cache=False, timeout=300)
+    files = report.build_report(
+        tmp_path / "out",
+        suites=[str(s) for s in suites],
+        models=["openai/fake"],
+        api_base=fake_server.url,
+        mode=["native", "hermes"],
+        store=str(tmp_path / "runs.sqlite"),
+        title="My report <1>",
+        worst=20,
+        cache=False,
+        timeout=300,
+    )
     executed = nbformat.read(str(files.notebook), as_version=4)
     injected = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert len(injected) == 1 and "My report <1>" in injected[0].source
-    errors = [o for c in executed.cells for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
+    errors = [
+        o for c in executed.cells for o in c.get("outputs", []) if o.get("output_type") == "error"
+    ]
     assert errors == []
     page = files.html.read_text(encoding="utf-8")
     assert "My report &lt;1&gt;" in page
-    assert page.count("class=\"tooleval-chart\"") >= 8  # every chart embedded
+    assert page.count('class="tooleval-chart"') >= 8  # every chart embedded
     assert "window.vegaEmbed=" in page and "cdn.jsdelivr.net" not in page  # offline
     assert "report.validate_params(" not in page  # inputs hidden
-    worst = page[page.index("Worst cases"):]
+    worst = page[page.index("Worst cases") :]
     assert "one/c1" in worst and 'get_weather(city="Town1")' in worst  # the calls made
     assert ">None<" not in worst
     assert "pydantic" in page and "fingerprint" in page  # configuration and versions
@@ -139,11 +177,17 @@ def test_build_report_end_to_end(tmp_path, fake_server):
 
 def test_a_failing_cell_keeps_the_notebook_and_names_the_cell(tmp_path):
     template = tmp_path / "t.ipynb"
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("title = 'x'", metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("raise RuntimeError('broken cell')")])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("title = 'x'", metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell("raise RuntimeError('broken cell')"),
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, str(template))
     suite = write_suite(tmp_path / "s.json", "s")
     with pytest.raises(JobError, match="RuntimeError: broken cell") as info:
@@ -176,8 +220,9 @@ def _experiment_with_two_runs(tmp_path, url):
 
     suite = load_suite(str(write_suite(tmp_path / "exp.json", "exp", 8)))
     store = str(tmp_path / "runs.sqlite")
-    exp = tx.experiment("prompt-study", suite=suite, split=tx.split(suite, holdout=0.0, seed=0),
-                        store=store)
+    exp = tx.experiment(
+        "prompt-study", suite=suite, split=tx.split(suite, holdout=0.0, seed=0), store=store
+    )
     base = tx.Config(model="openai/fake", api_base=url)
     exp.run(base)
     exp.run(base.merge(system_prompt="Call get_weather with city Town0."))
@@ -188,8 +233,9 @@ def test_report_experiment_section(tmp_path):
     from tooleval_nb.testing import FakeOpenAIServer
 
     def handler(body):  # right only with the phrase in a system prompt
-        system = " ".join(str(m.get("content")) for m in body.get("messages") or []
-                          if m.get("role") == "system")
+        system = " ".join(
+            str(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system"
+        )
         return None if "city Town0" in system else {"role": "assistant", "content": "no"}
 
     with FakeOpenAIServer(handler=handler) as server:
@@ -201,13 +247,20 @@ def test_report_experiment_section(tmp_path):
         assert exp.timeline()["kind"].tolist() == ["eval", "eval"]
         table = report.timeline_table(opened).to_html()
         assert "system_prompt" in table
-        files = report.build_report(tmp_path / "out", suites=[str(tmp_path / "exp.json")],
-                                    models=["openai/fake"], api_base=server.url, store=store,
-                                    experiment="prompt-study", cache=False, timeout=300)
+        files = report.build_report(
+            tmp_path / "out",
+            suites=[str(tmp_path / "exp.json")],
+            models=["openai/fake"],
+            api_base=server.url,
+            store=store,
+            experiment="prompt-study",
+            cache=False,
+            timeout=300,
+        )
     page = files.html.read_text(encoding="utf-8")
-    section = page[page.index(">Experiment<"):]
+    section = page[page.index(">Experiment<") :]
     assert "prompt-study" in section and "system_prompt" in section
-    assert section.count("class=\"tooleval-chart\"") >= 1  # the timeline chart, embedded
+    assert section.count('class="tooleval-chart"') >= 1  # the timeline chart, embedded
 
 
 def test_report_without_experiment_has_no_section_and_unknown_is_named(tmp_path):
@@ -217,8 +270,7 @@ def test_report_without_experiment_has_no_section_and_unknown_is_named(tmp_path)
         report.open_experiment(params)
     suite = write_suite(tmp_path / "s.json", "s")
     with pytest.raises(ToolEvalError, match="--experiment"):
-        report.build_report(tmp_path / "out", suites=[str(suite)], store=store,
-                            experiment="nope")
+        report.build_report(tmp_path / "out", suites=[str(suite)], store=store, experiment="nope")
     assert not (tmp_path / "out" / "report.ipynb").exists()  # failed before any kernel
 
 
@@ -228,12 +280,14 @@ def test_report_experiment_summary_lists_each_models_baseline(tmp_path, fake_ser
 
     suite = load_suite(str(write_suite(tmp_path / "two.json", "two", 6)))
     store = str(tmp_path / "runs.sqlite")
-    exp = tx.experiment("two-models", suite=suite, split=tx.split(suite, holdout=0.0, seed=0),
-                        store=store)
+    exp = tx.experiment(
+        "two-models", suite=suite, split=tx.split(suite, holdout=0.0, seed=0), store=store
+    )
     for model in ("openai/small", "openai/large"):
         exp.run(tx.Config(model=model, api_base=fake_server.url))
-    summary = report.experiment_summary(report.open_experiment(
-        report.validate_params(store=store, experiment="two-models")))
+    summary = report.experiment_summary(
+        report.open_experiment(report.validate_params(store=store, experiment="two-models"))
+    )
     assert "Baseline of openai/small" in summary and "Baseline of openai/large" in summary
 
 
@@ -272,8 +326,13 @@ def test_environment_overrides_the_template_parameters():
 def _runs_in_store(tmp_path, url) -> tuple[list[str], str]:
     suites = [write_suite(tmp_path / "one.json", "one"), write_suite(tmp_path / "two.json", "two")]
     store = str(tmp_path / "runs.sqlite")
-    params = report.validate_params(suites=[str(s) for s in suites], models=["openai/fake"],
-                                    api_base=url, store=store, cache=False)
+    params = report.validate_params(
+        suites=[str(s) for s in suites],
+        models=["openai/fake"],
+        api_base=url,
+        store=store,
+        cache=False,
+    )
     made = report.run_suites(params)
     return made.run_ids, store
 
@@ -284,35 +343,58 @@ def test_report_from_stored_runs_sends_no_request(tmp_path, fake_server, monkeyp
     assert made == 6
     # rendering: the parameters still point at the server; no request may reach it
     monkeypatch.setenv(report.ENV_PARAMS, '{"runs": []}')  # kept away from the kernel
-    files = report.build_report(tmp_path / "site", runs=run_ids, store=store,
-                                models=["openai/fake"], api_base=fake_server.url, cache=False,
-                                timeout=300)
+    files = report.build_report(
+        tmp_path / "site",
+        runs=run_ids,
+        store=store,
+        models=["openai/fake"],
+        api_base=fake_server.url,
+        cache=False,
+        timeout=300,
+    )
     assert fake_server.requests == made
     page = files.html.read_text(encoding="utf-8")
     assert all(r in page for r in run_ids)
     assert page.count('class="tooleval-chart"') >= 8
     assert not re.search(r"<script[^>]*src=\"https?://", page)  # nothing from the network
-    assert "one/c1" in page[page.index("Worst cases"):]
+    assert "one/c1" in page[page.index("Worst cases") :]
     assert files.runs == tuple(run_ids)
     assert files.headline is not None and files.headline.n_results == 6
     (model,) = files.headline.models
-    assert (model.model, model.n_passed, model.overall) == ("openai/fake", 2,
-                                                            pytest.approx((2 + 4 * 0.6) / 6))
+    assert (model.model, model.n_passed, model.overall) == (
+        "openai/fake",
+        2,
+        pytest.approx((2 + 4 * 0.6) / 6),
+    )
 
 
 def test_latest_reports_the_newest_run_of_each_suite(tmp_path, fake_server):
     run_ids, store = _runs_in_store(tmp_path, fake_server.url)
-    newer = report.run_suites(report.validate_params(
-        suites=[str(tmp_path / "two.json")], models=["openai/fake"], api_base=fake_server.url,
-        store=store, cache=False, name="again", resume=False)).run_ids
+    newer = report.run_suites(
+        report.validate_params(
+            suites=[str(tmp_path / "two.json")],
+            models=["openai/fake"],
+            api_base=fake_server.url,
+            store=store,
+            cache=False,
+            name="again",
+            resume=False,
+        )
+    ).run_ids
     made = fake_server.requests
-    files = report.build_report(tmp_path / "site", latest=True, store=store, timeout=300,
-                                suites=[str(tmp_path / "one.json"), str(tmp_path / "two.json")])
+    files = report.build_report(
+        tmp_path / "site",
+        latest=True,
+        store=store,
+        timeout=300,
+        suites=[str(tmp_path / "one.json"), str(tmp_path / "two.json")],
+    )
     assert files.runs == (run_ids[0], newer[0]) and fake_server.requests == made
     with pytest.raises(report.UnknownRunError, match=r"no run of suite\(s\) 'three'"):
         write_suite(tmp_path / "three.json", "three")
-        report.build_report(tmp_path / "site", latest=True, store=store,
-                            suites=[str(tmp_path / "three.json")])
+        report.build_report(
+            tmp_path / "site", latest=True, store=store, suites=[str(tmp_path / "three.json")]
+        )
 
 
 def test_unknown_run_id_fails_before_any_kernel(tmp_path, fake_server):
@@ -327,8 +409,9 @@ def test_unknown_run_id_fails_before_any_kernel(tmp_path, fake_server):
 def test_report_folder_index_lists_every_report_newest_first(tmp_path, fake_server):
     run_ids, store = _runs_in_store(tmp_path, fake_server.url)
     site = tmp_path / "site"
-    first = report.build_report(site, runs=run_ids[:1], store=store, title="First <one>",
-                                timeout=300)
+    first = report.build_report(
+        site, runs=run_ids[:1], store=store, title="First <one>", timeout=300
+    )
     second = report.build_report(site, runs=run_ids, store=store, title="Second", timeout=300)
     manifest = report.read_manifest(site)
     assert [e.title for e in manifest.reports] == ["Second", "First <one>"]
@@ -355,8 +438,11 @@ def _notebook(path: Path, *cells: str, parameters: str | None = "n = 2\nwords = 
         body.append(nbformat.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}))
     body += [nbformat.v4.new_code_cell(c) for c in cells]
     nb = nbformat.v4.new_notebook(cells=body)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, str(path))
     return path
 
@@ -365,19 +451,35 @@ def test_notebook_parameters_are_read_and_values_coerced():
     path = ROOT / "notebooks" / "02_compare_models.ipynb"
     params = report.notebook_parameters(path)
     assert {"suite_file", "tags", "max_cases", "models", "store"} <= set(params)
-    values = report.coerce_values(path, {"max_cases": "1", "tags": "smoke, hard",
-                                         "store": "/tmp/x.db", "models": '["a", {"model": "b"}]'})
-    assert values == {"max_cases": 1, "tags": ["smoke", "hard"], "store": "/tmp/x.db",
-                      "models": ["a", {"model": "b"}]}
-    assert report.coerce_values(path, {"tags": "None", "max_cases": 2}) == {"tags": None,
-                                                                             "max_cases": 2}
+    values = report.coerce_values(
+        path,
+        {
+            "max_cases": "1",
+            "tags": "smoke, hard",
+            "store": "/tmp/x.db",
+            "models": '["a", {"model": "b"}]',
+        },
+    )
+    assert values == {
+        "max_cases": 1,
+        "tags": ["smoke", "hard"],
+        "store": "/tmp/x.db",
+        "models": ["a", {"model": "b"}],
+    }
+    assert report.coerce_values(path, {"tags": "None", "max_cases": 2}) == {
+        "tags": None,
+        "max_cases": 2,
+    }
 
 
 def test_an_unknown_parameter_or_notebook_is_named(tmp_path):
     path = ROOT / "notebooks" / "02_compare_models.ipynb"
-    with pytest.raises(ToolEvalError, match=r"02_compare_models.ipynb has no parameter "
-                                            r"'max_casse'; its parameters are: .*max_cases "
-                                            r"\(default 3\)"):
+    with pytest.raises(
+        ToolEvalError,
+        match=r"02_compare_models.ipynb has no parameter "
+        r"'max_casse'; its parameters are: .*max_cases "
+        r"\(default 3\)",
+    ):
         report.coerce_values(path, {"max_casse": "1"})
     with pytest.raises(ToolEvalError, match=r"no notebook 'nope'.*02_compare_models"):
         report.find_notebook("nope")
@@ -388,11 +490,13 @@ def test_an_unknown_parameter_or_notebook_is_named(tmp_path):
 
 
 def test_render_notebook_runs_it_with_the_values_given(tmp_path):
-    nb = _notebook(tmp_path / "small.ipynb",
-                   "print('n twice:', n * 2, '| words:', words)",
-                   "import pandas as pd\nfrom tooleval_nb import charts\n"
-                   "df = pd.DataFrame({'x': list(range(n)), 'y': list(range(n))})\n"
-                   "import altair as alt\nalt.Chart(df).mark_point().encode(x='x', y='y')")
+    nb = _notebook(
+        tmp_path / "small.ipynb",
+        "print('n twice:', n * 2, '| words:', words)",
+        "import pandas as pd\nfrom tooleval_nb import charts\n"
+        "df = pd.DataFrame({'x': list(range(n)), 'y': list(range(n))})\n"
+        "import altair as alt\nalt.Chart(df).mark_point().encode(x='x', y='y')",
+    )
     files = report.render_notebook(nb, tmp_path / "out", {"n": "5", "words": "b,c"})
     assert files.html == tmp_path / "out" / "small.html" and files.index.exists()
     executed = files.notebook.read_text(encoding="utf-8")
@@ -403,15 +507,25 @@ def test_render_notebook_runs_it_with_the_values_given(tmp_path):
     assert "A small notebook" in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["-p", "max_cases", "1"], "-p/--parameter sets a parameter of the notebook given with "
-                               "--notebook NAME"),
-    (["--notebook", "02_compare_models", "--max-cases", "1"],
-     "--notebook takes its values with -p KEY VALUE, not the report template's options "
-     "(max_cases)"),
-    (["--notebook", "02_compare_models", "-p", "max_casse", "1"],
-     "02_compare_models.ipynb has no parameter 'max_casse'")],
-    ids=["p-without-notebook", "template-option", "unknown-parameter"])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["-p", "max_cases", "1"],
+            "-p/--parameter sets a parameter of the notebook given with --notebook NAME",
+        ),
+        (
+            ["--notebook", "02_compare_models", "--max-cases", "1"],
+            "--notebook takes its values with -p KEY VALUE, not the report template's options "
+            "(max_cases)",
+        ),
+        (
+            ["--notebook", "02_compare_models", "-p", "max_casse", "1"],
+            "02_compare_models.ipynb has no parameter 'max_casse'",
+        ),
+    ],
+    ids=["p-without-notebook", "template-option", "unknown-parameter"],
+)
 def test_notebook_options_are_checked_before_anything_runs(argv, message, tmp_path, capsys):
     from tooleval_nb.cli import main
 
@@ -424,21 +538,30 @@ def test_the_report_kernel_talks_over_local_sockets(tmp_path):
     """papermill's kernel listens on Unix sockets (ipc): no TCP port, no "running over TCP
     without encryption" warning in the middle of the progress; papermill's own default (TCP)
     shows that warning, so the check can fail."""
-    nb = _notebook(tmp_path / "k.ipynb",
-                   "from ipykernel.kernelapp import IPKernelApp\n"
-                   "print('transport:', IPKernelApp.instance().transport)")
-    code = ("import sys, papermill\nfrom tooleval_nb.report import execute_notebook\n"
-            f"src, out = {str(nb)!r}, {str(tmp_path / 'out.ipynb')!r}\n"
-            "if sys.argv[1] == 'ours':\n"
-            "    execute_notebook(src, out, {}, cwd=" + repr(str(tmp_path)) + ")\n"
-            "else:\n"
-            "    papermill.execute_notebook(src, out, progress_bar=False)\n")
+    nb = _notebook(
+        tmp_path / "k.ipynb",
+        "from ipykernel.kernelapp import IPKernelApp\n"
+        "print('transport:', IPKernelApp.instance().transport)",
+    )
+    code = (
+        "import sys, papermill\nfrom tooleval_nb.report import execute_notebook\n"
+        f"src, out = {str(nb)!r}, {str(tmp_path / 'out.ipynb')!r}\n"
+        "if sys.argv[1] == 'ours':\n"
+        "    execute_notebook(src, out, {}, cwd=" + repr(str(tmp_path)) + ")\n"
+        "else:\n"
+        "    papermill.execute_notebook(src, out, progress_bar=False)\n"
+    )
     sockets = Path(tempfile.gettempdir()).glob
     before = set(sockets("tooleval-kernel-*/kernel-*"))  # other runs' (a killed one leaves its)
     seen = {}
     for how in ("ours", "papermill"):
-        done = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
-                              timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        done = subprocess.run(
+            [sys.executable, "-c", code, how],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         printed = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells[-1].outputs
         seen[how] = (printed[0]["text"].strip(), "without encryption" in done.stderr)

@@ -62,7 +62,8 @@ def test_the_venv_matches_the_lock():
             wrong.append(f"{name} {have} (lock: {version})")
     where = f"{sys.prefix} against {LOCK} (inputs-sha256 {lock.recorded_hash()[:12]})"
     assert not wrong and not missing, (
-        f"{where}: wrong versions {wrong}, missing {missing}; run `bash scripts/setup.sh`")
+        f"{where}: wrong versions {wrong}, missing {missing}; run `bash scripts/setup.sh`"
+    )
 
 
 def test_every_imported_package_is_declared():
@@ -70,19 +71,38 @@ def test_every_imported_package_is_declared():
     extra (not only a dependency of a dependency, which may drop it in any release)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     requirements = project["dependencies"] + [
-        r for extra in project["optional-dependencies"].values() for r in extra]
+        r for extra in project["optional-dependencies"].values() for r in extra
+    ]
     declared = {Requirement(r).name.lower().replace("_", "-") for r in requirements}
     # import name -> distribution name, for every third-party import under tooleval_nb/
-    imported = {"pydantic": "pydantic", "jsonschema": "jsonschema", "yaml": "pyyaml",
-                "fastjsonschema": "fastjsonschema",
-                "pandas": "pandas", "altair": "altair", "litellm": "litellm", "mcp": "mcp",
-                "ipywidgets": "ipywidgets", "papermill": "papermill", "nbconvert": "nbconvert",
-                "platformdirs": "platformdirs", "rapidfuzz": "rapidfuzz", "regex": "regex",
-                "wordllama": "wordllama", "vl_convert": "vl-convert-python",
-                "llama_cpp": "llama-cpp-python", "numpy": "numpy", "nbformat": "nbformat",
-                "IPython": "ipython", "anyio": "anyio", "referencing": "referencing",
-                "uvicorn": "uvicorn", "httpx2": "httpx2", "jupyter_client": "jupyter-client",
-                "pydantic_core": "pydantic-core"}
+    imported = {
+        "pydantic": "pydantic",
+        "jsonschema": "jsonschema",
+        "yaml": "pyyaml",
+        "fastjsonschema": "fastjsonschema",
+        "pandas": "pandas",
+        "altair": "altair",
+        "litellm": "litellm",
+        "mcp": "mcp",
+        "ipywidgets": "ipywidgets",
+        "papermill": "papermill",
+        "nbconvert": "nbconvert",
+        "platformdirs": "platformdirs",
+        "rapidfuzz": "rapidfuzz",
+        "regex": "regex",
+        "wordllama": "wordllama",
+        "vl_convert": "vl-convert-python",
+        "llama_cpp": "llama-cpp-python",
+        "numpy": "numpy",
+        "nbformat": "nbformat",
+        "IPython": "ipython",
+        "anyio": "anyio",
+        "referencing": "referencing",
+        "uvicorn": "uvicorn",
+        "httpx2": "httpx2",
+        "jupyter_client": "jupyter-client",
+        "pydantic_core": "pydantic-core",
+    }
     assert not {d for d in imported.values() if d not in declared}
     found = set()
     for path in (ROOT / "tooleval_nb").rglob("*.py"):
@@ -99,11 +119,18 @@ def test_every_imported_package_is_declared():
 def test_a_stale_lock_fails_the_setup_naming_the_refresh_command(tmp_path):
     project = _scratch_project(tmp_path)
     pyproject = project / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('"pyyaml>=6",',
-                                                       '"pyyaml>=6",\n    "tqdm>=4",'))
+    pyproject.write_text(
+        pyproject.read_text().replace('"pyyaml>=6",', '"pyyaml>=6",\n    "tqdm>=4",')
+    )
     assert lock.check(pyproject, project / "requirements" / "lock.txt") is not None
-    proc = subprocess.run(["bash", "scripts/setup.sh"], cwd=project, capture_output=True,
-                          text=True, timeout=60, env={**os.environ, "PYTHON": sys.executable})
+    proc = subprocess.run(
+        ["bash", "scripts/setup.sh"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHON": sys.executable},
+    )
     assert proc.returncode == 1
     assert "does not match pyproject.toml" in proc.stderr
     assert "bash scripts/lock.sh" in proc.stderr
@@ -123,18 +150,29 @@ def test_an_interrupted_setup_is_finished_by_the_next(tmp_path):
     """A venv whose python is gone (set-up killed while making it) and one killed half-way
     through the install are both made whole by the next run (uses uv's cache: no build)."""
     project = _scratch_project(tmp_path)
-    shutil.copytree(ROOT / "tooleval_nb", project / "tooleval_nb",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "tooleval_nb", project / "tooleval_nb", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy(ROOT / "README.md", project / "README.md")
     shutil.copy(ROOT / "LICENSE", project / "LICENSE")  # pyproject's license-files
-    env = {**os.environ, "PYTHON": sys.executable if sys.prefix == sys.base_prefix
-           else os.path.join(sys.base_prefix, "bin", "python3")}
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable
+        if sys.prefix == sys.base_prefix
+        else os.path.join(sys.base_prefix, "bin", "python3"),
+    }
     venv = project / ".venv"
     venv.mkdir()
     (venv / "bin").mkdir()
     (venv / "bin" / "python").symlink_to(tmp_path / "gone")  # a broken interpreter
-    first = subprocess.Popen(["bash", "scripts/setup.sh"], cwd=project, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    first = subprocess.Popen(
+        ["bash", "scripts/setup.sh"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     # kill it once uv has started installing packages into the new venv
     site = venv / "lib"
     for _ in range(600):
@@ -146,11 +184,20 @@ def test_an_interrupted_setup_is_finished_by_the_next(tmp_path):
     first.kill()
     first.wait()
     assert not (venv / ".tooleval-stamp").exists()
-    second = subprocess.run(["bash", "scripts/setup.sh"], cwd=project, env=env,
-                            capture_output=True, text=True, timeout=1200)
+    second = subprocess.run(
+        ["bash", "scripts/setup.sh"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert second.returncode == 0, second.stderr[-2000:]
-    check = subprocess.run([str(venv / "bin" / "python"), "-c",
-                            "import tooleval_nb, llama_cpp, litellm, pandas"],
-                           capture_output=True, text=True, timeout=120)
+    check = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import tooleval_nb, llama_cpp, litellm, pandas"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert check.returncode == 0, check.stderr
     assert (venv / ".tooleval-stamp").exists()

@@ -41,43 +41,59 @@ def test_call_ids_ignore_the_users_seed_and_differ_in_a_forked_child() -> None:
     assert child.startswith("call_") and child != make_call_id()
 
 
-@pytest.mark.parametrize(("arguments", "expected"), [
-    (None, "{}"),
-    ({"city": "Paris"}, '{"city": "Paris"}'),
-    ('{"city": "Zürich"}', '{"city": "Zürich"}'),
-    ({"city": "Zürich"}, '{"city": "Zürich"}'),
-], ids=["none", "dict", "json-text", "non-ascii-dict"])
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (None, "{}"),
+        ({"city": "Paris"}, '{"city": "Paris"}'),
+        ('{"city": "Zürich"}', '{"city": "Zürich"}'),
+        ({"city": "Zürich"}, '{"city": "Zürich"}'),
+    ],
+    ids=["none", "dict", "json-text", "non-ascii-dict"],
+)
 def test_create_keeps_arguments_as_json_text(arguments: object, expected: str) -> None:
     call = ToolCall.create("get_weather", arguments, id="call_1")  # type: ignore[arg-type]
     assert call.function.arguments == expected
     assert call.name == "get_weather" and call.id == "call_1" and call.type == "function"
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ('{"a": 1}', {"a": 1}),
-    ("", {}),
-    ("   ", {}),
-    ("[1, 2]", None),
-    ("{not json", None),
-    ('"text"', None),
-], ids=["object", "empty", "blank", "array", "broken", "string"])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ("", {}),
+        ("   ", {}),
+        ("[1, 2]", None),
+        ("{not json", None),
+        ('"text"', None),
+    ],
+    ids=["object", "empty", "blank", "array", "broken", "string"],
+)
 def test_parsed_arguments(raw: str, expected: object) -> None:
     call = ToolCall(function=FunctionCall(name="f", arguments=raw))
     assert call.parsed_arguments() == expected
 
 
-OPENAI = {"id": "call_9", "type": "function",
-          "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+OPENAI = {
+    "id": "call_9",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+}
 
 
-@pytest.mark.parametrize("shape", [
-    OPENAI,
-    {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}, "id": "call_9"},
-    {"name": "get_weather", "arguments": {"city": "Paris"}, "id": "call_9"},
-    {"name": "get_weather", "parameters": {"city": "Paris"}, "id": "call_9"},
-    SimpleNamespace(id="call_9", function=SimpleNamespace(name="get_weather",
-                                                          arguments='{"city": "Paris"}')),
-], ids=["openai", "openai-dict-args", "flat", "flat-parameters", "sdk-object"])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        OPENAI,
+        {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}, "id": "call_9"},
+        {"name": "get_weather", "arguments": {"city": "Paris"}, "id": "call_9"},
+        {"name": "get_weather", "parameters": {"city": "Paris"}, "id": "call_9"},
+        SimpleNamespace(
+            id="call_9", function=SimpleNamespace(name="get_weather", arguments='{"city": "Paris"}')
+        ),
+    ],
+    ids=["openai", "openai-dict-args", "flat", "flat-parameters", "sdk-object"],
+)
 def test_of_accepts_every_supported_shape(shape: object) -> None:
     call = ToolCall.of(shape)
     assert call.name == "get_weather"
@@ -99,8 +115,9 @@ def test_of_keeps_non_dict_arguments_as_json() -> None:
     assert call.parsed_arguments() is None
 
 
-@pytest.mark.parametrize("bad", [{"a": 1, "b": 2}, 42, "get_weather()"],
-                         ids=["two-keys", "number", "text"])
+@pytest.mark.parametrize(
+    "bad", [{"a": 1, "b": 2}, 42, "get_weather()"], ids=["two-keys", "number", "text"]
+)
 def test_of_rejects_what_is_not_a_call(bad: object) -> None:
     with pytest.raises(ValueError, match="not a tool call"):
         ToolCall.of(bad)
@@ -111,12 +128,16 @@ def test_of_returns_tool_calls_unchanged() -> None:
     assert ToolCall.of(call) is call
 
 
-@pytest.mark.parametrize(("calls", "names"), [
-    (None, []),
-    (OPENAI, ["get_weather"]),
-    ([OPENAI, {"name": "b"}], ["get_weather", "b"]),
-    ((c for c in [{"x": {}}]), ["x"]),
-], ids=["none", "one", "list", "generator"])
+@pytest.mark.parametrize(
+    ("calls", "names"),
+    [
+        (None, []),
+        (OPENAI, ["get_weather"]),
+        ([OPENAI, {"name": "b"}], ["get_weather", "b"]),
+        ((c for c in [{"x": {}}]), ["x"]),
+    ],
+    ids=["none", "one", "list", "generator"],
+)
 def test_to_tool_calls(calls: object, names: list[str]) -> None:
     assert [c.name for c in to_tool_calls(calls)] == names
 

@@ -12,15 +12,32 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORE = ["tooleval_nb/suite", "tooleval_nb/scoring", "tooleval_nb/parsers",
-        "tooleval_nb/toolcall.py", "tooleval_nb/errors.py"]
+CORE = [
+    "tooleval_nb/suite",
+    "tooleval_nb/scoring",
+    "tooleval_nb/parsers",
+    "tooleval_nb/toolcall.py",
+    "tooleval_nb/errors.py",
+]
 
 
 def test_the_pure_core_is_clean_under_mypy_strict(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
-         "--cache-dir", str(tmp_path / "mypy"), *CORE],
-        cwd=ROOT, capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--cache-dir",
+            str(tmp_path / "mypy"),
+            *CORE,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "Success" in result.stdout
 
@@ -31,6 +48,10 @@ def test_the_whole_package_is_clean_under_mypy(tmp_path):
     is not yet a Literal: such gaps are closed in the code, not ignored here."""
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy"), "tooleval_nb"],
-        cwd=ROOT, capture_output=True, text=True, check=False)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "Success" in result.stdout

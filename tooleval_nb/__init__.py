@@ -190,38 +190,154 @@ def _export(module: str, *names: str) -> None:
 
 
 _export("tooleval_nb.toolcall", "ToolCall", "FunctionCall", "to_tool_calls")
-_export("tooleval_nb.suite", "Tool", "FunctionDef", "EvalCase", "Suite", "ExpectedCall",
-        "Expectations", "GraderSpec", "ScoringConfig", "ReferenceTool", "case_problems")
-_export("tooleval_nb.formats", "load_suite", "load_suites", "load_bfcl", "example_suite",
-        "save_suite", "save_bfcl")
-_export("tooleval_nb.scoring", "score_case", "score_cases", "CaseScore", "bfcl_check",
-        "GradeResult", "Trace", "score_case_async", "score_cases_async", "scores_df",
-        "BfclVerdict", "FAILURE_MODES", "SCORE_COLUMNS", "match_value", "score_params",
-        "score_tool_selection", "compute_overall", "check_expectations", "trajectory_match")
-_export("tooleval_nb.parsers", "parse_tool_calls", "get_parser", "ExtractedToolCallInformation",
-        "DeltaMessage", "DeltaToolCall", "DeltaFunctionCall", "StreamingToolReconstructor",
-        "check_parser", "load_corpus", "PARSER_FORMATS", "repair_tool_call", "render_tools_prompt",
-        "render_tool_calls", "example_exchange", "with_tools_prompt", "repair_tool_calls",
-        "ToolParser", "ParserCase", "ParserCorpus", "ParserFormat")
-_export("tooleval_nb.models", "DEFAULT_MODEL", "call_model", "call_model_async", "ModelReply",
-        "ModelSpec", "EmbeddedServer", "embedded_server", "embed", "embed_async", "RetryPolicy",
-        "ResponseCache", "build_messages", "system_prompt_for")
-_export("tooleval_nb.runner", "run_eval", "run_eval_async", "resume", "history", "load_run",
-        "delete_run", "Job", "Run", "Store", "RunSettings", "ToolChoice", "TOOL_CHOICES")
+_export(
+    "tooleval_nb.suite",
+    "Tool",
+    "FunctionDef",
+    "EvalCase",
+    "Suite",
+    "ExpectedCall",
+    "Expectations",
+    "GraderSpec",
+    "ScoringConfig",
+    "ReferenceTool",
+    "case_problems",
+)
+_export(
+    "tooleval_nb.formats",
+    "load_suite",
+    "load_suites",
+    "load_bfcl",
+    "example_suite",
+    "save_suite",
+    "save_bfcl",
+)
+_export(
+    "tooleval_nb.scoring",
+    "score_case",
+    "score_cases",
+    "CaseScore",
+    "bfcl_check",
+    "GradeResult",
+    "Trace",
+    "score_case_async",
+    "score_cases_async",
+    "scores_df",
+    "BfclVerdict",
+    "FAILURE_MODES",
+    "SCORE_COLUMNS",
+    "match_value",
+    "score_params",
+    "score_tool_selection",
+    "compute_overall",
+    "check_expectations",
+    "trajectory_match",
+)
+_export(
+    "tooleval_nb.parsers",
+    "parse_tool_calls",
+    "get_parser",
+    "ExtractedToolCallInformation",
+    "DeltaMessage",
+    "DeltaToolCall",
+    "DeltaFunctionCall",
+    "StreamingToolReconstructor",
+    "check_parser",
+    "load_corpus",
+    "PARSER_FORMATS",
+    "repair_tool_call",
+    "render_tools_prompt",
+    "render_tool_calls",
+    "example_exchange",
+    "with_tools_prompt",
+    "repair_tool_calls",
+    "ToolParser",
+    "ParserCase",
+    "ParserCorpus",
+    "ParserFormat",
+)
+_export(
+    "tooleval_nb.models",
+    "DEFAULT_MODEL",
+    "call_model",
+    "call_model_async",
+    "ModelReply",
+    "ModelSpec",
+    "EmbeddedServer",
+    "embedded_server",
+    "embed",
+    "embed_async",
+    "RetryPolicy",
+    "ResponseCache",
+    "build_messages",
+    "system_prompt_for",
+)
+_export(
+    "tooleval_nb.runner",
+    "run_eval",
+    "run_eval_async",
+    "resume",
+    "history",
+    "load_run",
+    "delete_run",
+    "Job",
+    "Run",
+    "Store",
+    "RunSettings",
+    "ToolChoice",
+    "TOOL_CHOICES",
+)
 _export("tooleval_nb.runner", "subscribe")
 _export("tooleval_nb.cluster", "RayExecutor", "shutdown_cluster")
 _export("tooleval_nb.bfcl.run", "run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun")
-_export("tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm",
-        "sweep_form")
+_export(
+    "tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm", "sweep_form"
+)
 _export("tooleval_nb.report", "build_report", "ReportParams", "ReportFiles")
-_export("tooleval_nb.experiments", "Config", "FewShot", "split", "Split", "Budget", "space",
-        "uniform", "Space", "DEFAULT_SPACE", "compare", "estimate", "estimate_async",
-        "experiment", "Experiment", "BestRecord", "sweep", "sweep_async", "Sweep", "tune_prompt",
-        "tune_prompt_async", "PromptTune", "judge_report", "judge_report_async", "JudgeReport",
-        "TOOL_RULES", "DEFAULT_SYSTEM_PROMPT")
-_export("tooleval_nb.mcp", "import_mcp", "import_mcp_async", "draft_cases", "draft_cases_async",
-        "accept_drafts", "discard_drafts", "MCPToolRunner", "LiveToolResult", "ToolExecutor",
-        "MCPTarget", "MCPImportWarning", "list_tools_async")
+_export(
+    "tooleval_nb.experiments",
+    "Config",
+    "FewShot",
+    "split",
+    "Split",
+    "Budget",
+    "space",
+    "uniform",
+    "Space",
+    "DEFAULT_SPACE",
+    "compare",
+    "estimate",
+    "estimate_async",
+    "experiment",
+    "Experiment",
+    "BestRecord",
+    "sweep",
+    "sweep_async",
+    "Sweep",
+    "tune_prompt",
+    "tune_prompt_async",
+    "PromptTune",
+    "judge_report",
+    "judge_report_async",
+    "JudgeReport",
+    "TOOL_RULES",
+    "DEFAULT_SYSTEM_PROMPT",
+)
+_export(
+    "tooleval_nb.mcp",
+    "import_mcp",
+    "import_mcp_async",
+    "draft_cases",
+    "draft_cases_async",
+    "accept_drafts",
+    "discard_drafts",
+    "MCPToolRunner",
+    "LiveToolResult",
+    "ToolExecutor",
+    "MCPTarget",
+    "MCPImportWarning",
+    "list_tools_async",
+)
 
 #: the public names, sorted (tests/test_public_api.py checks them against the lazy table)
 __all__ = [
@@ -386,8 +502,20 @@ __all__ = [
 ]
 
 
-_SUBPACKAGES = {"charts", "formats", "widgets", "report", "scoring", "parsers", "models",
-                "runner", "experiments", "mcp", "testing", "suite"}
+_SUBPACKAGES = {
+    "charts",
+    "formats",
+    "widgets",
+    "report",
+    "scoring",
+    "parsers",
+    "models",
+    "runner",
+    "experiments",
+    "mcp",
+    "testing",
+    "suite",
+}
 
 
 class _AfterAltair(importlib.abc.MetaPathFinder):

@@ -70,8 +70,11 @@ async def _then_hooks(work: Coroutine[Any, Any, T] | Callable[[], Coroutine[Any,
                 log.exception("closing hook %r failed", hook)
 
 
-def run_sync(work: Coroutine[Any, Any, T] | Callable[[], Coroutine[Any, Any, T]],
-             *, thread_name: str = "tooleval-run-sync") -> T:
+def run_sync(
+    work: Coroutine[Any, Any, T] | Callable[[], Coroutine[Any, Any, T]],
+    *,
+    thread_name: str = "tooleval-run-sync",
+) -> T:
     """Run a coroutine (or the one ``work()`` builds, inside the loop's thread) to completion and
     return its result; its exception propagates (see the module docstring)."""
     if running_loop() is None:

@@ -89,8 +89,14 @@ class ParserError(ToolEvalError):
 class ModelError(ToolEvalError):
     """A model call failed after its retries. ``status_code`` and ``retry_after`` when known."""
 
-    def __init__(self, message: str, *, status_code: int | None = None,
-                 retry_after: float | None = None, model: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        retry_after: float | None = None,
+        model: str | None = None,
+    ):
         self.status_code = status_code
         self.retry_after = retry_after
         self.model = model

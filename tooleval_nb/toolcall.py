@@ -56,8 +56,9 @@ class ToolCall(BaseModel):
     function: FunctionCall
 
     @classmethod
-    def create(cls, name: str, arguments: dict[str, Any] | str | None = None,
-               id: str | None = None) -> ToolCall:
+    def create(
+        cls, name: str, arguments: dict[str, Any] | str | None = None, id: str | None = None
+    ) -> ToolCall:
         """Build a call from a name and arguments given as a dict or a JSON string."""
         if arguments is None:
             args = "{}"
@@ -103,7 +104,7 @@ class ToolCall(BaseModel):
                 args = obj.get("arguments", obj.get("parameters"))
                 return cls.create(str(obj["name"]), _args(args), call_id)
             if len(obj) == 1:
-                (name, args), = obj.items()
+                ((name, args),) = obj.items()
                 return cls.create(str(name), _args(args))
             raise ValueError(f"not a tool call: {obj!r:.200}")
         fn = getattr(obj, "function", None)

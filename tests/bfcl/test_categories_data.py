@@ -49,20 +49,35 @@ def with_vector(monkeypatch):
 OFFLINE = [*SINGLE_TURN, *MULTI_TURN, "memory_kv", "memory_rec_sum", "format_sensitivity"]
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ("simple_python", ["simple_python"]),
-    ("irrelevance,simple_python", ["simple_python", "irrelevance"]),
-    (["live", "multiple"], ["multiple", *LIVE]),
-    ("non_live", list(NON_LIVE)),
-    ("single_turn", list(SINGLE_TURN)),
-    ("multi_turn", list(MULTI_TURN)),
-    ("memory", ["memory_kv", "memory_rec_sum"]),
-    ("agentic", ["memory_kv", "memory_rec_sum"]),
-    ("multi_turn_miss_func,format_sensitivity", ["multi_turn_miss_func", "format_sensitivity"]),
-    (None, OFFLINE),
-    ("all", OFFLINE),
-], ids=["one", "comma-list-in-bfcl-order", "group-and-name", "non_live", "single_turn",
-        "multi_turn", "memory", "agentic", "two-new", "none", "all"])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("simple_python", ["simple_python"]),
+        ("irrelevance,simple_python", ["simple_python", "irrelevance"]),
+        (["live", "multiple"], ["multiple", *LIVE]),
+        ("non_live", list(NON_LIVE)),
+        ("single_turn", list(SINGLE_TURN)),
+        ("multi_turn", list(MULTI_TURN)),
+        ("memory", ["memory_kv", "memory_rec_sum"]),
+        ("agentic", ["memory_kv", "memory_rec_sum"]),
+        ("multi_turn_miss_func,format_sensitivity", ["multi_turn_miss_func", "format_sensitivity"]),
+        (None, OFFLINE),
+        ("all", OFFLINE),
+    ],
+    ids=[
+        "one",
+        "comma-list-in-bfcl-order",
+        "group-and-name",
+        "non_live",
+        "single_turn",
+        "multi_turn",
+        "memory",
+        "agentic",
+        "two-new",
+        "none",
+        "all",
+    ],
+)
 def test_resolve_categories(no_vector, spec, expected):
     assert resolve_categories(spec) == expected
 
@@ -70,8 +85,7 @@ def test_resolve_categories(no_vector, spec, expected):
 def test_all_is_every_category_that_runs_offline_and_names_the_rest(no_vector):
     selection = select_categories("all")
     assert list(selection.categories) == OFFLINE == list(offline_categories())
-    assert list(selection.not_run) == ["memory_vector", "web_search_base",
-                                       "web_search_no_snippet"]
+    assert list(selection.not_run) == ["memory_vector", "web_search_base", "web_search_no_snippet"]
     assert "sentence-transformers and faiss" in selection.not_run["memory_vector"]
     assert "search API" in selection.not_run["web_search_base"]
     memory = select_categories("memory")
@@ -111,8 +125,17 @@ def test_an_unknown_category_is_named_with_the_valid_ones_listed(no_vector):
         resolve_categories(["simple_python", "multi_turn_bse", "simpel"])
     message = str(info.value)
     assert "'multi_turn_bse', 'simpel'" in message
-    for name in (*CATEGORIES, "non_live", "live", "single_turn", "multi_turn", "memory",
-                 "all", "web_search_base", "memory_vector"):
+    for name in (
+        *CATEGORIES,
+        "non_live",
+        "live",
+        "single_turn",
+        "multi_turn",
+        "memory",
+        "all",
+        "web_search_base",
+        "memory_vector",
+    ):
         assert name in message
 
 
@@ -134,12 +157,14 @@ def test_bfcl_names_of_entries_files_and_languages():
     assert category_of("memory_kv_prereq_22-student-0") == "memory_kv_prereq"
     assert category_of("memory_rec_sum_3-customer-3") == "memory_rec_sum"
     assert category_of(f"format_sensitivity_7:{FORMAT_SENSITIVITY_CONFIGS[3]}:parallel_9") == (
-        "format_sensitivity")
+        "format_sensitivity"
+    )
     assert category_of_file("x/BFCL_v4_multi_turn_base_result.json") == "multi_turn_base"
     assert category_of_file("BFCL_v3_simple_score.json") == "simple"
     assert category_of_file("notes.json") is None
-    assert [language_of(c) for c in ("simple_java", "simple_javascript", "multi_turn_base",
-                                     None)] == ["Java", "JavaScript", "Python", "Python"]
+    assert [
+        language_of(c) for c in ("simple_java", "simple_javascript", "multi_turn_base", None)
+    ] == ["Java", "JavaScript", "Python", "Python"]
 
 
 def test_data_from_a_folder(bfcl_data):
@@ -180,8 +205,11 @@ def test_the_installed_distribution_is_found_by_its_files(tmp_path, monkeypatch)
             return tmp_path / path
 
     monkeypatch.delenv(DATA_ENV, raising=False)
-    monkeypatch.setattr(data_mod.importlib.metadata, "distribution",
-                        lambda name: Dist() if name == "bfcl-eval" else None)
+    monkeypatch.setattr(
+        data_mod.importlib.metadata,
+        "distribution",
+        lambda name: Dist() if name == "bfcl-eval" else None,
+    )
     assert locate_data() == folder
 
 
@@ -196,17 +224,25 @@ def test_a_missing_category_file_and_bad_lines_are_named(tmp_path):
 
 def test_lines_are_parsed_when_used_and_a_late_bad_line_is_named_then(tmp_path):
     (tmp_path / "possible_answer").mkdir()
-    good = [json.dumps({"id": f"simple_python_{i}", "question": [[]], "function": []})
-            for i in range(3)]
+    good = [
+        json.dumps({"id": f"simple_python_{i}", "question": [[]], "function": []}) for i in range(3)
+    ]
     (tmp_path / "BFCL_v4_simple_python.json").write_text(
-        "\n".join([*good, '{"id": "simple_python_3", "question": [[]], "function": [}']) + "\n")
-    (tmp_path / "possible_answer" / "BFCL_v4_simple_python.json").write_text("".join(
-        json.dumps({"id": f"simple_python_{i}", "ground_truth": [{"f": {}}]}) + "\n"
-        for i in range(4)))
+        "\n".join([*good, '{"id": "simple_python_3", "question": [[]], "function": [}']) + "\n"
+    )
+    (tmp_path / "possible_answer" / "BFCL_v4_simple_python.json").write_text(
+        "".join(
+            json.dumps({"id": f"simple_python_{i}", "ground_truth": [{"f": {}}]}) + "\n"
+            for i in range(4)
+        )
+    )
     data = BfclData(tmp_path).category("simple_python")
     assert len(data) == 4 and data.ids[-1] == "simple_python_3"
-    assert [q["id"] for q in data.head(3)] == ["simple_python_0", "simple_python_1",
-                                                "simple_python_2"]
+    assert [q["id"] for q in data.head(3)] == [
+        "simple_python_0",
+        "simple_python_1",
+        "simple_python_2",
+    ]
     assert data.answers is not None and data.answers["simple_python_1"] == [{"f": {}}]
     assert "simple_python_3" in data.by_id and "simple_python_9" not in data.by_id
     with pytest.raises(SuiteError, match="BFCL_v4_simple_python.json, line 4: not JSON"):
@@ -217,7 +253,8 @@ def test_lines_are_parsed_when_used_and_a_late_bad_line_is_named_then(tmp_path):
 
 def test_a_line_whose_id_differs_from_its_start_is_refused(tmp_path):
     (tmp_path / "BFCL_v4_irrelevance.json").write_text(
-        '{"id": "irrelevance_0", "id": "irrelevance_9"}\n')
+        '{"id": "irrelevance_0", "id": "irrelevance_9"}\n'
+    )
     data = BfclData(tmp_path).category("irrelevance")
     with pytest.raises(SuiteError, match="line 1: field id"):
         data.head(1)
@@ -226,9 +263,11 @@ def test_a_line_whose_id_differs_from_its_start_is_refused(tmp_path):
 def test_answers_that_do_not_match_the_questions_are_refused(tmp_path):
     (tmp_path / "possible_answer").mkdir()
     (tmp_path / "BFCL_v4_multiple.json").write_text(
-        json.dumps({"id": "multiple_0", "question": [[]], "function": []}) + "\n")
+        json.dumps({"id": "multiple_0", "question": [[]], "function": []}) + "\n"
+    )
     (tmp_path / "possible_answer" / "BFCL_v4_multiple.json").write_text(
-        json.dumps({"id": "multiple_9", "ground_truth": []}) + "\n")
+        json.dumps({"id": "multiple_9", "ground_truth": []}) + "\n"
+    )
     with pytest.raises(SuiteError, match="no ground truth for 1 question.*multiple_0"):
         BfclData(tmp_path).category("multiple")
 
@@ -237,8 +276,9 @@ def test_ids_are_read_at_once_or_line_by_line_with_the_same_ids_and_line_numbers
     """Every line starting with its id (BFCL's files) is indexed in one pass; blank lines,
     CRLF endings and a line that does not start with its id take the line-by-line path, and
     both give the same ids and name the same line numbers."""
-    lines = [json.dumps({"id": f"irrelevance_{i}", "question": [[]], "function": []})
-             for i in range(4)]
+    lines = [
+        json.dumps({"id": f"irrelevance_{i}", "question": [[]], "function": []}) for i in range(4)
+    ]
     lines[2] = json.dumps({"question": [[]], "id": "irrelevance_2", "function": []})
     variants = {
         "plain": "\n".join(lines) + "\n",
@@ -254,7 +294,8 @@ def test_ids_are_read_at_once_or_line_by_line_with_the_same_ids_and_line_numbers
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "BFCL_v4_irrelevance.json").write_text(
-        "\r\n".join([lines[0], "", lines[1][:-1], lines[3]]) + "\r\n", newline="")
+        "\r\n".join([lines[0], "", lines[1][:-1], lines[3]]) + "\r\n", newline=""
+    )
     data = BfclData(bad).category("irrelevance")
     assert data.ids == ["irrelevance_0", "irrelevance_1", "irrelevance_3"]
     with pytest.raises(SuiteError, match="BFCL_v4_irrelevance.json, line 3: not JSON"):
@@ -268,8 +309,11 @@ def _jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def _doc(name: str) -> dict:
-    return {"name": name, "description": f"{name} it.",
-            "parameters": {"type": "dict", "properties": {}, "required": []}}
+    return {
+        "name": name,
+        "description": f"{name} it.",
+        "parameters": {"type": "dict", "properties": {}, "required": []},
+    }
 
 
 @pytest.fixture
@@ -280,38 +324,82 @@ def small_data(tmp_path) -> Path:
     _jsonl(docs / "math_api.json", [_doc("add")])
     _jsonl(docs / "memory_kv.json", [_doc("core_memory_add"), _doc("archival_memory_add")])
     turns = [[{"role": "user", "content": "list"}], [], [{"role": "user", "content": "sort"}]]
-    _jsonl(tmp_path / "BFCL_v4_multi_turn_miss_func.json", [
-        {"id": "multi_turn_miss_func_0", "question": turns,
-         "initial_config": {"GorillaFileSystem": {"root": {}}},
-         "path": ["GorillaFileSystem.ls"], "involved_classes": ["GorillaFileSystem", "MathAPI"],
-         "missed_function": {"1": ["sort"]}, "excluded_function": []}])
-    _jsonl(tmp_path / "possible_answer" / "BFCL_v4_multi_turn_miss_func.json", [
-        {"id": "multi_turn_miss_func_0", "ground_truth": [["ls()"], [], ["sort('a')"]]}])
-    _jsonl(tmp_path / "BFCL_v4_memory.json", [
-        {"id": "memory_0-student-0", "question": [[{"role": "user", "content": "My major?"}]],
-         "involved_classes": ["MemoryAPI"], "scenario": "student"},
-        {"id": "memory_1-customer-0", "question": [[{"role": "user", "content": "My name?"}]],
-         "involved_classes": ["MemoryAPI"], "scenario": "customer"}])
-    _jsonl(tmp_path / "possible_answer" / "BFCL_v4_memory.json", [
-        {"id": "memory_0-student-0", "ground_truth": ["CS"], "source": "..."},
-        {"id": "memory_1-customer-0", "ground_truth": ["Michael"], "source": "..."}])
+    _jsonl(
+        tmp_path / "BFCL_v4_multi_turn_miss_func.json",
+        [
+            {
+                "id": "multi_turn_miss_func_0",
+                "question": turns,
+                "initial_config": {"GorillaFileSystem": {"root": {}}},
+                "path": ["GorillaFileSystem.ls"],
+                "involved_classes": ["GorillaFileSystem", "MathAPI"],
+                "missed_function": {"1": ["sort"]},
+                "excluded_function": [],
+            }
+        ],
+    )
+    _jsonl(
+        tmp_path / "possible_answer" / "BFCL_v4_multi_turn_miss_func.json",
+        [{"id": "multi_turn_miss_func_0", "ground_truth": [["ls()"], [], ["sort('a')"]]}],
+    )
+    _jsonl(
+        tmp_path / "BFCL_v4_memory.json",
+        [
+            {
+                "id": "memory_0-student-0",
+                "question": [[{"role": "user", "content": "My major?"}]],
+                "involved_classes": ["MemoryAPI"],
+                "scenario": "student",
+            },
+            {
+                "id": "memory_1-customer-0",
+                "question": [[{"role": "user", "content": "My name?"}]],
+                "involved_classes": ["MemoryAPI"],
+                "scenario": "customer",
+            },
+        ],
+    )
+    _jsonl(
+        tmp_path / "possible_answer" / "BFCL_v4_memory.json",
+        [
+            {"id": "memory_0-student-0", "ground_truth": ["CS"], "source": "..."},
+            {"id": "memory_1-customer-0", "ground_truth": ["Michael"], "source": "..."},
+        ],
+    )
     prereq = tmp_path / "memory_prereq_conversation"
     n = 0
     for scenario in ("student", "customer", "finance", "healthcare", "notetaker"):
         rows = []
         for k in range(2):
-            rows.append({"id": f"memory_prereq_{n}-{scenario}-{k}", "topic": "t",
-                         "question": [[{"role": "user", "content": f"{scenario} {k}"}]],
-                         "involved_classes": ["MemoryAPI"], "scenario": scenario})
+            rows.append(
+                {
+                    "id": f"memory_prereq_{n}-{scenario}-{k}",
+                    "topic": "t",
+                    "question": [[{"role": "user", "content": f"{scenario} {k}"}]],
+                    "involved_classes": ["MemoryAPI"],
+                    "scenario": scenario,
+                }
+            )
             n += 1
         _jsonl(prereq / f"memory_{scenario}.json", rows)
-    _jsonl(tmp_path / "BFCL_v4_simple_python.json", [
-        {"id": f"simple_python_{i}", "question": [[{"role": "user", "content": "q"}]],
-         "function": [_doc("f")]} for i in range(3)])
-    _jsonl(tmp_path / "possible_answer" / "BFCL_v4_simple_python.json", [
-        {"id": f"simple_python_{i}", "ground_truth": [{"f": {}}]} for i in range(3)])
+    _jsonl(
+        tmp_path / "BFCL_v4_simple_python.json",
+        [
+            {
+                "id": f"simple_python_{i}",
+                "question": [[{"role": "user", "content": "q"}]],
+                "function": [_doc("f")],
+            }
+            for i in range(3)
+        ],
+    )
+    _jsonl(
+        tmp_path / "possible_answer" / "BFCL_v4_simple_python.json",
+        [{"id": f"simple_python_{i}", "ground_truth": [{"f": {}}]} for i in range(3)],
+    )
     (tmp_path / "BFCL_v4_format_sensitivity.json").write_text(
-        json.dumps({"simple_python": ["simple_python_2", "simple_python_0"]}))
+        json.dumps({"simple_python": ["simple_python_2", "simple_python_0"]})
+    )
     return tmp_path
 
 
@@ -320,9 +408,11 @@ def test_multi_turn_entries_get_their_classes_docs_less_the_missed_ones(small_da
     entry = data.head(1)[0]
     assert [f["name"] for f in entry["function"]] == ["ls", "cd", "add"]
     assert {k: [f["name"] for f in v] for k, v in entry["missed_function"].items()} == {
-        "1": ["sort"]}
+        "1": ["sort"]
+    }
     assert entry["question"][1] == [] and entry["initial_config"] == {
-        "GorillaFileSystem": {"root": {}}}
+        "GorillaFileSystem": {"root": {}}
+    }
     assert data.answers is not None
     assert data.answers["multi_turn_miss_func_0"] == [["ls()"], [], ["sort('a')"]]
     assert "Python 3 syntax" not in entry["function"][0]["description"]  # prompt.py's hints
@@ -334,15 +424,19 @@ def test_memory_entries_per_backend_with_their_prerequisite_conversations(small_
     entry = data.by_id["memory_kv_1-customer-0"]
     assert entry["involved_classes"] == ["MemoryAPI_kv"]
     assert [f["name"] for f in entry["function"]] == ["core_memory_add", "archival_memory_add"]
-    assert entry["depends_on"] == ["memory_kv_prereq_2-customer-0",
-                                   "memory_kv_prereq_3-customer-1"]
+    assert entry["depends_on"] == ["memory_kv_prereq_2-customer-0", "memory_kv_prereq_3-customer-1"]
     first = entry["question"][0]
-    assert first[0]["role"] == "system" and first[0]["content"].startswith(
-        "For your final answer to the user") and first[1]["content"] == "My name?"
+    assert (
+        first[0]["role"] == "system"
+        and first[0]["content"].startswith("For your final answer to the user")
+        and first[1]["content"] == "My name?"
+    )
     assert data.answers is not None and data.answers["memory_kv_0-student-0"] == ["CS"]
     assert [e["id"] for e in data.prereq][:3] == [
-        "memory_kv_prereq_0-student-0", "memory_kv_prereq_1-student-1",
-        "memory_kv_prereq_2-customer-0"]
+        "memory_kv_prereq_0-student-0",
+        "memory_kv_prereq_1-student-1",
+        "memory_kv_prereq_2-customer-0",
+    ]
     assert [e["depends_on"] for e in data.prereq[:2]] == [[], ["memory_kv_prereq_0-student-0"]]
     assert all(e["question"][0][0]["role"] == "user" for e in data.prereq)  # no answer format
     assert len(data.prereq) == 10
@@ -355,23 +449,29 @@ def test_format_sensitivity_is_each_listed_entry_under_each_config(small_data):
     assert len(data) == 2 * 26 == 2 * len(FORMAT_SENSITIVITY_CONFIGS)
     # the category file's order, not the list's
     assert data.ids[0] == f"format_sensitivity_0:{FORMAT_SENSITIVITY_CONFIGS[0]}:simple_python_0"
-    assert data.ids[26] == (f"format_sensitivity_26:{FORMAT_SENSITIVITY_CONFIGS[0]}:"
-                            "simple_python_2")
+    assert data.ids[26] == (
+        f"format_sensitivity_26:{FORMAT_SENSITIVITY_CONFIGS[0]}:simple_python_2"
+    )
     assert data.answers is not None and data.answers[data.ids[30]] == [{"f": {}}]
     assert data.by_id[data.ids[1]]["function"] == [_doc("f")]
 
 
 def test_bad_stateful_data_is_named(small_data):
     (small_data / "BFCL_v4_format_sensitivity.json").write_text(
-        json.dumps({"simple_python": ["simple_python_7"]}))
+        json.dumps({"simple_python": ["simple_python_7"]})
+    )
     with pytest.raises(SuiteError, match="field simple_python: ids not in"):
         BfclData(small_data).category("format_sensitivity")
-    _jsonl(small_data / "BFCL_v4_multi_turn_miss_func.json", [
-        {"id": "multi_turn_miss_func_0", "question": [], "involved_classes": ["Nowhere"]}])
+    _jsonl(
+        small_data / "BFCL_v4_multi_turn_miss_func.json",
+        [{"id": "multi_turn_miss_func_0", "question": [], "involved_classes": ["Nowhere"]}],
+    )
     with pytest.raises(SuiteError, match="no function docs for BFCL class 'Nowhere'"):
         BfclData(small_data).category("multi_turn_miss_func").head(1)
-    _jsonl(small_data / "BFCL_v4_multi_turn_miss_func.json", [
-        {"id": "multi_turn_miss_func_0", "question": []}])
+    _jsonl(
+        small_data / "BFCL_v4_multi_turn_miss_func.json",
+        [{"id": "multi_turn_miss_func_0", "question": []}],
+    )
     with pytest.raises(SuiteError, match="line 1 .*field involved_classes is missing"):
         BfclData(small_data).category("multi_turn_miss_func").head(1)
 
@@ -415,15 +515,22 @@ _COMPARE = textwrap.dedent("""
 def test_entries_equal_bfcl_evals_own_loader(bfcl_full_data, tmp_path):
     """bfcl-eval's load_dataset_entry / load_ground_truth_entry, run in a subprocess (its
     import writes folders under BFCL_PROJECT_ROOT), give the same entries and answers."""
-    probe = subprocess.run([sys.executable, "-c", "import bfcl_eval.utils"],
-                           env={**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)},
-                           capture_output=True, text=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import bfcl_eval.utils"],
+        env={**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)},
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0:
         pytest.skip(f"bfcl_eval.utils does not import here: {probe.stderr.strip()[-200:]}")
     categories = [*MULTI_TURN, "memory_kv", "memory_rec_sum", "format_sensitivity"]
-    done = subprocess.run([sys.executable, "-c", _COMPARE, str(bfcl_full_data.folder),
-                           *categories],
-                          env={**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)},
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPARE, str(bfcl_full_data.folder), *categories],
+        env={**os.environ, "BFCL_PROJECT_ROOT": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {
-        c: [True, True, True] for c in categories}
+        c: [True, True, True] for c in categories
+    }

@@ -15,16 +15,31 @@ from tooleval_nb.charts.bfcl import (
 
 def _entries():
     rows = []
-    for mode, outcomes in (("fc", {"simple_python": [1, 1, 0], "irrelevance": [1, 0]}),
-                           ("prompt", {"simple_python": [1, 0, 0], "irrelevance": [1, 1]})):
+    for mode, outcomes in (
+        ("fc", {"simple_python": [1, 1, 0], "irrelevance": [1, 0]}),
+        ("prompt", {"simple_python": [1, 0, 0], "irrelevance": [1, 1]}),
+    ):
         for category, passed in outcomes.items():
             for i, ok in enumerate(passed):
-                rows.append({"model": "m", "mode": mode, "category": category,
-                             "id": f"{category}_{i}", "passed": bool(ok), "errored": False,
-                             "decoder_failed": False, "tool_score": float(ok),
-                             "param_score": None, "overall": float(ok), "error_type":
-                             None if ok else "x", "calls_expected": 1, "calls_made": ok,
-                             "calls_matched": ok, "result": "r"})
+                rows.append(
+                    {
+                        "model": "m",
+                        "mode": mode,
+                        "category": category,
+                        "id": f"{category}_{i}",
+                        "passed": bool(ok),
+                        "errored": False,
+                        "decoder_failed": False,
+                        "tool_score": float(ok),
+                        "param_score": None,
+                        "overall": float(ok),
+                        "error_type": None if ok else "x",
+                        "calls_expected": 1,
+                        "calls_made": ok,
+                        "calls_matched": ok,
+                        "result": "r",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -35,8 +50,10 @@ def test_accuracy_chart_draws_its_table():
     data = next(iter(spec["datasets"].values()))
     assert len(data) == len(twin) == 4
     assert {d["label"] for d in data} == {"m (fc)", "m (prompt)"}
-    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
-             for layer in spec["layer"]]
+    marks = [
+        layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+        for layer in spec["layer"]
+    ]
     assert marks == ["bar", "rule"]
 
 
@@ -55,8 +72,7 @@ def test_overall_chart_stacks_the_weighted_parts_of_bfcls_overall():
 
     scores = leaderboard(_entries())
     table = overall_table(scores)
-    assert list(table["part"]) == ["non_live", "live", "irrelevance", "multi_turn",
-                                   "agentic"] * 2
+    assert list(table["part"]) == ["non_live", "live", "irrelevance", "multi_turn", "agentic"] * 2
     assert list(table["weight"][:5]) == [0.1, 0.1, 0.1, 0.3, 0.4]
     for _, group in table.groupby("label"):  # the contributions sum to the overall
         assert abs(group["contribution"].sum() - group["overall"].iloc[0]) < 1e-12

@@ -27,22 +27,56 @@ def _handler(body):
 
 def test_cli_writes_the_files_and_prints_the_leaderboard(bfcl_data, tmp_path):
     with FakeOpenAIServer(handler=_handler) as server:
-        args = _parse(["--model", "openai/fake", "--api-base", server.url, "--api-key", "k",
-                       "--category", "simple_python", "--category", "irrelevance",
-                       "--mode", "prompt", "--limit", "2", "--output", str(tmp_path / "out"),
-                       "--data-dir", str(bfcl_data), "--store", str(tmp_path / "s.db"),
-                       "--progress", "none", "--format", "json"])
+        args = _parse(
+            [
+                "--model",
+                "openai/fake",
+                "--api-base",
+                server.url,
+                "--api-key",
+                "k",
+                "--category",
+                "simple_python",
+                "--category",
+                "irrelevance",
+                "--mode",
+                "prompt",
+                "--limit",
+                "2",
+                "--output",
+                str(tmp_path / "out"),
+                "--data-dir",
+                str(bfcl_data),
+                "--store",
+                str(tmp_path / "s.db"),
+                "--progress",
+                "none",
+                "--format",
+                "json",
+            ]
+        )
         out = io.StringIO()
         assert cmd_bfcl(args, out, io.StringIO()) == 0
     (row,) = json.loads(out.getvalue())
     assert row["simple_python"] == 0.5 and row["irrelevance"] == 1.0
-    assert (tmp_path / "out" / "result" / "openai_fake" / "non_live" /
-            "BFCL_v4_irrelevance_result.json").is_file()
+    assert (
+        tmp_path / "out" / "result" / "openai_fake" / "non_live" / "BFCL_v4_irrelevance_result.json"
+    ).is_file()
 
 
 def test_cli_unknown_category(bfcl_data, tmp_path):
-    args = _parse(["--category", "simple", "--output", str(tmp_path), "--data-dir",
-                   str(bfcl_data), "--store", str(tmp_path / "s.db")])
+    args = _parse(
+        [
+            "--category",
+            "simple",
+            "--output",
+            str(tmp_path),
+            "--data-dir",
+            str(bfcl_data),
+            "--store",
+            str(tmp_path / "s.db"),
+        ]
+    )
     with pytest.raises(SuiteError, match="valid categories"):
         cmd_bfcl(args, io.StringIO(), io.StringIO())
 
@@ -56,17 +90,44 @@ def test_cli_runs_a_multi_turn_category_through_bfcls_loop(tmp_path, monkeypatch
     monkeypatch.setenv("TOOLEVAL_BFCL_DATA", str(data))
     bfcl_script.reset()
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        args = _parse(["--model", "openai/fake", "--api-base", server.url, "--api-key", "k",
-                       "--category", "multi_turn_base", "--mode", "fc", "--limit", "2",
-                       "--output", str(tmp_path / "out"), "--data-dir", str(data),
-                       "--store", str(tmp_path / "s.db"), "--progress", "none",
-                       "--format", "json"])
+        args = _parse(
+            [
+                "--model",
+                "openai/fake",
+                "--api-base",
+                server.url,
+                "--api-key",
+                "k",
+                "--category",
+                "multi_turn_base",
+                "--mode",
+                "fc",
+                "--limit",
+                "2",
+                "--output",
+                str(tmp_path / "out"),
+                "--data-dir",
+                str(data),
+                "--store",
+                str(tmp_path / "s.db"),
+                "--progress",
+                "none",
+                "--format",
+                "json",
+            ]
+        )
         out = io.StringIO()
         assert cmd_bfcl(args, out, io.StringIO()) == 0
     (row,) = json.loads(out.getvalue())
     # the script perturbs entry 0 and answers entry 1 right
     assert row["n_entries"] == 2 and row["n_passed"] == 1
-    path = (tmp_path / "out" / "result" / "openai_fake-FC" / "multi_turn" /
-            "BFCL_v4_multi_turn_base_result.json")
+    path = (
+        tmp_path
+        / "out"
+        / "result"
+        / "openai_fake-FC"
+        / "multi_turn"
+        / "BFCL_v4_multi_turn_base_result.json"
+    )
     entries = [json.loads(x) for x in path.read_text().splitlines()]
     assert all(isinstance(turn, list) for e in entries for turn in e["result"])

@@ -30,8 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def mt_data() -> Path:
     """BFCL's full data (an installed bfcl-eval's): the reference folder has no multi-turn."""
     try:
-        return locate_data(None) if not os.environ.get("TOOLEVAL_BFCL_DATA") else Path(
-            os.environ["TOOLEVAL_BFCL_DATA"])
+        return (
+            locate_data(None)
+            if not os.environ.get("TOOLEVAL_BFCL_DATA")
+            else Path(os.environ["TOOLEVAL_BFCL_DATA"])
+        )
     except Exception:  # noqa: BLE001
         pytest.skip("no BFCL data with the multi-turn categories (pip install bfcl-eval)")
 
@@ -61,8 +64,16 @@ def _steps(entry: dict) -> int:
 def test_fc_loop_runs_each_turn_against_the_environments(mt_data, tmp_path):
     out = tmp_path / "out"
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run = run_bfcl(_model(server), "multi_turn_base", mode="fc", limit=2, data_dir=mt_data,
-                       store=tmp_path / "s.db", output=out, progress="none").result()
+        run = run_bfcl(
+            _model(server),
+            "multi_turn_base",
+            mode="fc",
+            limit=2,
+            data_dir=mt_data,
+            store=tmp_path / "s.db",
+            output=out,
+            progress="none",
+        ).result()
         bodies = server.bodies
     entries = _result_file(out, "openai_fake-FC", "multi_turn", "multi_turn_base")
     data = BfclData(mt_data).category("multi_turn_base")
@@ -81,15 +92,19 @@ def test_fc_loop_runs_each_turn_against_the_environments(mt_data, tmp_path):
     step2 = [b for b in bodies if any(m["role"] == "tool" for m in b["messages"])]
     listing = next(b for b in step2 if b["messages"][0]["content"].startswith("I am alex"))
     assert listing["messages"][1]["role"] == "assistant" and listing["messages"][1]["tool_calls"]
-    assert listing["messages"][2] == {"role": "tool", "tool_call_id": "call_0_0_0",
-                                      "content": '{"current_directory_content": ["workspace"]}'}
+    assert listing["messages"][2] == {
+        "role": "tool",
+        "tool_call_id": "call_0_0_0",
+        "content": '{"current_directory_content": ["workspace"]}',
+    }
     # the state carries across turns: turn 2 enters the folder turn 1 moved the log into
     log = entries[1]["inference_log"][2]["step_0"]
     assert {"role": "tool", "content": '{"current_working_directory": "archive"}'} in log
     # entry 0 (perturbed: a folder that does not exist): BFCL's error text, then its verdict
     moved = next(b for b in step2 if b["messages"][0]["content"].startswith("Move"))
     assert moved["messages"][2]["content"] == (
-        '{"error": "cd: \'document_x\': No such file or directory"}')
+        '{"error": "cd: \'document_x\': No such file or directory"}'
+    )
     df = run.bfcl_results_df().set_index("id")
     assert df.loc["multi_turn_base_1", "passed"]
     assert df.loc["multi_turn_base_0", "error_type"] == "multi_turn:instance_state_mismatch"
@@ -98,8 +113,16 @@ def test_fc_loop_runs_each_turn_against_the_environments(mt_data, tmp_path):
 def test_prompt_loop_sends_results_as_one_user_message(mt_data, tmp_path):
     out = tmp_path / "out"
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(_model(server), "multi_turn_base", mode="prompt", limit=1, data_dir=mt_data,
-                 store=tmp_path / "s.db", output=out, progress="none").result()
+        run_bfcl(
+            _model(server),
+            "multi_turn_base",
+            mode="prompt",
+            limit=1,
+            data_dir=mt_data,
+            store=tmp_path / "s.db",
+            output=out,
+            progress="none",
+        ).result()
         bodies = server.bodies
     assert all("tools" not in b for b in bodies)
     assert bodies[0]["messages"][0]["role"] == "system"
@@ -109,24 +132,43 @@ def test_prompt_loop_sends_results_as_one_user_message(mt_data, tmp_path):
     results = bodies[1]["messages"][-1]
     assert results["role"] == "user"  # the script's perturbed first call (see bfcl_script)
     listed = ast.literal_eval(results["content"])
-    assert listed[0] == {"role": "tool", "name": "cd(folder='document_x')",
-                         "content": '{"error": "cd: \'document_x\': No such file or directory"}'}
-    assert [x["name"] for x in listed[1:]] == ["mkdir(dir_name='temp')",
-                                               "mv(source='final_report.pdf', destination='temp')"]
+    assert listed[0] == {
+        "role": "tool",
+        "name": "cd(folder='document_x')",
+        "content": '{"error": "cd: \'document_x\': No such file or directory"}',
+    }
+    assert [x["name"] for x in listed[1:]] == [
+        "mkdir(dir_name='temp')",
+        "mv(source='final_report.pdf', destination='temp')",
+    ]
 
 
 def test_miss_func_adds_the_held_back_functions_at_their_turn(mt_data, tmp_path):
     data = BfclData(mt_data).category("multi_turn_miss_func")
     entry = data.head(1)[0]
-    (turn, added), = entry["missed_function"].items()
+    ((turn, added),) = entry["missed_function"].items()
     names = {f["name"] for f in added}
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(_model(server), "multi_turn_miss_func", mode="fc", limit=1, data_dir=mt_data,
-                 store=tmp_path / "s.db", progress="none").result()
+        run_bfcl(
+            _model(server),
+            "multi_turn_miss_func",
+            mode="fc",
+            limit=1,
+            data_dir=mt_data,
+            store=tmp_path / "s.db",
+            progress="none",
+        ).result()
         fc = server.bodies
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(_model(server), "multi_turn_miss_func", mode="prompt", limit=1,
-                 data_dir=mt_data, store=tmp_path / "p.db", progress="none").result()
+        run_bfcl(
+            _model(server),
+            "multi_turn_miss_func",
+            mode="prompt",
+            limit=1,
+            data_dir=mt_data,
+            store=tmp_path / "p.db",
+            progress="none",
+        ).result()
         prompt = server.bodies
     from bfcl_eval.constants import default_prompts
 
@@ -134,15 +176,22 @@ def test_miss_func_adds_the_held_back_functions_at_their_turn(mt_data, tmp_path)
         users = [m for m in body["messages"] if m["role"] == "user"]
         offered = {t["function"]["name"] for t in body["tools"]}
         assert (names <= offered) == (len(users) > int(turn))
-    at = next(b for b in fc if len([m for m in b["messages"] if m["role"] == "user"])
-              == int(turn) + 1)
+    at = next(
+        b for b in fc if len([m for m in b["messages"] if m["role"] == "user"]) == int(turn) + 1
+    )
     assert at["messages"][-1] == {
-        "role": "user", "content": default_prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC}
+        "role": "user",
+        "content": default_prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC,
+    }
     added_tool = next(t for t in at["tools"] if t["function"]["name"] in names)
     assert "Note that the provided function" not in added_tool["function"]["description"]
-    listed = [m["content"] for b in prompt for m in b["messages"] if m["role"] == "user"
-              and m["content"].endswith(
-                  default_prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC)]
+    listed = [
+        m["content"]
+        for b in prompt
+        for m in b["messages"]
+        if m["role"] == "user"
+        and m["content"].endswith(default_prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC)
+    ]
     assert listed and listed[0].startswith(str(added))
 
 
@@ -153,20 +202,37 @@ def test_step_limit_ends_the_entry(mt_data, tmp_path):
         return {"tool_calls": [{"function": {"name": "ls", "arguments": {}}}]}
 
     with FakeOpenAIServer(handler=always_ls) as server:
-        run_bfcl(_model(server), "multi_turn_base", mode="fc", limit=1, data_dir=mt_data,
-                 store=tmp_path / "s.db", output=out, progress="none").result()
+        run_bfcl(
+            _model(server),
+            "multi_turn_base",
+            mode="fc",
+            limit=1,
+            data_dir=mt_data,
+            store=tmp_path / "s.db",
+            output=out,
+            progress="none",
+        ).result()
         n = server.requests
     entry = _result_file(out, "openai_fake-FC", "multi_turn", "multi_turn_base")[0]
     assert len(entry["result"]) == 1 and len(entry["result"][0]) == 21 == n  # 20 + the one over
     assert entry["inference_log"][0]["step_20"][-1]["content"].startswith(
-        "Model has been forced to quit")
+        "Model has been forced to quit"
+    )
 
 
 def test_text_that_is_not_a_call_ends_the_turn(mt_data, tmp_path):
     out = tmp_path / "out"
     with FakeOpenAIServer(handler=lambda body: {"content": "I will not."}) as server:
-        run_bfcl(_model(server), "multi_turn_base", mode="prompt", limit=1, data_dir=mt_data,
-                 store=tmp_path / "s.db", output=out, progress="none").result()
+        run_bfcl(
+            _model(server),
+            "multi_turn_base",
+            mode="prompt",
+            limit=1,
+            data_dir=mt_data,
+            store=tmp_path / "s.db",
+            output=out,
+            progress="none",
+        ).result()
         n = server.requests
     entry = _result_file(out, "openai_fake", "multi_turn", "multi_turn_base")[0]
     assert entry["result"] == [["I will not."]] * n and n == len(entry["result"])
@@ -177,8 +243,16 @@ def test_memory_prereqs_fill_the_memory_the_entries_start_from(mt_data, tmp_path
     data = BfclData(mt_data).category("memory_kv")
     entry = data.head(1)[0]
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(_model(server), "memory_kv", mode="fc", limit=1, data_dir=mt_data,
-                 store=tmp_path / "s.db", output=out, progress="none").result()
+        run_bfcl(
+            _model(server),
+            "memory_kv",
+            mode="fc",
+            limit=1,
+            data_dir=mt_data,
+            store=tmp_path / "s.db",
+            output=out,
+            progress="none",
+        ).result()
         bodies = server.bodies
     folder = "agentic/memory/kv"
     prereq = _result_file(out, "openai_fake-FC", folder, "memory_kv_prereq")
@@ -189,13 +263,12 @@ def test_memory_prereqs_fill_the_memory_the_entries_start_from(mt_data, tmp_path
     system = bodies[-1]["messages"][0]
     assert system["role"] == "system" and '"note_0"' in system["content"]
     assert "For your final answer to the user" in system["content"]
-    snapshot = (out / "result" / "openai_fake-FC" / folder / "memory_snapshot")
+    snapshot = out / "result" / "openai_fake-FC" / folder / "memory_snapshot"
     assert (snapshot / f"{entry['scenario']}_final.json").is_file()
     assert len(list((snapshot / "prereq_checkpoints").glob("*.json"))) == len(prereq)
 
 
-def test_two_runs_in_one_process_give_the_same_files_and_the_cache_replays_them(mt_data,
-                                                                                 tmp_path):
+def test_two_runs_in_one_process_give_the_same_files_and_the_cache_replays_them(mt_data, tmp_path):
     """Stateful twice: two fresh runs (the second without the response cache) give the same
     files; the first run again asks the model nothing: every step of the loop, environments
     included, sends the requests it sent the first time, answered from the cache."""
@@ -203,18 +276,33 @@ def test_two_runs_in_one_process_give_the_same_files_and_the_cache_replays_them(
     for i, cache in enumerate((True, False)):
         out = tmp_path / f"out{i}"
         with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-            run_bfcl(_model(server), ["multi_turn_base", "memory_rec_sum"], mode="prompt",
-                     limit=2, data_dir=mt_data, store=tmp_path / f"s{i}.db", output=out,
-                     progress="none", cache=cache).result()
+            run_bfcl(
+                _model(server),
+                ["multi_turn_base", "memory_rec_sum"],
+                mode="prompt",
+                limit=2,
+                data_dir=mt_data,
+                store=tmp_path / f"s{i}.db",
+                output=out,
+                progress="none",
+                cache=cache,
+            ).result()
             assert server.requests > 0
             urls.append(server.url)
         files = sorted((out / "result").rglob("BFCL_v4_*_result.json"))
         texts.append([_strip(f) for f in files])
     assert texts[0] == texts[1] and len(texts[0]) == 3  # base, memory_rec_sum and its prereqs
     with FakeOpenAIServer(handler=bfcl_script.answer, port=urlsplit(urls[0]).port) as server:
-        run_bfcl(_model(server), ["multi_turn_base", "memory_rec_sum"], mode="prompt", limit=2,
-                 data_dir=mt_data, store=tmp_path / "s2.db", output=tmp_path / "out2",
-                 progress="none").result()
+        run_bfcl(
+            _model(server),
+            ["multi_turn_base", "memory_rec_sum"],
+            mode="prompt",
+            limit=2,
+            data_dir=mt_data,
+            store=tmp_path / "s2.db",
+            output=tmp_path / "out2",
+            progress="none",
+        ).result()
         assert server.requests == 0
     files = sorted((tmp_path / "out2" / "result").rglob("BFCL_v4_*_result.json"))
     assert [_strip(f) for f in files] == texts[0]
@@ -251,10 +339,12 @@ def test_a_killed_multi_turn_run_resumes_without_asking_a_finished_entry(mt_data
     on a fake server in a process of its own, which outlives both)."""
     store = tmp_path / "store.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TOOLEVAL_BFCL_DATA": str(mt_data)}
-    with FakeOpenAIServer(handler="tooleval_nb.testing.bfcl_script:answer", process=True,
-                          latency=0.05) as server:
-        child = subprocess.Popen([sys.executable, "-c", _CHILD, server.url, str(store),
-                                  str(mt_data)], env=env)
+    with FakeOpenAIServer(
+        handler="tooleval_nb.testing.bfcl_script:answer", process=True, latency=0.05
+    ) as server:
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, server.url, str(store), str(mt_data)], env=env
+        )
         try:
             deadline = time.monotonic() + 180
             while len(_stored(store)) < 2 and child.poll() is None:
@@ -265,9 +355,17 @@ def test_a_killed_multi_turn_run_resumes_without_asking_a_finished_entry(mt_data
             child.wait()
         stored = _stored(store)
         n_first = server.requests
-        run = run_bfcl(_model(server), "multi_turn_base", limit=6, store=store,
-                       data_dir=mt_data, progress="none", cache=False,
-                       max_concurrency=1, output=tmp_path / "out").result()
+        run = run_bfcl(
+            _model(server),
+            "multi_turn_base",
+            limit=6,
+            store=store,
+            data_dir=mt_data,
+            progress="none",
+            cache=False,
+            max_concurrency=1,
+            output=tmp_path / "out",
+        ).result()
         n_second = server.requests - n_first
     assert 2 <= len(stored) < 6
     entries = _result_file(tmp_path / "out", "openai_fake-FC", "multi_turn", "multi_turn_base")
@@ -280,20 +378,29 @@ def test_entries_chooses_the_entries_and_memory_brings_its_conversations(mt_data
     from tooleval_nb.errors import SuiteError
 
     with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run = run_bfcl(_model(server), ["multi_turn_base", "memory_rec_sum", "simple_python"],
-                       mode="prompt", entries=["multi_turn_base_3",
-                                               "memory_rec_sum_80-student-0"],
-                       data_dir=mt_data, store=tmp_path / "s.db", progress="none").result()
+        run = run_bfcl(
+            _model(server),
+            ["multi_turn_base", "memory_rec_sum", "simple_python"],
+            mode="prompt",
+            entries=["multi_turn_base_3", "memory_rec_sum_80-student-0"],
+            data_dir=mt_data,
+            store=tmp_path / "s.db",
+            progress="none",
+        ).result()
     ids = set(run.results_df()["case_id"])
     data = BfclData(mt_data).category("memory_rec_sum")
     prereqs = data.by_id["memory_rec_sum_80-student-0"]["depends_on"]
     assert ids == {"multi_turn_base_3", "memory_rec_sum_80-student-0", *prereqs}
     assert all("student" in p for p in prereqs)
-    assert set(run.bfcl_results_df()["id"]) == {"multi_turn_base_3",
-                                                "memory_rec_sum_80-student-0"}
+    assert set(run.bfcl_results_df()["id"]) == {"multi_turn_base_3", "memory_rec_sum_80-student-0"}
     with pytest.raises(SuiteError, match="'multi_turn_base_999' are not entries"):
-        run_bfcl("openai/x", "multi_turn_base", entries=["multi_turn_base_999"],
-                 data_dir=mt_data, store=tmp_path / "t.db")
+        run_bfcl(
+            "openai/x",
+            "multi_turn_base",
+            entries=["multi_turn_base_999"],
+            data_dir=mt_data,
+            store=tmp_path / "t.db",
+        )
 
 
 @pytest.mark.model
@@ -304,15 +411,24 @@ def test_the_embedded_model_through_bfcls_loop(mt_data, tmp_path, monkeypatch):
 
     monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "out"
-    run = run_bfcl(te.DEFAULT_MODEL, "multi_turn_base", mode="prompt",
-                   entries=["multi_turn_base_3"], data_dir=mt_data, store=tmp_path / "s.db",
-                   output=out, progress="none", timeout=900).result()
+    run = run_bfcl(
+        te.DEFAULT_MODEL,
+        "multi_turn_base",
+        mode="prompt",
+        entries=["multi_turn_base_3"],
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        output=out,
+        progress="none",
+        timeout=900,
+    ).result()
     rows = run.results_df()
     assert rows["error"].isna().all(), rows["error"].tolist()
     (entry,) = _result_file(out, "local_smollm2-135m", "multi_turn", "multi_turn_base")
     assert entry["id"] == "multi_turn_base_3"
     assert 1 <= len(entry["result"]) <= 2 and all(
-        isinstance(step, str) for turn in entry["result"] for step in turn)
+        isinstance(step, str) for turn in entry["result"] for step in turn
+    )
     assert int(rows["n_hops"].iloc[0]) == _steps(entry)
     assert all(n > 0 for turn in entry["input_token_count"] for n in turn)
     verdict = run.bfcl_results_df().iloc[0]

@@ -57,8 +57,15 @@ def test_verdicts_equal_the_official_checkers(data, path):
     differ = []
     for line in lines:
         cat = data.category(line["category"])
-        got = judge(line["result"], cat.by_id[line["id"]], cat.answers[line["id"]],
-                    line["category"], mode, credit=False, model_name=model)
+        got = judge(
+            line["result"],
+            cat.by_id[line["id"]],
+            cat.answers[line["id"]],
+            line["category"],
+            mode,
+            credit=False,
+            model_name=model,
+        )
         want = line["official"]
         if (got["passed"], got["error_type"]) != (want["valid"], want["error_type"]):
             differ.append((line["id"], want, got["error_type"]))
@@ -66,8 +73,16 @@ def test_verdicts_equal_the_official_checkers(data, path):
     if not model.startswith("perturb"):
         return  # our loop's files: whatever the scripted model got right or wrong
     kinds = {line["official"]["error_type"] for line in lines}
-    assert {None, EMPTY_TURN, STATE_MISMATCH, RESPONSE_MISMATCH, FORCE_TERMINATED,
-            INFERENCE_ERROR, "agentic:answer_not_found", "agentic:no_last_message"} <= kinds
+    assert {
+        None,
+        EMPTY_TURN,
+        STATE_MISMATCH,
+        RESPONSE_MISMATCH,
+        FORCE_TERMINATED,
+        INFERENCE_ERROR,
+        "agentic:answer_not_found",
+        "agentic:no_last_message",
+    } <= kinds
 
 
 def test_the_checker_equals_bfcls_multi_turn_checker(data):
@@ -85,12 +100,15 @@ def test_the_checker_equals_bfcls_multi_turn_checker(data):
             entry, truth, result = cat.by_id[line["id"]], cat.answers[line["id"]], line["result"]
             if type(result) is not list or len(result) != len(truth):
                 continue
-            theirs = multi_turn_checker(decode_turns(result, mode), truth, entry,
-                                        line["category"], f"live{n}")
-            ours = multi_turn_verdict(result, entry, truth, mode, model_name=f"live{n}",
-                                      credit=False)
-            assert (ours.passed, ours.error_type) == (theirs["valid"],
-                                                      theirs.get("error_type")), line["id"]
+            theirs = multi_turn_checker(
+                decode_turns(result, mode), truth, entry, line["category"], f"live{n}"
+            )
+            ours = multi_turn_verdict(
+                result, entry, truth, mode, model_name=f"live{n}", credit=False
+            )
+            assert (ours.passed, ours.error_type) == (theirs["valid"], theirs.get("error_type")), (
+                line["id"]
+            )
             n += 1
     assert n > 50
 
@@ -117,8 +135,13 @@ def test_per_turn_credit_and_replay(data, mode):
     def keywords_only(turns: list[list[str]]) -> bool:
         return all(not ast.parse(c, mode="eval").body.args for t in turns for c in t)
 
-    entry = next(e for e in cat.questions if len(cat.answers[e["id"]]) >= 3
-                 and all(cat.answers[e["id"]]) and keywords_only(cat.answers[e["id"]]))
+    entry = next(
+        e
+        for e in cat.questions
+        if len(cat.answers[e["id"]]) >= 3
+        and all(cat.answers[e["id"]])
+        and keywords_only(cat.answers[e["id"]])
+    )
     truth = cat.answers[entry["id"]]
     good = multi_turn_verdict(_truth_result(truth, mode), entry, truth, mode, replay=True)
     assert good.passed and good.turns_passed == good.turns_run == len(truth)
@@ -137,13 +160,17 @@ def test_per_turn_credit_and_replay(data, mode):
     assert forced.turns[-1].error_type == FORCE_TERMINATED
 
 
-@pytest.mark.parametrize("result, error_type", [
-    ("Error during inference: boom", INFERENCE_ERROR),
-    ({"turns": []}, INFERENCE_ERROR),
-    ([7, 8, 9, 10], INFERENCE_ERROR),  # a turn that is not a list of steps (BFCL crashes)
-    ([[{"cd": "{}"}], "text"], FORCE_TERMINATED),  # a flat list where turns are expected
-    ([["text"], "text", {"a": 1}, [None, 3]], EMPTY_TURN),  # steps that are not lists
-], ids=["text", "dict", "numbers", "flat", "odd-steps"])
+@pytest.mark.parametrize(
+    "result, error_type",
+    [
+        ("Error during inference: boom", INFERENCE_ERROR),
+        ({"turns": []}, INFERENCE_ERROR),
+        ([7, 8, 9, 10], INFERENCE_ERROR),  # a turn that is not a list of steps (BFCL crashes)
+        ([[{"cd": "{}"}], "text"], FORCE_TERMINATED),  # a flat list where turns are expected
+        ([["text"], "text", {"a": 1}, [None, 3]], EMPTY_TURN),  # steps that are not lists
+    ],
+    ids=["text", "dict", "numbers", "flat", "odd-steps"],
+)
 def test_wrong_shapes_get_a_verdict_never_an_exception(data, result, error_type):
     cat = data.category("multi_turn_base")
     entry = cat.questions[0]
@@ -156,13 +183,16 @@ def test_wrong_shapes_get_a_verdict_never_an_exception(data, result, error_type)
 
 def test_memory_verdicts():
     answers = ["April 1, 2024", "Ada"]
-    assert memory_verdict([[[{"core_memory_retrieve_all": "{}"}], "It was april 1 2024."]],
-                          answers, "fc").passed
+    assert memory_verdict(
+        [[[{"core_memory_retrieve_all": "{}"}], "It was april 1 2024."]], answers, "fc"
+    ).passed
     assert memory_verdict([["[core_memory_retrieve_all()]", "ADA!"]], answers, "prompt").passed
     assert memory_verdict([["Adams"]], answers, "fc").error_type == "agentic:answer_not_found"
     assert memory_verdict([[[{"f": "{}"}], ""]], answers, "fc").error_type == (
-        "agentic:no_last_message")
+        "agentic:no_last_message"
+    )
     assert memory_verdict([["Ada"], ["Ada"]], answers, "fc").error_type == (
-        "agentic:inference_error")
+        "agentic:inference_error"
+    )
     assert memory_verdict([5], answers, "fc").error_type == "agentic:inference_error"
     assert standardize("It's (1,2)/3-4_5*6^7.") == 'it"s 1234567'

@@ -89,16 +89,21 @@ def test_every_reference_schema_passes_the_meta_check_it_is_built_without(data):
 
 def test_a_function_without_a_name_or_object_parameters_is_refused():
     with pytest.raises(ValueError, match="needs a name"):
-        bfcl_tools([{"name": "", "parameters": {"type": "dict", "properties": {}}}],
-                   "simple_python")
+        bfcl_tools(
+            [{"name": "", "parameters": {"type": "dict", "properties": {}}}], "simple_python"
+        )
     with pytest.raises((TypeError, AttributeError)):
-        bfcl_tools([{"name": "f", "parameters": {"type": "dict", "properties": [1]}}],
-                   "simple_python")
+        bfcl_tools(
+            [{"name": "f", "parameters": {"type": "dict", "properties": [1]}}], "simple_python"
+        )
 
 
 # -- format sensitivity: BFCL's 26 prompt configurations ---------------------------------------
-FORMAT_GOLDEN = json.loads(gzip.decompress(
-    (Path(__file__).parent / "data" / "bfcl_eval_format_prompts.json.gz").read_bytes()))
+FORMAT_GOLDEN = json.loads(
+    gzip.decompress(
+        (Path(__file__).parent / "data" / "bfcl_eval_format_prompts.json.gz").read_bytes()
+    )
+)
 
 
 def test_format_sensitivity_prompts_equal_bfcl_eval(bfcl_full_data):
@@ -108,20 +113,25 @@ def test_format_sensitivity_prompts_equal_bfcl_eval(bfcl_full_data):
     assert len(FORMAT_GOLDEN) == 2 * 26
     data = bfcl_full_data.category("format_sensitivity")
     for golden in FORMAT_GOLDEN:
-        assert prompt_messages(data.by_id[golden["id"]], "format_sensitivity") == (
-            golden["messages"]), golden["id"]
+        assert (
+            prompt_messages(data.by_id[golden["id"]], "format_sensitivity") == (golden["messages"])
+        ), golden["id"]
 
 
 def test_prompt_configurations():
     assert len(FORMAT_SENSITIVITY_CONFIGS) == 26 == len(set(FORMAT_SENSITIVITY_CONFIGS))
     assert FORMAT_SENSITIVITY_CONFIGS[0] == (
-        "ret_fmt=python&tool_call_tag=True&func_doc_fmt=python&prompt_fmt=plaintext&style=classic")
+        "ret_fmt=python&tool_call_tag=True&func_doc_fmt=python&prompt_fmt=plaintext&style=classic"
+    )
     assert parse_prompt_config(FORMAT_SENSITIVITY_CONFIGS[-1]) == PromptConfig(
-        "python", False, "json", "plaintext", "experimental")
+        "python", False, "json", "plaintext", "experimental"
+    )
     assert parse_prompt_config(DEFAULT_PROMPT_CONFIG).tool_call_tag is False
     assert prompt_config_of("simple_python_3") == DEFAULT_PROMPT_CONFIG
-    assert prompt_config_of(f"format_sensitivity_9:{FORMAT_SENSITIVITY_CONFIGS[9]}:multiple_4") \
+    assert (
+        prompt_config_of(f"format_sensitivity_9:{FORMAT_SENSITIVITY_CONFIGS[9]}:multiple_4")
         == FORMAT_SENSITIVITY_CONFIGS[9]
+    )
     with pytest.raises(ValueError, match="not a BFCL prompt configuration"):
         parse_prompt_config("ret_fmt=yaml&tool_call_tag=False")
     with pytest.raises(ValueError, match="two ':'"):
@@ -129,19 +139,35 @@ def test_prompt_configurations():
 
 
 def test_the_default_configuration_is_the_default_system_prompt():
-    functions = [{"name": "f", "description": "d", "parameters": {"type": "dict",
-                                                                  "properties": {}}}]
+    functions = [
+        {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}}}
+    ]
     assert config_system_prompt(DEFAULT_PROMPT_CONFIG, functions) == system_prompt(functions)
 
 
 def test_function_docs_in_xml_and_python_by_hand():
-    fn = {"name": "book", "description": "Book it.", "parameters": {
-        "type": "dict", "required": ["city"], "properties": {
-            "city": {"type": "string", "description": "Where.", "enum": ["A", "B"]},
-            "days": {"type": "array", "items": {"type": "integer"}, "description": "When.",
-                     "default": [1]},
-            "who": {"type": "dict", "description": "Guest.", "properties": {
-                "name": {"type": "string", "description": "Name."}}}}}}
+    fn = {
+        "name": "book",
+        "description": "Book it.",
+        "parameters": {
+            "type": "dict",
+            "required": ["city"],
+            "properties": {
+                "city": {"type": "string", "description": "Where.", "enum": ["A", "B"]},
+                "days": {
+                    "type": "array",
+                    "items": {"type": "integer"},
+                    "description": "When.",
+                    "default": [1],
+                },
+                "who": {
+                    "type": "dict",
+                    "description": "Guest.",
+                    "properties": {"name": {"type": "string", "description": "Name."}},
+                },
+            },
+        },
+    }
     assert function_doc([fn], "xml") == (
         '<function name="book">\n  <desc>Book it.</desc>\n  <params>\n'
         '    <param name="city" type="string" required="true">\n'
@@ -152,12 +178,14 @@ def test_function_docs_in_xml_and_python_by_hand():
         "      <params>\n"
         '        <param name="name" type="string" required="true">\n'
         "          <desc>Name.</desc>\n        </param>\n      </params>\n    </param>\n"
-        "  </params>\n</function>\n")
+        "  </params>\n</function>\n"
+    )
     assert function_doc([fn], "python") == (
         '# Function: book\n    """\n    Book it.\n\n    Args:\n'
         "        city (str): Where. Enum values: ['A', 'B'].\n"
         "        days (list[int], default=[1]): When.\n"
         "        who (dict): Guest.\n            name (str): Name.\n"
-        '    """\n\n\n\n')  # the doc, then "\n\n".join([doc, "\n"])
+        '    """\n\n\n\n'
+    )  # the doc, then "\n\n".join([doc, "\n"])
     with pytest.raises(ValueError, match="json, xml or python"):
         function_doc([fn], "yaml")

@@ -35,11 +35,13 @@ def _write_tree(root: Path, model: str, every: int = 1) -> dict[str, dict]:
     files: dict[Path, list[str]] = {}
     for line in lines:
         category = line["category"]
-        sub = (Path("multi_turn") if category.startswith("multi_turn")
-               else Path("agentic", "memory", category.removeprefix("memory_")))
+        sub = (
+            Path("multi_turn")
+            if category.startswith("multi_turn")
+            else Path("agentic", "memory", category.removeprefix("memory_"))
+        )
         path = root / model / sub / f"BFCL_v4_{category}_result.json"
-        files.setdefault(path, []).append(json.dumps({"id": line["id"],
-                                                      "result": line["result"]}))
+        files.setdefault(path, []).append(json.dumps({"id": line["id"], "result": line["result"]}))
         official[line["id"]] = line["official"]
     for path, rows in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -56,14 +58,22 @@ def test_error_type_per_entry_equals_the_official(data, tmp_path, model):
     mode = "fc" if model.endswith("-FC") else "prompt"
     df = score_result_files(tmp_path / model, mode, data=data, credit=False)
     assert list(df.columns) == list(ENTRY_COLUMNS)
-    assert set(df["category"]) == {"multi_turn_base", "multi_turn_miss_func",
-                                   "multi_turn_miss_param", "multi_turn_long_context",
-                                   "memory_kv", "memory_vector", "memory_rec_sum"}
+    assert set(df["category"]) == {
+        "multi_turn_base",
+        "multi_turn_miss_func",
+        "multi_turn_miss_param",
+        "multi_turn_long_context",
+        "memory_kv",
+        "memory_vector",
+        "memory_rec_sum",
+    }
     assert len(df) == len(official)
     for row in df.itertuples():
         want = official[row.id]
         assert (row.passed, row.error_type if not row.passed else None) == (
-            want["valid"], want["error_type"]), row.id
+            want["valid"],
+            want["error_type"],
+        ), row.id
 
 
 def test_per_turn_credit_beside_the_verdict(data, tmp_path):

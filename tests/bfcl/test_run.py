@@ -29,8 +29,9 @@ def _user_text(body):
 def _fc_handler(body):
     """Right on simple_python_1 (math.factorial), a text reply on everything else."""
     if "factorial of 5" in _user_text(body):
-        return {"tool_calls": [{"function": {"name": "math_factorial",
-                                             "arguments": {"number": 5}}}]}
+        return {
+            "tool_calls": [{"function": {"name": "math_factorial", "arguments": {"number": 5}}}]
+        }
     return {"content": "I cannot help with that."}
 
 
@@ -51,8 +52,16 @@ def store(tmp_path):
 
 def test_fc_mode_end_to_end(bfcl_data, tmp_path, store):
     with FakeOpenAIServer(handler=_fc_handler) as server:
-        run = run_bfcl(_model(server), CATS, mode="fc", limit=3, store=store,
-                       data_dir=bfcl_data, output=tmp_path / "out", progress="none").result()
+        run = run_bfcl(
+            _model(server),
+            CATS,
+            mode="fc",
+            limit=3,
+            store=store,
+            data_dir=bfcl_data,
+            output=tmp_path / "out",
+            progress="none",
+        ).result()
         bodies = server.bodies
     sent = next(b for b in bodies if "factorial of 5" in _user_text(b))
     assert [t["function"]["name"] for t in sent["tools"]] == ["math_factorial"]
@@ -70,8 +79,7 @@ def test_fc_mode_end_to_end(bfcl_data, tmp_path, store):
     assert [e["id"] for e in entries] == ["simple_python_0", "simple_python_1", "simple_python_2"]
     assert entries[1]["result"] == [{"math_factorial": '{"number": 5}'}]
     assert entries[0]["result"] == "I cannot help with that."
-    assert set(entries[0]) == {"id", "result", "input_token_count", "output_token_count",
-                               "latency"}
+    assert set(entries[0]) == {"id", "result", "input_token_count", "output_token_count", "latency"}
     # the files rescored from disk give the same verdicts
     again = score_result_files(folder, "fc", data=bfcl_data)
     assert list(again["passed"]) == list(df["passed"])
@@ -79,8 +87,9 @@ def test_fc_mode_end_to_end(bfcl_data, tmp_path, store):
     assert board["simple_python"] == pytest.approx(1 / 3) and board["irrelevance"] == 1.0
     assert board["n_decoder_failed"] == 2 + 3  # the text replies on simple_python and parallel
     score = tmp_path / "out" / "score_tooleval" / "openai_fake-FC"
-    header = json.loads((score / "non_live" / "BFCL_v4_simple_python_score.json")
-                        .read_text().splitlines()[0])
+    header = json.loads(
+        (score / "non_live" / "BFCL_v4_simple_python_score.json").read_text().splitlines()[0]
+    )
     assert header == {"accuracy": 1 / 3, "correct_count": 1, "total_count": 3}
     # the CSV files, written without pandas, read back as the frames they hold
     import pandas as pd
@@ -88,22 +97,31 @@ def test_fc_mode_end_to_end(bfcl_data, tmp_path, store):
     written = pd.read_csv(score / "entries.csv")
     expected = df.drop(columns=["result"])
     assert list(written.columns) == list(expected.columns)
-    pd.testing.assert_frame_equal(written[["id", "passed", "error_type", "tool_score"]],
-                                  expected[["id", "passed", "error_type", "tool_score"]],
-                                  check_dtype=False)
-    pd.testing.assert_frame_equal(pd.read_csv(score / "leaderboard.csv"), run.bfcl_scores(),
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(
+        written[["id", "passed", "error_type", "tool_score"]],
+        expected[["id", "passed", "error_type", "tool_score"]],
+        check_dtype=False,
+    )
+    pd.testing.assert_frame_equal(
+        pd.read_csv(score / "leaderboard.csv"), run.bfcl_scores(), check_dtype=False
+    )
 
 
-def test_entries_are_judged_while_the_run_goes_as_they_are_at_the_end(bfcl_data, tmp_path,
-                                                                      store):
+def test_entries_are_judged_while_the_run_goes_as_they_are_at_the_end(bfcl_data, tmp_path, store):
     """Each stored entry is judged during the run (its result read from its stored reply);
     the run's frame and files equal those of the same run judged only at the end."""
     from tooleval_nb.bfcl.run import BfclRun
 
     with FakeOpenAIServer(handler=_fc_handler) as server:
-        job = run_bfcl(_model(server), CATS, mode="fc", limit=3, store=store,
-                       data_dir=bfcl_data, progress="none")
+        job = run_bfcl(
+            _model(server),
+            CATS,
+            mode="fc",
+            limit=3,
+            store=store,
+            data_dir=bfcl_data,
+            progress="none",
+        )
         run = job.result()
     judged = job.tally.judged[run.models[0]]
     assert sorted(judged) == sorted(c.id for c in run.suite.cases)
@@ -116,8 +134,16 @@ def test_entries_are_judged_while_the_run_goes_as_they_are_at_the_end(bfcl_data,
 
 def test_prompt_mode_sends_bfcls_prompt_and_keeps_the_raw_text(bfcl_data, tmp_path, store):
     with FakeOpenAIServer(handler=_prompt_handler) as server:
-        run = run_bfcl(_model(server), ["simple_python"], mode="prompt", limit=2, store=store,
-                       data_dir=bfcl_data, output=tmp_path / "out", progress="none").result()
+        run = run_bfcl(
+            _model(server),
+            ["simple_python"],
+            mode="prompt",
+            limit=2,
+            store=store,
+            data_dir=bfcl_data,
+            output=tmp_path / "out",
+            progress="none",
+        ).result()
         bodies = server.bodies
     entry = BfclData(bfcl_data).category("simple_python").by_id["simple_python_1"]
     sent = next(b for b in bodies if "factorial of 5" in _user_text(b))
@@ -126,8 +152,14 @@ def test_prompt_mode_sends_bfcls_prompt_and_keeps_the_raw_text(bfcl_data, tmp_pa
     # the models layer strips a system message's ends: BFCL's prompt ends with one "\n" more
     want[0]["content"] = want[0]["content"].strip()
     assert sent["messages"] == want
-    path = (tmp_path / "out" / "result" / "openai_fake" / "non_live"
-            / "BFCL_v4_simple_python_result.json")
+    path = (
+        tmp_path
+        / "out"
+        / "result"
+        / "openai_fake"
+        / "non_live"
+        / "BFCL_v4_simple_python_result.json"
+    )
     results = [json.loads(x)["result"] for x in path.read_text().splitlines()]
     assert results == ["None of the functions fit.", "[math.factorial(number=5)]"]
     assert list(run.bfcl_results_df()["passed"]) == [False, True]
@@ -137,24 +169,45 @@ def test_async_twin(bfcl_data, store):
     import asyncio
 
     with FakeOpenAIServer(handler=_prompt_handler) as server:
-        run = asyncio.run(run_bfcl_async(_model(server), "simple_python", mode="prompt",
-                                         limit=2, store=store, data_dir=bfcl_data))
+        run = asyncio.run(
+            run_bfcl_async(
+                _model(server),
+                "simple_python",
+                mode="prompt",
+                limit=2,
+                store=store,
+                data_dir=bfcl_data,
+            )
+        )
     assert run.bfcl_scores().iloc[0]["simple_python"] == 0.5
 
 
 def test_a_model_without_native_tools_is_told_to_use_prompt_mode(bfcl_data, store):
     with FakeOpenAIServer(handler=lambda body: "400") as server:
         with pytest.raises(ModelConfigError, match="mode='prompt'"):
-            run_bfcl(_model(server), "simple_python", limit=2, store=store,
-                     data_dir=bfcl_data, progress="none").result()
+            run_bfcl(
+                _model(server),
+                "simple_python",
+                limit=2,
+                store=store,
+                data_dir=bfcl_data,
+                progress="none",
+            ).result()
 
 
 def test_an_entry_too_long_for_the_context_window_is_its_own_error(bfcl_data, store, tmp_path):
     # llama.cpp's 400 for messages over the context window: not a model without native tools
     # (a run of one long entry raised that before); the entries stay, errored, in the files
     with FakeOpenAIServer(handler=lambda body: "context") as server:
-        run = run_bfcl(_model(server), "simple_python", limit=2, store=store,
-                       data_dir=bfcl_data, output=tmp_path / "out", progress="none").result()
+        run = run_bfcl(
+            _model(server),
+            "simple_python",
+            limit=2,
+            store=store,
+            data_dir=bfcl_data,
+            output=tmp_path / "out",
+            progress="none",
+        ).result()
     df = run.bfcl_results_df()
     assert list(df["passed"]) == [False, False] and df["errored"].all()
     path = next((tmp_path / "out" / "result").rglob("BFCL_v4_simple_python_result.json"))
@@ -166,18 +219,26 @@ def test_bad_input(bfcl_data, store, tmp_path):
     with pytest.raises(SuiteError, match="unknown BFCL category 'simple'.*simple_python"):
         run_bfcl("openai/x", "simple", data_dir=bfcl_data, store=store)
     with pytest.raises(TypeError, match="run_bfcl sets tool_choice"):
-        run_bfcl("openai/x", "simple_python", data_dir=bfcl_data, store=store,
-                 tool_choice="required")
+        run_bfcl(
+            "openai/x", "simple_python", data_dir=bfcl_data, store=store, tool_choice="required"
+        )
     with pytest.raises(SuiteError, match="mode must be 'fc'"):
-        run_bfcl("openai/x", "simple_python", mode="native", data_dir=bfcl_data,  # type: ignore[arg-type]
-                 store=store)
+        run_bfcl(
+            "openai/x",
+            "simple_python",
+            mode="native",
+            data_dir=bfcl_data,  # type: ignore[arg-type]
+            store=store,
+        )
     # an output folder holding another model's results is refused before any call
     (tmp_path / "out" / "result" / "openai_x-FC").mkdir(parents=True)
     (tmp_path / "out" / "result" / "openai_x-FC" / "tooleval_bfcl.json").write_text(
-        json.dumps({"model": "openai/other", "mode": "fc"}))
+        json.dumps({"model": "openai/other", "mode": "fc"})
+    )
     with pytest.raises(SuiteError, match="holds BFCL results of model 'openai/other'"):
-        run_bfcl("openai/x", "simple_python", data_dir=bfcl_data, store=store,
-                 output=tmp_path / "out")
+        run_bfcl(
+            "openai/x", "simple_python", data_dir=bfcl_data, store=store, output=tmp_path / "out"
+        )
 
 
 _CHILD = """
@@ -208,8 +269,9 @@ def test_a_killed_run_resumes_without_asking_a_finished_entry_again(bfcl_data, t
 
     with FakeOpenAIServer(handler=handler) as server:
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-        child = subprocess.Popen([sys.executable, "-c", _CHILD, server.url, str(store),
-                                  str(bfcl_data)], env=env)
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, server.url, str(store), str(bfcl_data)], env=env
+        )
         try:
             assert fourth.wait(120), "the first process never reached its 4th request"
         finally:
@@ -221,11 +283,20 @@ def test_a_killed_run_resumes_without_asking_a_finished_entry_again(bfcl_data, t
         with sqlite3.connect(store) as db:
             stored = {r[0] for r in db.execute("SELECT case_id FROM results")}
         n_first = len(asked)
-        run = run_bfcl(_model(server), "simple_python", limit=6, store=store,
-                       data_dir=bfcl_data, progress="none", cache=False,
-                       max_concurrency=1).result()
-    questions = {q["question"][0][-1]["content"]: q["id"]
-                 for q in BfclData(bfcl_data).category("simple_python").questions[:6]}
+        run = run_bfcl(
+            _model(server),
+            "simple_python",
+            limit=6,
+            store=store,
+            data_dir=bfcl_data,
+            progress="none",
+            cache=False,
+            max_concurrency=1,
+        ).result()
+    questions = {
+        q["question"][0][-1]["content"]: q["id"]
+        for q in BfclData(bfcl_data).category("simple_python").questions[:6]
+    }
     second = [questions[t] for t in asked[n_first:]]
     assert stored, "the first process stored nothing before it was killed"
     assert not set(second) & stored

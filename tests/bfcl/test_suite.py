@@ -17,20 +17,25 @@ def data(bfcl_data):
     return BfclData(bfcl_data)
 
 
-@pytest.mark.parametrize(("mode", "prompt_format"), [("fc", "python"), ("prompt", "python"),
-                                                     ("prompt", "json")])
+@pytest.mark.parametrize(
+    ("mode", "prompt_format"), [("fc", "python"), ("prompt", "python"), ("prompt", "json")]
+)
 def test_the_suite_equals_the_validated_one(data, mode, prompt_format):
     """Built without a second round of cross-checks, the suite is the one ``Suite(...)``
     validates (same cases, same dump, same fingerprint: a run started before still resumes)."""
-    suite = build_suite([data.category(c) for c in CATEGORIES], mode, limit=25,
-                        prompt_format=prompt_format)
+    suite = build_suite(
+        [data.category(c) for c in CATEGORIES], mode, limit=25, prompt_format=prompt_format
+    )
     validated = Suite(name=suite.name, description=suite.description, cases=suite.cases)
     assert suite == validated
     assert suite.model_dump(mode="json") == validated.model_dump(mode="json")
     assert suite.fingerprint() == validated.fingerprint()
     assert suite.problems() == []
-    assert [c.id for c in suite.cases][:3] == ["simple_python_0", "simple_java_0",
-                                               "simple_javascript_0"]
+    assert [c.id for c in suite.cases][:3] == [
+        "simple_python_0",
+        "simple_java_0",
+        "simple_javascript_0",
+    ]
 
 
 def test_entries_with_the_same_functions_share_their_tools(data):
@@ -50,8 +55,18 @@ def test_entries_with_the_same_functions_share_their_tools(data):
 
 
 def test_a_repeated_id_goes_through_the_suites_own_validation(tmp_path):
-    (tmp_path / "BFCL_v4_irrelevance.json").write_text("".join(
-        json.dumps({"id": "irrelevance_0", "question": [[{"role": "user", "content": t}]],
-                    "function": []}) + "\n" for t in ("a", "b")))
+    (tmp_path / "BFCL_v4_irrelevance.json").write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": "irrelevance_0",
+                    "question": [[{"role": "user", "content": t}]],
+                    "function": [],
+                }
+            )
+            + "\n"
+            for t in ("a", "b")
+        )
+    )
     suite = build_suite([BfclData(tmp_path).category("irrelevance")], "fc")
     assert [c.id for c in suite.cases] == ["irrelevance_0", "irrelevance_0_1"]

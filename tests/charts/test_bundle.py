@@ -30,20 +30,28 @@ def test_the_shipped_bundle_is_whole_and_is_the_one_its_record_names():
 
 def test_the_shipped_bundle_is_the_one_vl_convert_makes_for_the_locked_altair():
     """Fails when Altair or vl-convert-python moved without the bundle: run the script."""
-    proc = subprocess.run([sys.executable, "scripts/vega_bundle.py", "--check"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "scripts/vega_bundle.py", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
 def test_charts_draw_from_the_shipped_bundle_without_vl_convert(monkeypatch):
     monkeypatch.setitem(sys.modules, "vl_convert", None)  # import vl_convert now fails
     script = embed._bundle_script()
-    assert hashlib.sha256(script.encode()).hexdigest() == json.loads(
-        resources.files("tooleval_nb.charts").joinpath("vega_bundle.json").read_text())["sha256"]
+    assert (
+        hashlib.sha256(script.encode()).hexdigest()
+        == json.loads(
+            resources.files("tooleval_nb.charts").joinpath("vega_bundle.json").read_text()
+        )["sha256"]
+    )
 
 
-def test_an_altair_of_another_vega_lite_major_without_vl_convert_names_both_ways_out(
-        monkeypatch):
+def test_an_altair_of_another_vega_lite_major_without_vl_convert_names_both_ways_out(monkeypatch):
     monkeypatch.setitem(sys.modules, "vl_convert", None)
     monkeypatch.setattr(alt, "VEGALITE_VERSION", "99.0.0")
     with pytest.raises(ToolEvalError) as err:

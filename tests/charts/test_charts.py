@@ -45,15 +45,20 @@ def expected_means(df: pd.DataFrame) -> dict[str, float]:
     df = df.copy()
     df["s"] = df["overall"].fillna(0.0)
     modes = df.groupby("model")["mode"].nunique()
-    df["label"] = [f"{m} [{md}]" if modes[m] > 1 else m for m, md in zip(df.model, df["mode"], strict=False)]
+    df["label"] = [
+        f"{m} [{md}]" if modes[m] > 1 else m for m, md in zip(df.model, df["mode"], strict=False)
+    ]
     return df.groupby("label")["s"].mean().to_dict()
 
 
 # -- the interval (tooleval_nb.scoring.mean_ci) -------------------------------------------------
-@pytest.mark.parametrize(("metric", "method"), [
-    pytest.param("overall", "t", id="score-t"),
-    pytest.param("passed", "wilson", id="pass-rate-wilson"),
-])
+@pytest.mark.parametrize(
+    ("metric", "method"),
+    [
+        pytest.param("overall", "t", id="score-t"),
+        pytest.param("passed", "wilson", id="pass-rate-wilson"),
+    ],
+)
 def test_leaderboard_interval_is_the_package_interval(results_df, metric, method):
     table = charts.leaderboard_table(results_df, metric=metric)
     df = charts.prepare(results_df)
@@ -137,7 +142,8 @@ def test_latency_scatter_uses_median_latency(results_df):
     data = pd.DataFrame(datasets(spec)[0]).set_index("label")
     gpt = results_df[results_df.model == "openai/gpt-4o-mini"]
     assert data.loc["openai/gpt-4o-mini", "latency_p50_ms"] == pytest.approx(
-        gpt.latency_ms.median())
+        gpt.latency_ms.median()
+    )
 
 
 def test_cost_scatter_leaves_out_models_without_price(results_df):
@@ -202,11 +208,13 @@ def test_multiturn_chart_without_chains_says_so(results_df):
 def test_format_sensitivity_pairs_cases(results_df):
     table = charts.sensitivity_table(results_df).set_index("mode")
     assert set(table["model"]) == {"local/smollm2-135m"}  # the only model run in two modes
-    native, hermes = (expected_means(results_df)[f"local/smollm2-135m [{m}]"]
-                      for m in ("native", "hermes"))
+    native, hermes = (
+        expected_means(results_df)[f"local/smollm2-135m [{m}]"] for m in ("native", "hermes")
+    )
     assert table.loc["hermes", "delta_vs_native"] == pytest.approx(hermes - native)
-    partial = results_df.drop(results_df[(results_df["mode"] == "hermes")
-                                         & (results_df.case_id == "stock_price")].index)
+    partial = results_df.drop(
+        results_df[(results_df["mode"] == "hermes") & (results_df.case_id == "stock_price")].index
+    )
     paired = charts.sensitivity_table(partial).set_index("mode")
     assert (paired["n_cases"] == 4).all()
     spec = charts.format_sensitivity(results_df).to_dict()
@@ -219,10 +227,18 @@ def test_format_sensitivity_with_one_mode_explains(results_df):
 
 
 # -- inputs ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("fn", [charts.leaderboard_chart, charts.case_heatmap,
-                                charts.latency_scatter, charts.tag_breakdown,
-                                charts.multiturn_chart, charts.format_sensitivity],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "fn",
+    [
+        charts.leaderboard_chart,
+        charts.case_heatmap,
+        charts.latency_scatter,
+        charts.tag_breakdown,
+        charts.multiturn_chart,
+        charts.format_sensitivity,
+    ],
+    ids=lambda f: f.__name__,
+)
 def test_missing_columns_are_named(fn, results_df):
     with pytest.raises(ToolEvalError, match=r"needs the column\(s\) .*model"):
         fn(results_df.drop(columns=["model"]))
@@ -233,35 +249,74 @@ def test_not_a_frame_says_what_to_pass():
         charts.leaderboard_chart([{"model": "x"}])
 
 
-@pytest.mark.parametrize("fn", [charts.leaderboard_chart, charts.case_heatmap,
-                                charts.tag_breakdown, charts.failure_chart],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "fn",
+    [charts.leaderboard_chart, charts.case_heatmap, charts.tag_breakdown, charts.failure_chart],
+    ids=lambda f: f.__name__,
+)
 def test_empty_results_draw_a_message(fn, results_df):
     spec = fn(results_df.iloc[0:0]).to_dict()
     assert marks(spec) == ["text"]
 
 
-@pytest.mark.parametrize("value, expected", [
-    (["a", "b"], ["a", "b"]), ('["a", "b"]', ["a", "b"]), ("a, b", ["a", "b"]),
-    (None, []), (float("nan"), []), (np.array(["x"]), ["x"]), ("", [])],
-    ids=["list", "json", "comma", "none", "nan", "array", "blank"])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (["a", "b"], ["a", "b"]),
+        ('["a", "b"]', ["a", "b"]),
+        ("a, b", ["a", "b"]),
+        (None, []),
+        (float("nan"), []),
+        (np.array(["x"]), ["x"]),
+        ("", []),
+    ],
+    ids=["list", "json", "comma", "none", "nan", "array", "blank"],
+)
 def test_split_tags(value, expected):
     assert charts.split_tags(value) == expected
 
 
-@pytest.mark.parametrize("value, expected", [
-    (json.dumps([{"id": "1", "type": "function",
-                  "function": {"name": "f", "arguments": '{"a": 1}'}}]), "f(a=1)"),
-    ([{"name": "f", "arguments": {"a": ["x", "y"]}}], 'f(a="x" | "y")'),
-    ([{"name": "f", "arguments": {"a": ["x", ""]}}], 'f(a="x" (optional))'),
-    ({"expected_tool": ["search", "web_search"], "expected_params": None},
-     "search | web_search()"),
-    ({"expected_tool": None}, "(no call)"),
-    ([{"get_weather": {"city": "Paris"}}], 'get_weather(city="Paris")'),
-    ([{"function": {"name": "f", "arguments": "{not json"}}], "f({not json)"),
-    ("[]", "(no call)"), (None, "(no call)"), ("garbage", "?(garbage)")],
-    ids=["openai", "acceptable", "optional", "seed-list", "seed-none", "bfcl", "raw-args",
-         "empty", "none", "garbage"])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (
+            json.dumps(
+                [
+                    {
+                        "id": "1",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": '{"a": 1}'},
+                    }
+                ]
+            ),
+            "f(a=1)",
+        ),
+        ([{"name": "f", "arguments": {"a": ["x", "y"]}}], 'f(a="x" | "y")'),
+        ([{"name": "f", "arguments": {"a": ["x", ""]}}], 'f(a="x" (optional))'),
+        (
+            {"expected_tool": ["search", "web_search"], "expected_params": None},
+            "search | web_search()",
+        ),
+        ({"expected_tool": None}, "(no call)"),
+        ([{"get_weather": {"city": "Paris"}}], 'get_weather(city="Paris")'),
+        ([{"function": {"name": "f", "arguments": "{not json"}}], "f({not json)"),
+        ("[]", "(no call)"),
+        (None, "(no call)"),
+        ("garbage", "?(garbage)"),
+    ],
+    ids=[
+        "openai",
+        "acceptable",
+        "optional",
+        "seed-list",
+        "seed-none",
+        "bfcl",
+        "raw-args",
+        "empty",
+        "none",
+        "garbage",
+    ],
+)
 def test_format_calls(value, expected):
     assert charts.format_calls(value) == expected
 
@@ -286,7 +341,7 @@ def test_chart_html_embeds_the_spec(results_df):
     html = charts.chart_html(chart)
     assert "window.vegaEmbed(el, spec, opt)" in html
     start = html.index("})(") + 3
-    spec_text = html[start: html.rindex(", {\"actions\"")]
+    spec_text = html[start : html.rindex(', {"actions"')]
     assert json.loads(spec_text.replace("<\\/", "</")) == chart.to_dict()
 
 
@@ -301,8 +356,9 @@ def test_enable_offline_needs_no_network(results_df, restore_renderer):
     assert mimebundle["text/plain"].startswith("<Vega-Lite chart")
 
 
-def test_an_enable_offline_never_shown_leaves_the_bundle_to_the_first_chart(results_df,
-                                                                           restore_renderer):
+def test_an_enable_offline_never_shown_leaves_the_bundle_to_the_first_chart(
+    results_df, restore_renderer
+):
     """``charts.enable_offline()`` that is not a cell's last expression is never displayed (08
     and 06 called it so, and their charts said "the Vega bundle is not on this page")."""
     embed.set_vega_source(None)
@@ -312,8 +368,9 @@ def test_an_enable_offline_never_shown_leaves_the_bundle_to_the_first_chart(resu
     assert "window.vegaEmbed=" in first and "window.vegaEmbed=" not in second
 
 
-def test_charts_are_offline_by_default_and_the_first_carries_the_bundle(results_df,
-                                                                        restore_renderer):
+def test_charts_are_offline_by_default_and_the_first_carries_the_bundle(
+    results_df, restore_renderer
+):
     """Importing the charts enabled the renderer: no enable_offline() call is needed."""
     assert alt.renderers.active == embed.RENDERER
     embed.set_vega_source(None)  # also forgets that the bundle was shown
@@ -326,10 +383,17 @@ def test_charts_are_offline_by_default_and_the_first_carries_the_bundle(results_
 
 
 def test_a_chosen_renderer_is_kept():
-    code = ("import altair as alt; alt.renderers.enable('html'); "
-            "from tooleval_nb import charts; print(alt.renderers.active)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import altair as alt; alt.renderers.enable('html'); "
+        "from tooleval_nb import charts; print(alt.renderers.active)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.stdout.strip() == "html", done.stderr
 
 
@@ -337,20 +401,34 @@ def test_a_chosen_renderer_is_kept():
 def test_altair_charts_in_a_notebook_that_imported_tooleval_nb_draw_offline(order):
     """A chart made with Altair directly (not through tooleval_nb.charts) gets the renderer too,
     whichever of the two was imported first; importing tooleval_nb alone loads no altair."""
-    imports = ("import tooleval_nb; import altair as alt" if order == "tooleval_nb first"
-               else "import altair as alt; import tooleval_nb")
-    code = (f"import sys; {imports}\n"
-            "out = alt.Chart({'values': [{'x': 1}]}).mark_point().encode(x='x:Q')"
-            "._repr_mimebundle_()\n"
-            "out = out[0] if isinstance(out, tuple) else out\n"
-            "print(alt.renderers.active, 'window.vegaEmbed=' in out['text/html'], "
-            "'cdn.jsdelivr' in out['text/html'])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    imports = (
+        "import tooleval_nb; import altair as alt"
+        if order == "tooleval_nb first"
+        else "import altair as alt; import tooleval_nb"
+    )
+    code = (
+        f"import sys; {imports}\n"
+        "out = alt.Chart({'values': [{'x': 1}]}).mark_point().encode(x='x:Q')"
+        "._repr_mimebundle_()\n"
+        "out = out[0] if isinstance(out, tuple) else out\n"
+        "print(alt.renderers.active, 'window.vegaEmbed=' in out['text/html'], "
+        "'cdn.jsdelivr' in out['text/html'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.stdout.split() == [embed.RENDERER, "True", "False"], done.stderr[-2000:]
-    light = subprocess.run([sys.executable, "-c", "import sys, tooleval_nb; "
-                            "print('altair' in sys.modules)"], capture_output=True, text=True,
-                           timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    light = subprocess.run(
+        [sys.executable, "-c", "import sys, tooleval_nb; print('altair' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert light.stdout.strip() == "False", light.stderr
 
 
@@ -402,13 +480,19 @@ def test_runner_twin_labels_are_split_back_into_model_and_mode(results_df):
     assert labels == set(charts.leaderboard_table(results_df)["label"])
 
 
-@pytest.mark.parametrize("value, expected", [
-    ('{"expected_tool": "f", "expected_params": {"a": 1}}', "f(a=1)"),
-    ('{"expected_calls": [{"name": "f", "arguments": {"a": [1]}}], "expected_tool": "f"}',
-     "f(a=1)"),
-    ('{"expected": {"tools_called": ["search", "book"]}}', "search(); book()"),
-    ('{"multi_turn": true}', "(no call)")],
-    ids=["seed", "calls-first", "agent", "nothing"])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ('{"expected_tool": "f", "expected_params": {"a": 1}}', "f(a=1)"),
+        (
+            '{"expected_calls": [{"name": "f", "arguments": {"a": [1]}}], "expected_tool": "f"}',
+            "f(a=1)",
+        ),
+        ('{"expected": {"tools_called": ["search", "book"]}}', "search(); book()"),
+        ('{"multi_turn": true}', "(no call)"),
+    ],
+    ids=["seed", "calls-first", "agent", "nothing"],
+)
 def test_format_runner_expected_json(value, expected):
     assert charts.format_calls(value) == expected
 
@@ -425,8 +509,9 @@ def test_worst_cases_lists_lowest_scores_with_calls(results_df):
 
 
 def test_breakdown_by_suite(results_df):
-    df = results_df.assign(suite=["weather" if c.startswith("weather") else "other"
-                                  for c in results_df.case_id])
+    df = results_df.assign(
+        suite=["weather" if c.startswith("weather") else "other" for c in results_df.case_id]
+    )
     table = charts.breakdown_table(df, by="suite")
     assert set(table["group"]) == {"weather", "other"}
     with pytest.raises(ToolEvalError, match="suite"):

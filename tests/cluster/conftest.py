@@ -9,6 +9,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[str]:
     """A local Ray cluster of 4 CPUs, shut down after the session; yields its GCS address."""
@@ -16,8 +17,7 @@ def ray_cluster() -> Iterator[str]:
         try:
             # "local": a new cluster of its own, never the one Ray's cluster file names (the
             # lifecycle tests leave a half-stopped `ray start` cluster's address there)
-            ray.init(address="local", num_cpus=4, include_dashboard=False,
-                     log_to_driver=False)
+            ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)
             break
         except Exception as exc:
             if attempt == 2 or "timed out during startup" not in str(exc):

@@ -18,12 +18,22 @@ from tooleval_nb.cluster import RayExecutor  # noqa: E402
 
 
 def suite(n: int) -> te.Suite:
-    tool = te.Tool.create("get_weather", "Current weather for a city",
-                          {"city": {"type": "string"}}, required=["city"])
-    return te.Suite(name="driven", tools=[tool], cases=[
-        te.EvalCase(id=f"c{i:03d}", prompt=f"get_weather city Town{i}",
-                    expected_tool="get_weather", expected_params={"city": f"Town{i}"})
-        for i in range(n)])
+    tool = te.Tool.create(
+        "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
+    )
+    return te.Suite(
+        name="driven",
+        tools=[tool],
+        cases=[
+            te.EvalCase(
+                id=f"c{i:03d}",
+                prompt=f"get_weather city Town{i}",
+                expected_tool="get_weather",
+                expected_params={"city": f"Town{i}"},
+            )
+            for i in range(n)
+        ],
+    )
 
 
 def main() -> None:
@@ -35,11 +45,20 @@ def main() -> None:
         elif event.type == "tool_eval_result":
             print(f"done {event.data['case_id']}", flush=True)
 
-    te.run_eval(suite(cfg["n"]), [{"model": "openai/fake", "api_base": cfg["api_base"],
-                                   "api_key": "sk-test"}],
-                cache=False, store=cfg["store"], progress=False, callbacks=on_event,
-                executor=RayExecutor(address=cfg["address"], replicas=2,
-                                     max_concurrency_per_replica=4, num_cpus_per_replica=0.5))
+    te.run_eval(
+        suite(cfg["n"]),
+        [{"model": "openai/fake", "api_base": cfg["api_base"], "api_key": "sk-test"}],
+        cache=False,
+        store=cfg["store"],
+        progress=False,
+        callbacks=on_event,
+        executor=RayExecutor(
+            address=cfg["address"],
+            replicas=2,
+            max_concurrency_per_replica=4,
+            num_cpus_per_replica=0.5,
+        ),
+    )
 
 
 if __name__ == "__main__":

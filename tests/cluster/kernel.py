@@ -29,18 +29,28 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import tooleval_nb as te  # noqa: E402
 from tooleval_nb.testing import FakeOpenAIServer  # noqa: E402
 
-TOOL = te.Tool.create("get_weather", "Current weather for a city",
-                      {"city": {"type": "string"}}, required=["city"])
+TOOL = te.Tool.create(
+    "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
+)
 
 #: a small pool: two replicas of half a CPU, each keeping four cells in flight
 SMALL = {"replicas": 2, "num_cpus_per_replica": 0.5, "max_concurrency_per_replica": 4}
 
 
 def suite(n: int, name: str) -> te.Suite:
-    return te.Suite(name=name, tools=[TOOL], cases=[
-        te.EvalCase(id=f"c{i:03d}", prompt=f"get_weather city Town{i}",
-                    expected_tool="get_weather", expected_params={"city": f"Town{i}"})
-        for i in range(n)])
+    return te.Suite(
+        name=name,
+        tools=[TOOL],
+        cases=[
+            te.EvalCase(
+                id=f"c{i:03d}",
+                prompt=f"get_weather city Town{i}",
+                expected_tool="get_weather",
+                expected_params={"city": f"Town{i}"},
+            )
+            for i in range(n)
+        ],
+    )
 
 
 def say(step: str, **data: Any) -> None:
@@ -57,8 +67,14 @@ class Kernel:
     def run(self, executor: Any, n: int = 12, step: str = "run") -> te.Job:
         """A run to the end (no loop runs here: ``run_eval`` blocks, as in a script)."""
         self.count += 1
-        job = te.run_eval(suite(n, f"{step}{self.count}"), self.model, cache=False,
-                          store=self.store, progress=False, executor=executor)
+        job = te.run_eval(
+            suite(n, f"{step}{self.count}"),
+            self.model,
+            cache=False,
+            store=self.store,
+            progress=False,
+            executor=executor,
+        )
         rows = len(job.result().results_df())
         say(step, rows=rows, want=n, replicas=_replicas(job))
         return job
@@ -66,8 +82,14 @@ class Kernel:
     async def run_async(self, executor: Any, n: int = 12, step: str = "run") -> te.Job:
         """A run as a task on this loop, as in a notebook cell (``await job``)."""
         self.count += 1
-        job = te.run_eval(suite(n, f"{step}{self.count}"), self.model, cache=False,
-                          store=self.store, progress=False, executor=executor)
+        job = te.run_eval(
+            suite(n, f"{step}{self.count}"),
+            self.model,
+            cache=False,
+            store=self.store,
+            progress=False,
+            executor=executor,
+        )
         rows = len((await job).results_df())
         say(step, rows=rows, want=n, replicas=_replicas(job))
         return job
@@ -84,8 +106,11 @@ def _ray_processes() -> list[Any]:
     import psutil
 
     me = psutil.Process()
-    return [p for p in me.children(recursive=True)
-            if any(k in p.name() for k in ("gcs_server", "raylet"))]
+    return [
+        p
+        for p in me.children(recursive=True)
+        if any(k in p.name() for k in ("gcs_server", "raylet"))
+    ]
 
 
 # -- the sequences ---------------------------------------------------------------------------
@@ -129,11 +154,19 @@ def cancel(k: Kernel) -> None:
         model = {**k.model, "api_base": slow.url}
         executor = te.RayExecutor(**SMALL)
         for own in (executor, "ray"):
-            job = te.run_eval(suite(40, f"cancel-{own!s:.3}"), model, cache=False,
-                              store=k.store, progress=False, executor=own)
+            job = te.run_eval(
+                suite(40, f"cancel-{own!s:.3}"),
+                model,
+                cache=False,
+                store=k.store,
+                progress=False,
+                executor=own,
+            )
             some = asyncio.Event()
-            job.subscribe(lambda e, some=some: some.set() if e.data["current"] >= 4 else None,
-                          ["tool_eval_progress"])
+            job.subscribe(
+                lambda e, some=some: some.set() if e.data["current"] >= 4 else None,
+                ["tool_eval_progress"],
+            )
             await some.wait()
             job.cancel()
             try:
@@ -153,8 +186,9 @@ def two_jobs(k: Kernel) -> None:
     async def main() -> None:
         executor = te.RayExecutor(**SMALL)
         for _ in range(2):  # two jobs on one executor's pool, one on a run's own executor
-            await asyncio.gather(k.run_async(executor, 20), k.run_async(executor, 20),
-                                 k.run_async("ray", 20))
+            await asyncio.gather(
+                k.run_async(executor, 20), k.run_async(executor, 20), k.run_async("ray", 20)
+            )
         executor.close()
 
     asyncio.run(main())
@@ -164,13 +198,30 @@ def sweep_tune(k: Kernel) -> None:
     base = te.Config(model="openai/fake", api_base=k.model["api_base"])
     ts = suite(8, "tuned")
     for executor in ("ray", te.RayExecutor(**SMALL)):
-        sw = te.sweep(ts, base=base, space=te.space(tool_choice=["auto", "required"]),
-                      strategy="grid", preflight=False, store=k.store, cache=False,
-                      executor=executor, resume=False)
+        sw = te.sweep(
+            ts,
+            base=base,
+            space=te.space(tool_choice=["auto", "required"]),
+            strategy="grid",
+            preflight=False,
+            store=k.store,
+            cache=False,
+            executor=executor,
+            resume=False,
+        )
         say("sweep", trials=len(sw.arms), calls=sw.calls_used)
-        pt = te.tune_prompt(ts, base, meta_model=None, operators="rules", population=2,
-                            generations=1, store=k.store, cache=False, executor=executor,
-                            resume=False)
+        pt = te.tune_prompt(
+            ts,
+            base,
+            meta_model=None,
+            operators="rules",
+            population=2,
+            generations=1,
+            store=k.store,
+            cache=False,
+            executor=executor,
+            resume=False,
+        )
         say("tune", candidates=len(pt.candidates), calls=pt.calls_used)
     k.run("ray")
 
@@ -181,9 +232,18 @@ def bfcl(k: Kernel) -> None:
     cats = ["simple_python", "irrelevance"]
     for executor in ("ray", te.RayExecutor(**SMALL), "ray"):
         k.count += 1
-        run = run_bfcl(k.model, cats, mode="fc", limit=3, store=k.store,
-                       data_dir=k.cfg["bfcl_data"], progress="none", cache=False,
-                       name=f"bfcl{k.count}", executor=executor).result()
+        run = run_bfcl(
+            k.model,
+            cats,
+            mode="fc",
+            limit=3,
+            store=k.store,
+            data_dir=k.cfg["bfcl_data"],
+            progress="none",
+            cache=False,
+            name=f"bfcl{k.count}",
+            executor=executor,
+        ).result()
         say("bfcl", rows=len(run.results_df()), want=6)
 
 
@@ -192,14 +252,23 @@ def user_ray(k: Kernel) -> None:
 
     # the user's own start (its notices are theirs: quiet here, so the check covers ours)
     # ("local": never a `ray start` cluster that Ray's cluster file may still name)
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             logging_level=logging.ERROR)
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level=logging.ERROR,
+    )
     address = ray.get_runtime_context().gcs_address
     k.run("ray")
     k.run(te.RayExecutor(**SMALL))
     ended = te.shutdown_cluster()  # the user's Ray: stays up
-    say("user", ended=ended, initialized=ray.is_initialized(),
-        same=ray.get_runtime_context().gcs_address == address)
+    say(
+        "user",
+        ended=ended,
+        initialized=ray.is_initialized(),
+        same=ray.get_runtime_context().gcs_address == address,
+    )
     k.run("ray")
     ray.shutdown()  # the user ends it; the next run starts our own
     k.run("ray")
@@ -262,8 +331,22 @@ def _exists(pid: int) -> bool:
 
 
 SEQUENCES: dict[str, Callable[[Kernel], None]] = {
-    f.__name__: f for f in (ray_runs, new_executors, reused, cancel, two_jobs, sweep_tune, bfcl,
-                            user_ray, killed, first, restart, stale)}
+    f.__name__: f
+    for f in (
+        ray_runs,
+        new_executors,
+        reused,
+        cancel,
+        two_jobs,
+        sweep_tune,
+        bfcl,
+        user_ray,
+        killed,
+        first,
+        restart,
+        stale,
+    )
+}
 
 
 def main() -> None:

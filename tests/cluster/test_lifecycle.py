@@ -25,27 +25,42 @@ psutil = pytest.importorskip("psutil")  # installed with Ray's dependencies (in 
 KERNEL = Path(__file__).with_name("kernel.py")
 
 #: what Ray prints on its own, which must stay out of a notebook's output
-NOISE = ("SIGTERM handler", "Started a local Ray instance", "authentication token",
-         "token authentication", "(Replica pid=", "(pid=", "Failed to connect to GCS",
-         "The program will terminate", "Connecting to existing Ray cluster")
+NOISE = (
+    "SIGTERM handler",
+    "Started a local Ray instance",
+    "authentication token",
+    "token authentication",
+    "(Replica pid=",
+    "(pid=",
+    "Failed to connect to GCS",
+    "The program will terminate",
+    "Connecting to existing Ray cluster",
+)
 
 
-def kernel(sequence: str, tmp_path: Path, *, timeout: float = 900, expect_alive: bool = True,
-           **config: Any) -> list[dict[str, Any]]:
+def kernel(
+    sequence: str, tmp_path: Path, *, timeout: float = 900, expect_alive: bool = True, **config: Any
+) -> list[dict[str, Any]]:
     """Run ``sequence`` in a new process; its steps (each run's rows checked)."""
     cfg = {"store": str(tmp_path / "runs.db"), **config}
-    done = subprocess.run([sys.executable, str(KERNEL), sequence, json.dumps(cfg)],
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, str(KERNEL), sequence, json.dumps(cfg)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     out = done.stdout
     if expect_alive:
         assert done.returncode == 0 and out.rstrip().endswith("alive"), (
-            f"the kernel died (rc={done.returncode})\n{out[-3000:]}\n{done.stderr[-6000:]}")
+            f"the kernel died (rc={done.returncode})\n{out[-3000:]}\n{done.stderr[-6000:]}"
+        )
     steps = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     for step in steps:
         if "want" in step:
             assert step["rows"] == step["want"], (step, done.stderr[-4000:])
-    noise = [line for line in (out + done.stderr).splitlines()
-             if any(mark in line for mark in NOISE)]
+    noise = [
+        line for line in (out + done.stderr).splitlines() if any(mark in line for mark in NOISE)
+    ]
     assert not noise, noise[:10]
     return steps
 
@@ -108,7 +123,11 @@ def test_a_session_the_user_started_is_attached_to_and_never_shut_down(tmp_path)
     steps = kernel("user_ray", tmp_path)
     assert len(_runs(steps)) == 4
     assert next(s for s in steps if s["step"] == "user") == {
-        "step": "user", "ended": False, "initialized": True, "same": True}
+        "step": "user",
+        "ended": False,
+        "initialized": True,
+        "same": True,
+    }
 
 
 def test_ray_killed_from_outside_between_two_runs(tmp_path):
@@ -134,17 +153,27 @@ def test_a_restarted_kernel_starts_clean_after_one_that_died(tmp_path):
     assert len(_runs(kernel("restart", tmp_path, timeout=300))) == 2
 
 
-
 def test_a_half_stopped_ray_start_cluster_is_never_waited_for(tmp_path):
     # `ray start --head --block` whose raylet dies stops the rest and leaves its address in
     # Ray's cluster file: address=None starts a new local cluster, "auto" fails at once
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
-    head = subprocess.Popen([str(Path(sys.executable).with_name("ray")), "start", "--head",
-                             "--block", f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
-                             "--disable-usage-stats"], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    head = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("ray")),
+            "start",
+            "--head",
+            "--block",
+            f"--port={port}",
+            "--num-cpus=1",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         for line in head.stdout:
             if "block forever" in line:

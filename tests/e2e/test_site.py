@@ -14,8 +14,9 @@ from tooleval_nb import Suite, Tool, report, save_suite
 
 pytestmark = [pytest.mark.browser]
 
-WEATHER = Tool.create("get_weather", "Current weather for a city", {"city": {"type": "string"}},
-                      required=["city"])
+WEATHER = Tool.create(
+    "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
+)
 
 #: runs before any page script: records every view vegaEmbed makes (and every failure)
 HOOK = """
@@ -51,15 +52,33 @@ def site(tmp_path):
     from tooleval_nb.testing import FakeOpenAIServer
 
     path = tmp_path / "weather.json"
-    save_suite(Suite(name="weather", tools=[WEATHER], cases=[
-        {"name": f"c{i}", "prompt": f"get_weather city Town{i}", "expected_tool": "get_weather",
-         "expected_params": {"city": "Town0"}, "tags": ["smoke" if i == 0 else "other"]}
-        for i in range(4)]), path)
+    save_suite(
+        Suite(
+            name="weather",
+            tools=[WEATHER],
+            cases=[
+                {
+                    "name": f"c{i}",
+                    "prompt": f"get_weather city Town{i}",
+                    "expected_tool": "get_weather",
+                    "expected_params": {"city": "Town0"},
+                    "tags": ["smoke" if i == 0 else "other"],
+                }
+                for i in range(4)
+            ],
+        ),
+        path,
+    )
     store = str(tmp_path / "runs.sqlite")
     with FakeOpenAIServer() as server:
-        params = report.validate_params(suites=[str(path)], models=["openai/fake"],
-                                        api_base=server.url, store=store, cache=False,
-                                        mode=["native", "hermes"])
+        params = report.validate_params(
+            suites=[str(path)],
+            models=["openai/fake"],
+            api_base=server.url,
+            store=store,
+            cache=False,
+            mode=["native", "hermes"],
+        )
         run_ids = report.run_suites(params).run_ids
     folder = tmp_path / "site"
     report.build_report(folder, runs=run_ids, store=store, title="Older report", timeout=300)
@@ -74,8 +93,10 @@ def test_index_and_report_open_offline_with_every_chart_drawn(site, browser):
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
     browser.get((site / "index.html").as_uri())
     rows = browser.find_elements(By.CSS_SELECTOR, "tr.report")
-    assert [r.find_element(By.TAG_NAME, "a").text for r in rows] == ["Newest report",
-                                                                     "Older report"]
+    assert [r.find_element(By.TAG_NAME, "a").text for r in rows] == [
+        "Newest report",
+        "Older report",
+    ]
     assert "0.700" in rows[0].text and "openai/fake" in rows[0].text  # the headline figures
     assert browser.get_log("browser") == []
 
@@ -84,14 +105,18 @@ def test_index_and_report_open_offline_with_every_chart_drawn(site, browser):
     charts = len(browser.find_elements(By.CSS_SELECTOR, "div.tooleval-chart"))
     assert charts >= 8
     WebDriverWait(browser, 60).until(
-        lambda d: d.execute_script("return window.__teViews.length + "
-                                   "window.__teFailures.length") >= charts,
-        "not every chart was embedded")
+        lambda d: (
+            d.execute_script("return window.__teViews.length + window.__teFailures.length")
+            >= charts
+        ),
+        "not every chart was embedded",
+    )
     assert browser.execute_script("return window.__teFailures") == []
     marks = browser.execute_script(MARKS)
     assert len(marks) == charts and all(n > 0 for n in marks), marks
     fetched = browser.execute_script(
-        "return performance.getEntriesByType('resource').map(e => e.name)")
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+    )
     assert all(url.startswith(("file:", "data:", "blob:")) for url in fetched), fetched
     errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     assert errors == []

@@ -12,14 +12,23 @@ from tooleval_nb.testing import FakeOpenAIServer
 
 
 def make_suite(n: int = 24, name: str = "weather") -> Suite:
-    tool = Tool.create("get_weather", "Current weather for a city",
-                       {"city": {"type": "string"}, "days": {"type": "integer"}}, ["city"])
-    other = Tool.create("get_time", "Local time in a city", {"city": {"type": "string"}},
-                        ["city"])
-    cases = [EvalCase(id=f"w{i:02d}", prompt=f"get_weather city Town{i}",
-                      expected_tool="get_weather", expected_params={"city": f"Town{i}"},
-                      category="weather" if i % 3 else "forecast")
-             for i in range(n)]
+    tool = Tool.create(
+        "get_weather",
+        "Current weather for a city",
+        {"city": {"type": "string"}, "days": {"type": "integer"}},
+        ["city"],
+    )
+    other = Tool.create("get_time", "Local time in a city", {"city": {"type": "string"}}, ["city"])
+    cases = [
+        EvalCase(
+            id=f"w{i:02d}",
+            prompt=f"get_weather city Town{i}",
+            expected_tool="get_weather",
+            expected_params={"city": f"Town{i}"},
+            category="weather" if i % 3 else "forecast",
+        )
+        for i in range(n)
+    ]
     return Suite(name=name, tools=[tool, other], cases=cases)
 
 
@@ -72,8 +81,7 @@ def judged_run(suite, store, fake_server) -> Callable[..., Any]:
     from tooleval_nb.experiments.evaluate import evaluate
 
     def make(judge: Callable[..., Any], target: Callable[..., Any], n: int) -> Any:
-        server = fake_server(record=True, handler=lambda b: judge(b) if is_judge(b)
-                             else target(b))
+        server = fake_server(record=True, handler=lambda b: judge(b) if is_judge(b) else target(b))
         cfg = Config(model="openai/fake", api_base=server.url)
         return server, cfg, evaluate(suite, cfg, [c.id for c in suite.cases][:n], store=store)
 

@@ -9,17 +9,31 @@ from tooleval_nb.errors import ExperimentError
 from tooleval_nb.experiments.compare import COMPARE_COLUMNS, compare
 
 
-def frame(run_id: str, passed: list[int], *, model: str = "m", samples: int = 1,
-          overall: list[float] | None = None, errors: set[int] = frozenset()) -> pd.DataFrame:
+def frame(
+    run_id: str,
+    passed: list[int],
+    *,
+    model: str = "m",
+    samples: int = 1,
+    overall: list[float] | None = None,
+    errors: set[int] = frozenset(),
+) -> pd.DataFrame:
     rows = []
     for i, p in enumerate(passed):
         for s in range(samples):
             err = i in errors
-            rows.append({"run_id": run_id, "model": model, "case_id": f"c{i}",
-                         "category": "a" if i % 2 else "b", "sample": s,
-                         "passed": bool(p) and not err,
-                         "overall": None if err else (overall[i] if overall else float(p)),
-                         "error": "boom" if err else None})
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "model": model,
+                    "case_id": f"c{i}",
+                    "category": "a" if i % 2 else "b",
+                    "sample": s,
+                    "passed": bool(p) and not err,
+                    "overall": None if err else (overall[i] if overall else float(p)),
+                    "error": "boom" if err else None,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -63,9 +77,11 @@ def test_cluster_resampling_is_bootstrap():
     assert compare(b, a, metric="passed", cluster="category").iloc[0].method == "bootstrap"
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [({"metric": "nope"}, "no column"),
-                                               ({"cluster": "nope"}, "no such column")],
-                         ids=["metric", "cluster"])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"metric": "nope"}, "no column"), ({"cluster": "nope"}, "no such column")],
+    ids=["metric", "cluster"],
+)
 def test_compare_errors(kwargs, match):
     with pytest.raises(ExperimentError, match=match):
         compare(frame("b", [1]), frame("a", [1]), **kwargs)

@@ -11,8 +11,13 @@ def test_objects_render_html(suite, store, fake_server):
     base = tx.Config(model="openai/fake", api_base=server.url)
     exp = tx.experiment("d", suite=suite, store=store)
     exp.run(base)
-    sw = tx.sweep(suite, base=base, space=tx.space(tool_choice=["auto", "required"]),
-                  store=store, preflight=False)
+    sw = tx.sweep(
+        suite,
+        base=base,
+        space=tx.space(tool_choice=["auto", "required"]),
+        store=store,
+        preflight=False,
+    )
     ev = evaluate(suite, base, [c.id for c in suite.cases[:4]], store=store)
     rep = tx.judge_report(ev.results, judge_model=base, max_llm_calls=1, store=store)
     for obj, needle in ((exp, "<table"), (sw, "<table"), (rep, "Judge report")):
@@ -23,8 +28,7 @@ def test_objects_render_html(suite, store, fake_server):
 
 def test_estimate_probe(suite, store, fake_server, capsys):
     server = fake_server()
-    est = tx.estimate(suite, tx.Config(model="openai/fake", api_base=server.url), 100,
-                      store=store)
+    est = tx.estimate(suite, tx.Config(model="openai/fake", api_base=server.url), 100, store=store)
     assert est.probe_calls == 3 and server.requests == 3 and est.seconds_per_call > 0
     assert "ETA" in capsys.readouterr().out and "100 calls" in str(est)
 
@@ -43,8 +47,9 @@ def test_html_table_shortens_and_escapes():
 def test_long_prompts_and_case_details_render(suite, store, fake_server):
     """The HTML of an experiment with a long <tagged> prompt and a judge report's evidence."""
     server = fake_server(handler=lambda body: {"role": "assistant", "content": "<b>no</b>"})
-    base = tx.Config(model="openai/fake", api_base=server.url,
-                     system_prompt="<b>Rule</b> " + "be careful " * 30)
+    base = tx.Config(
+        model="openai/fake", api_base=server.url, system_prompt="<b>Rule</b> " + "be careful " * 30
+    )
     exp = tx.experiment("html", suite=suite, store=store)
     run = exp.run(base)
     html = exp._repr_mimebundle_()["text/html"]

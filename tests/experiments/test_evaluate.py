@@ -19,8 +19,13 @@ def sent(body: dict) -> dict:
 def test_config_from_a_default_run_sends_the_same_request(suite, store, fake_server):
     server = fake_server(record=True)
     ids = [c.id for c in suite.cases[:3]]
-    run = run_eval(suite, [ModelSpec(model="openai/fake", api_base=server.url)], ids=ids,
-                   store=store, progress="none").result()
+    run = run_eval(
+        suite,
+        [ModelSpec(model="openai/fake", api_base=server.url)],
+        ids=ids,
+        store=store,
+        progress="none",
+    ).result()
     cfg = config_from_run(run)
     assert cfg.tool_choice == run.settings["tool_choice"] == "required"  # the runner's default
     assert cfg.max_tokens is None  # the run sent no max_tokens: none is invented
@@ -35,6 +40,8 @@ def test_config_from_run_falls_back_to_the_runners_defaults():
     defaults = RunSettings()
     assert cfg.tool_choice == defaults.tool_choice and cfg.temperature == defaults.temperature
     assert cfg.max_tokens is None and cfg.model == "openai/fake"
-    ran = SimpleNamespace(settings={"tool_choice": "auto", "params": {"max_tokens": 64}},
-                          targets=[{"spec": {"model": "openai/fake"}}])
+    ran = SimpleNamespace(
+        settings={"tool_choice": "auto", "params": {"max_tokens": 64}},
+        targets=[{"spec": {"model": "openai/fake"}}],
+    )
     assert config_from_run(ran) == tx.Config(model="openai/fake", max_tokens=64)

@@ -16,10 +16,17 @@ WRONG = {"role": "assistant", "content": "I am not sure which tool to use."}
 
 
 def _parts(body):
-    user = next((str(m.get("content")) for m in reversed(body.get("messages") or [])
-                 if m.get("role") == "user"), "")
-    system = " ".join(str(m.get("content")) for m in body.get("messages") or []
-                      if m.get("role") == "system")
+    user = next(
+        (
+            str(m.get("content"))
+            for m in reversed(body.get("messages") or [])
+            if m.get("role") == "user"
+        ),
+        "",
+    )
+    system = " ".join(
+        str(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system"
+    )
     return int(user.rsplit("Town", 1)[-1]), system
 
 
@@ -39,9 +46,15 @@ def big_suite(request):
     from tooleval_nb.suite import Suite, Tool
 
     tool = Tool.create("get_weather", "Current weather", {"city": {"type": "string"}}, ["city"])
-    cases = [EvalCase(id=f"w{i:02d}", prompt=f"get_weather city Town{i}",
-                      expected_tool="get_weather", expected_params={"city": f"Town{i}"})
-             for i in range(40)]
+    cases = [
+        EvalCase(
+            id=f"w{i:02d}",
+            prompt=f"get_weather city Town{i}",
+            expected_tool="get_weather",
+            expected_params={"city": f"Town{i}"},
+        )
+        for i in range(40)
+    ]
     return Suite(name="weather40", tools=[tool], cases=cases)
 
 
@@ -71,8 +84,14 @@ def test_first_run_pins_baseline_and_reopen(exp_env, store):
 def test_other_suite_version_has_no_delta(exp_env, big_suite):
     exp, base, _ = exp_env
     exp.run(base)
-    changed = big_suite.model_copy(update={"cases": [*big_suite.cases, EvalCase(
-        id="extra", prompt="get_weather city Town1", expected_tool="get_weather")]})
+    changed = big_suite.model_copy(
+        update={
+            "cases": [
+                *big_suite.cases,
+                EvalCase(id="extra", prompt="get_weather city Town1", expected_tool="get_weather"),
+            ]
+        }
+    )
     exp.run(base.merge(system_prompt=PHRASE), suite=changed)
     row = exp.timeline().iloc[-1]
     assert not row["comparable"] and math.isnan(row["delta"])
@@ -95,8 +114,9 @@ def test_confirmed_winner_replaces_best_and_promotions_merge(exp_env, capsys):
     exp.run(base)
     exp.run(base.merge(system_prompt=PHRASE))  # +50% on every case: a clear win
     assert exp.best.config.system_prompt == PHRASE
-    sw = exp.sweep(tx.space(tool_choice=["auto", "required"]), budget=tx.Budget(calls=200),
-                   preflight=False)
+    sw = exp.sweep(
+        tx.space(tool_choice=["auto", "required"]), budget=tx.Budget(calls=200), preflight=False
+    )
     assert sw.best.tool_choice == "required"
     best = exp.best
     assert best.config.tool_choice == "required" and best.config.system_prompt == PHRASE
@@ -121,8 +141,9 @@ def test_confirmed_winner_replaces_best_and_promotions_merge(exp_env, capsys):
 
 def test_pin_baseline_refuses_other_suite(exp_env, big_suite, store):
     exp, base, _ = exp_env
-    other = tx.experiment("other", suite=big_suite.filter(ids=["w00", "w01", "w02", "w03"]),
-                          store=store)
+    other = tx.experiment(
+        "other", suite=big_suite.filter(ids=["w00", "w01", "w02", "w03"]), store=store
+    )
     run = other.run(base)
     with pytest.raises(ExperimentError, match="another suite version"):
         exp.pin_baseline(run)

@@ -27,8 +27,9 @@ def test_experiment_and_sweep_on_embedded_model(small, mstore, capsys):
     exp = tx.experiment("smol", suite=small, store=mstore)
     assert len(exp.split.holdout) == 2 and len(exp.split.dev) == 2
     exp.run(tx.Config())
-    sw = exp.sweep(tx.space(tool_choice=["auto", "required"]), strategy="grid",
-                   budget=tx.Budget(calls=40))
+    sw = exp.sweep(
+        tx.space(tool_choice=["auto", "required"]), strategy="grid", budget=tx.Budget(calls=40)
+    )
     out = capsys.readouterr().out
     assert "ETA" in out and "2 configs" in out
     # the ETA is measured by the probe on this machine: a number, never "n/a"
@@ -47,9 +48,16 @@ def test_experiment_and_sweep_on_embedded_model(small, mstore, capsys):
 
 
 def test_prompt_tune_on_embedded_model(small, mstore):
-    pt = tx.tune_prompt(small, tx.Config(), population=2, generations=1, max_prompt_tokens=80,
-                        confirm_top_k=1,
-                        budget=tx.Budget(calls=40), store=mstore)
+    pt = tx.tune_prompt(
+        small,
+        tx.Config(),
+        population=2,
+        generations=1,
+        max_prompt_tokens=80,
+        confirm_top_k=1,
+        budget=tx.Budget(calls=40),
+        store=mstore,
+    )
     cands = pt.candidates_df()
     assert len(cands) >= 3 and set(cands["generation"]) == {0, 1}
     assert cands.loc[cands["operator"] == "base", "dev_n"].iloc[0] == 2
@@ -63,8 +71,7 @@ def test_judge_report_on_embedded_model(small, mstore):
     from tooleval_nb.runner import load_run
 
     run = load_run(run_id, store=mstore)
-    rep = tx.judge_report(run, max_llm_calls=3, suite=small, store=mstore,
-                          score_mode="logprob")
+    rep = tx.judge_report(run, max_llm_calls=3, suite=small, store=mstore, score_mode="logprob")
     assert rep.llm_calls <= 3
     assert {v["status"] for v in rep.verdicts} <= {"scored", "unscored"}
     text = rep.summary()
@@ -83,10 +90,17 @@ def test_embedded_judge_rating_from_logprobs():
     from tooleval_nb.experiments.llm_call import JsonCaller
 
     caller = JsonCaller(None, 1, 120.0, "auto", None, top_logprobs=5)
-    msgs = [{"role": "system", "content": "You review tool calls. Answer one JSON object: "
-             + str(VERDICT_SCHEMA)},
-            {"role": "user", "content": "User: weather in Paris\nExpected: get_weather(city="
-             "'Paris')\nActual calls: none\nAssistant text: It is sunny."}]
+    msgs = [
+        {
+            "role": "system",
+            "content": "You review tool calls. Answer one JSON object: " + str(VERDICT_SCHEMA),
+        },
+        {
+            "role": "user",
+            "content": "User: weather in Paris\nExpected: get_weather(city="
+            "'Paris')\nActual calls: none\nAssistant text: It is sunny.",
+        },
+    ]
     answer = run_sync(caller.ask_full(msgs, VERDICT_SCHEMA, "verdict"))
     verdict, why = parse_verdict(answer.text, "c1")
     assert verdict is not None, why

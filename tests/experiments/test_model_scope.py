@@ -19,11 +19,13 @@ WRONG = {"role": "assistant", "content": "Not sure."}
 def by_model(body):
     """Model a: right on even cases, on all with the phrase (0.5 → 1.0).
     Model b: right on i % 4 == 0, and also on i % 4 == 1 with the phrase (0.25 → 0.5)."""
-    user = next(str(m.get("content")) for m in reversed(body["messages"])
-                if m.get("role") == "user")
+    user = next(
+        str(m.get("content")) for m in reversed(body["messages"]) if m.get("role") == "user"
+    )
     i = int(user.rsplit("Town", 1)[-1])
-    phrase = any(PHRASE in str(m.get("content")) for m in body["messages"]
-                 if m.get("role") == "system")
+    phrase = any(
+        PHRASE in str(m.get("content")) for m in body["messages"] if m.get("role") == "system"
+    )
     if body["model"].endswith("fake-a"):
         return None if phrase or i % 2 == 0 else WRONG
     return None if i % 4 == 0 or (phrase and i % 4 == 1) else WRONG
@@ -32,8 +34,10 @@ def by_model(body):
 @pytest.fixture
 def models(fake_server):
     server = fake_server(handler=by_model)
-    return (tx.Config(model="openai/fake-a", api_base=server.url),
-            tx.Config(model="openai/fake-b", api_base=server.url))
+    return (
+        tx.Config(model="openai/fake-a", api_base=server.url),
+        tx.Config(model="openai/fake-b", api_base=server.url),
+    )
 
 
 def test_each_model_gets_its_baseline_and_its_own_deltas(suite, store, models):

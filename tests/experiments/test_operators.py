@@ -22,9 +22,11 @@ def test_add_and_drop_rule_are_seeded():
     assert ops.add_rule(full, random.Random(0)) == full
 
 
-@pytest.mark.parametrize(("mode", "needle"), [("hermes", "<tool_call>"), ("pythonic", "[tool_name"),
-                                              ("native", "function-calling")],
-                         ids=["hermes", "pythonic", "native"])
+@pytest.mark.parametrize(
+    ("mode", "needle"),
+    [("hermes", "<tool_call>"), ("pythonic", "[tool_name"), ("native", "function-calling")],
+    ids=["hermes", "pythonic", "native"],
+)
 def test_format_hint(mode, needle):
     text = ops.format_hint("Hi.", mode)
     assert needle in text and ops.format_hint(text, mode) == text
@@ -34,8 +36,9 @@ def test_tool_digest_and_example(suite):
     text = ops.tool_digest(None, suite.tools)
     assert "get_weather(city)" in text and ops.tool_digest(text, suite.tools) == text
     shot = ops.example_from_case(suite.cases[3])
-    assert shot.case_id == "w03" and shot.calls == ({"name": "get_weather",
-                                                     "arguments": {"city": "Town3"}},)
+    assert shot.case_id == "w03" and shot.calls == (
+        {"name": "get_weather", "arguments": {"city": "Town3"}},
+    )
 
 
 def test_crossover_and_shorten():
@@ -51,12 +54,28 @@ def test_crossover_and_shorten():
 
 def test_apply_operator_add_example_uses_dev_cases_only(suite):
     dev = suite.cases[:3]
-    text, shots = ops.apply_operator("add_example", ("p", ()), None, rng=random.Random(0),
-                                     mode="native", suite=suite, dev_cases=dev, max_tokens=200)
+    text, shots = ops.apply_operator(
+        "add_example",
+        ("p", ()),
+        None,
+        rng=random.Random(0),
+        mode="native",
+        suite=suite,
+        dev_cases=dev,
+        max_tokens=200,
+    )
     assert text == "p" and shots[0].case_id in {"w00", "w01", "w02"}
     with pytest.raises(ValueError, match="unknown operator"):
-        ops.apply_operator("nope", ("p", ()), None, rng=random.Random(0), mode="native",
-                           suite=suite, dev_cases=dev, max_tokens=200)
+        ops.apply_operator(
+            "nope",
+            ("p", ()),
+            None,
+            rng=random.Random(0),
+            mode="native",
+            suite=suite,
+            dev_cases=dev,
+            max_tokens=200,
+        )
 
 
 def test_filters_hash_similarity_and_leakage(suite):
@@ -80,16 +99,27 @@ def test_meta_prompt_orders_history_and_parses():
     body = msgs[1]["content"]
     assert body.index("bad") < body.index("good") and "f(x)" in body
     assert "Do not mention specific values" in body
-    assert parse_meta('{"prompts": [{"text": "a", "rationale": "r"}, "b"]}') == [("a", "r"),
-                                                                               ("b", "")]
+    assert parse_meta('{"prompts": [{"text": "a", "rationale": "r"}, "b"]}') == [
+        ("a", "r"),
+        ("b", ""),
+    ]
     for bad in ("junk", '{"prompts": []}', '{"other": 1}'):
         assert parse_meta(bad) is None
 
 
 def test_failure_feedback_one_per_mode_first():
-    rows = [{"case_id": f"c{i}", "passed": False, "failure_mode": m, "prompt": "p" * 300,
-             "expected": json.dumps({"expected_tool": "f"}), "tool_calls": "[]", "content": "t"}
-            for i, m in enumerate(["no_call", "no_call", "wrong_tool", "wrong_value"])]
+    rows = [
+        {
+            "case_id": f"c{i}",
+            "passed": False,
+            "failure_mode": m,
+            "prompt": "p" * 300,
+            "expected": json.dumps({"expected_tool": "f"}),
+            "tool_calls": "[]",
+            "content": "t",
+        }
+        for i, m in enumerate(["no_call", "no_call", "wrong_tool", "wrong_value"])
+    ]
     fb = failure_feedback(pd.DataFrame(rows), k=3)
     assert [f["failure_mode"] for f in fb] == ["no_call", "wrong_tool", "wrong_value"]
     assert len(fb[0]["user"]) == 120

@@ -16,18 +16,33 @@ WRONG = {"role": "assistant", "content": "I am not sure."}
 
 def case_index(body) -> int | None:
     """The case a target request asks about (None for the meta model's requests)."""
-    user = next((str(m.get("content")) for m in reversed(body.get("messages") or [])
-                 if m.get("role") == "user"), "")
+    user = next(
+        (
+            str(m.get("content"))
+            for m in reversed(body.get("messages") or [])
+            if m.get("role") == "user"
+        ),
+        "",
+    )
     tail = user.rsplit("Town", 1)[-1]
     return int(tail) if tail.isdigit() else None
 
 
 def handler(body):
-    system = " ".join(str(m.get("content")) for m in body.get("messages") or []
-                      if m.get("role") == "system")
+    system = " ".join(
+        str(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system"
+    )
     if META_MARK in system:
-        return {"role": "assistant", "content": json.dumps({"prompts": [
-            {"text": f"You help with weather. {PHRASE}", "rationale": "the phrase"}]})}
+        return {
+            "role": "assistant",
+            "content": json.dumps(
+                {
+                    "prompts": [
+                        {"text": f"You help with weather. {PHRASE}", "rationale": "the phrase"}
+                    ]
+                }
+            ),
+        }
     if body.get("tool_choice") == "required" or PHRASE in system:
         return None
     return WRONG
@@ -51,8 +66,12 @@ def _holdout_requests(server, start, holdout) -> int:
 def test_sweep_copy_promotes_the_dev_winner_flagged(env, capsys):
     exp, server, holdout = env
     start = len(server.bodies)
-    sw = exp.sweep(tx.space(tool_choice=["auto", "required"]), promote="copy",
-                   budget=tx.Budget(calls=200), preflight=False)
+    sw = exp.sweep(
+        tx.space(tool_choice=["auto", "required"]),
+        promote="copy",
+        budget=tx.Budget(calls=200),
+        preflight=False,
+    )
     assert _holdout_requests(server, start, holdout) == 0 and sw.confirmation is None
     best = exp.best
     assert best.config.tool_choice == "required" and not best.confirmed
@@ -72,8 +91,12 @@ def test_sweep_copy_promotes_the_dev_winner_flagged(env, capsys):
 
 def test_sweep_copy_with_nothing_better_keeps_the_best(env, capsys):
     exp, server, _ = env
-    sw = exp.sweep(tx.space(max_tokens=[128, 256]), promote="copy",
-                   budget=tx.Budget(calls=200), preflight=False)
+    sw = exp.sweep(
+        tx.space(max_tokens=[128, 256]),
+        promote="copy",
+        budget=tx.Budget(calls=200),
+        preflight=False,
+    )
     assert sw.best_trial.is_base and exp.best.source == "baseline"
     assert list(exp.timeline()["kind"]) == ["eval", "sweep"]
     assert "nothing to promote" in capsys.readouterr().out
@@ -83,8 +106,14 @@ def test_prompt_tune_copy_skips_the_holdout(env):
     exp, server, holdout = env
     start = len(server.bodies)
     cfg = exp.best.config
-    pt = exp.tune_prompt(meta_model=cfg, population=2, generations=1, promote="copy",
-                         budget=tx.Budget(calls=300), search_few_shot=False)
+    pt = exp.tune_prompt(
+        meta_model=cfg,
+        population=2,
+        generations=1,
+        promote="copy",
+        budget=tx.Budget(calls=300),
+        search_few_shot=False,
+    )
     assert _holdout_requests(server, start, holdout) == 0
     assert PHRASE in pt.winner.text and "promote='copy'" in pt.message
     cands = pt.candidates_df()

@@ -17,8 +17,9 @@ WRONG = {"role": "assistant", "content": "I am not sure."}
 
 
 def system_of(body) -> str:
-    return " ".join(str(m.get("content")) for m in body.get("messages") or []
-                    if m.get("role") == "system")
+    return " ".join(
+        str(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system"
+    )
 
 
 def planted(leak_value: str, dev_value: str):
@@ -30,10 +31,24 @@ def planted(leak_value: str, dev_value: str):
             meta_calls[0] += 1
             if meta_calls[0] == 1:
                 return {"role": "assistant", "content": "prompts prompts {oops"}
-            return {"role": "assistant", "content": json.dumps({"prompts": [
-                {"text": f"You help with weather. {PHRASE}", "rationale": "the phrase"},
-                {"text": f"Remember that {leak_value} is special.", "rationale": "leak"},
-                {"text": f"Cities like {dev_value} matter. Be nice.", "rationale": "copies"}]})}
+            return {
+                "role": "assistant",
+                "content": json.dumps(
+                    {
+                        "prompts": [
+                            {"text": f"You help with weather. {PHRASE}", "rationale": "the phrase"},
+                            {
+                                "text": f"Remember that {leak_value} is special.",
+                                "rationale": "leak",
+                            },
+                            {
+                                "text": f"Cities like {dev_value} matter. Be nice.",
+                                "rationale": "copies",
+                            },
+                        ]
+                    }
+                ),
+            }
         return None if PHRASE in system else WRONG
 
     return handler, meta_calls
@@ -54,8 +69,14 @@ def test_tune_finds_confirms_and_promotes_the_phrase(suite, store, tune_env):
     sp, cfg, server, meta_calls, leak = tune_env
     exp = tx.experiment("tune", suite=suite, split=sp, store=store)
     exp.run(cfg)
-    pt = exp.tune_prompt(meta_model=cfg, population=4, generations=3, patience=3,
-                         budget=tx.Budget(calls=600), search_few_shot=True)
+    pt = exp.tune_prompt(
+        meta_model=cfg,
+        population=4,
+        generations=3,
+        patience=3,
+        budget=tx.Budget(calls=600),
+        search_few_shot=True,
+    )
     cands = pt.candidates_df()
     winner = cands[cands["promoted"]].iloc[0]
     assert PHRASE in winner["text"] and winner["operator"] == "meta"
@@ -63,8 +84,9 @@ def test_tune_finds_confirms_and_promotes_the_phrase(suite, store, tune_env):
     assert PHRASE in pt.best.system_prompt
     leaks = cands[cands["rejected_reason"].fillna("").str.startswith("leakage")]
     assert len(leaks) == 1 and leak in leaks.iloc[0]["rejected_reason"]
-    assert cands.loc[cands["text"].fillna("").str.startswith("Cities like"),
-                     "copies_dev_values"].all()
+    assert cands.loc[
+        cands["text"].fillna("").str.startswith("Cities like"), "copies_dev_values"
+    ].all()
     gens = pt.generations_df()
     assert gens.loc[gens["generation"] == 1, "meta_parsed"].iloc[0] is False
     assert gens.loc[gens["generation"] == 2, "meta_parsed"].iloc[0] is True
@@ -85,8 +107,16 @@ def test_tune_finds_confirms_and_promotes_the_phrase(suite, store, tune_env):
 
 def test_rules_only_tune_and_resume_reuses_everything(suite, store, tune_env):
     sp, cfg, server, meta_calls, _ = tune_env
-    kwargs = dict(split=sp, meta_model=cfg, operators="rules", population=3, generations=2,
-                  budget=tx.Budget(calls=400), store=store, search_few_shot=True)
+    kwargs = dict(
+        split=sp,
+        meta_model=cfg,
+        operators="rules",
+        population=3,
+        generations=2,
+        budget=tx.Budget(calls=400),
+        store=store,
+        search_few_shot=True,
+    )
     pt = tx.tune_prompt(suite, cfg, **kwargs)
     assert meta_calls[0] == 0
     assert pt.winner is None and pt.best == cfg.canonical()  # no rule carries the phrase
@@ -103,8 +133,16 @@ def test_tune_without_holdout_does_not_promote(suite, store, fake_server):
     server = fake_server()
     cfg = tx.Config(model="openai/fake", api_base=server.url)
     whole = tx.Split.whole(suite.filter(ids=[c.id for c in suite.cases[:6]]))
-    pt = tx.tune_prompt(suite, cfg, split=whole, meta_model=None, population=2,
-                        generations=1, store=store, budget=tx.Budget(calls=200))
+    pt = tx.tune_prompt(
+        suite,
+        cfg,
+        split=whole,
+        meta_model=None,
+        population=2,
+        generations=1,
+        store=store,
+        budget=tx.Budget(calls=200),
+    )
     assert pt.winner is None and pt.stop_reason == "every dev case solved"
 
 
@@ -114,8 +152,9 @@ def digest_target(body):
     system = system_of(body)
     if META_MARK in system:
         return {"role": "assistant", "content": "no JSON here"}
-    user = next(str(m.get("content")) for m in reversed(body["messages"])
-                if m.get("role") == "user")
+    user = next(
+        str(m.get("content")) for m in reversed(body["messages"]) if m.get("role") == "user"
+    )
     good = zlib.crc32(user.encode()) % 6 != 0
     return None if ("Tools:" in system) == good else WRONG
 
@@ -128,9 +167,19 @@ def results_in(store: str) -> int:
 def test_multi_generation_tune_charges_each_call_once(suite, store, fake_server):
     server = fake_server(handler=digest_target)
     cfg = tx.Config(model="openai/fake", api_base=server.url)
-    pt = tx.tune_prompt(suite, cfg, split=tx.split(suite, holdout=0.3, seed=0), meta_model=None,
-                        operators="rules", population=3, generations=3, patience=5,
-                        budget=tx.Budget(calls=2000), store=store, cache=False)
+    pt = tx.tune_prompt(
+        suite,
+        cfg,
+        split=tx.split(suite, holdout=0.3, seed=0),
+        meta_model=None,
+        operators="rules",
+        population=3,
+        generations=3,
+        patience=5,
+        budget=tx.Budget(calls=2000),
+        store=store,
+        cache=False,
+    )
     gens = pt.generations_df()
     assert list(gens["generation"]) == [0, 1, 2, 3]  # base and front re-raced each generation
     assert pt.calls_used == server.requests == results_in(store)
@@ -145,18 +194,36 @@ def test_duplicates_are_rejected_inside_a_tune_and_never_evaluated(suite, store,
 
     def handler(body):
         if META_MARK in system_of(body):
-            return {"role": "assistant", "content": json.dumps({"prompts": [
-                {"text": tx.DEFAULT_SYSTEM_PROMPT, "rationale": "same as the default"},
-                {"text": fresh, "rationale": "new"},
-                {"text": "  " + fresh.upper() + "  ", "rationale": "same, reformatted"},
-                {"text": near, "rationale": "almost the default"}]})}
+            return {
+                "role": "assistant",
+                "content": json.dumps(
+                    {
+                        "prompts": [
+                            {"text": tx.DEFAULT_SYSTEM_PROMPT, "rationale": "same as the default"},
+                            {"text": fresh, "rationale": "new"},
+                            {"text": "  " + fresh.upper() + "  ", "rationale": "same, reformatted"},
+                            {"text": near, "rationale": "almost the default"},
+                        ]
+                    }
+                ),
+            }
         return None if fresh in system_of(body) else WRONG
 
     server = fake_server(handler=handler, record=True)
     cfg = tx.Config(model="openai/fake", api_base=server.url)
     sp = tx.split(suite, holdout=0.3, seed=0)
-    pt = tx.tune_prompt(suite, cfg, split=sp, meta_model=cfg, operators="meta", population=4,
-                        generations=1, budget=tx.Budget(calls=400), store=store, cache=False)
+    pt = tx.tune_prompt(
+        suite,
+        cfg,
+        split=sp,
+        meta_model=cfg,
+        operators="meta",
+        population=4,
+        generations=1,
+        budget=tx.Budget(calls=400),
+        store=store,
+        cache=False,
+    )
     cands = pt.candidates_df().set_index("cand_id")
     default_id = int(cands.index[cands["operator"] == "default"][0])
     gen1 = cands[cands["generation"] == 1]
@@ -181,14 +248,22 @@ class Boom(Exception):
 
 
 def test_tune_interrupted_mid_proposal_proposes_the_generation_again(
-        suite, store, fake_server, tmp_path, monkeypatch):
+    suite, store, fake_server, tmp_path, monkeypatch
+):
     from tooleval_nb.experiments.tune import tuner
 
     server = fake_server(handler=digest_target)
     cfg = tx.Config(model="openai/fake", api_base=server.url)
-    kwargs = dict(split=tx.split(suite, holdout=0.3, seed=0), meta_model=None,
-                  operators="rules", population=3, generations=3, patience=5,
-                  budget=tx.Budget(calls=2000), cache=False)
+    kwargs = dict(
+        split=tx.split(suite, holdout=0.3, seed=0),
+        meta_model=None,
+        operators="rules",
+        population=3,
+        generations=3,
+        patience=5,
+        budget=tx.Budget(calls=2000),
+        cache=False,
+    )
     whole = tx.tune_prompt(suite, cfg, store=str(tmp_path / "whole.db"), **kwargs)
     real_add = tuner.Tuner.add
     added = [0]
@@ -212,8 +287,9 @@ def test_tune_interrupted_mid_proposal_proposes_the_generation_again(
     again = tx.tune_prompt(suite, cfg, store=store, **kwargs)
     assert again.id == row["id"] and pt_rows(store)[0]["status"] == "completed"
     assert server.requests - requests == results_in(store) - done  # nothing asked twice
-    assert [(c.generation, c.operator, c.text) for c in again.candidates] == \
-        [(c.generation, c.operator, c.text) for c in whole.candidates]
+    assert [(c.generation, c.operator, c.text) for c in again.candidates] == [
+        (c.generation, c.operator, c.text) for c in whole.candidates
+    ]
     assert again.best.system_prompt == whole.best.system_prompt
     assert again.calls_used == whole.calls_used
     cols = ["generation", "n_proposed", "n_rejected", "best_dev_lcb", "calls_used"]
@@ -233,7 +309,8 @@ def cand_rows(store: str) -> list[dict]:
 
 
 def test_tune_killed_after_a_generation_without_candidates_does_not_propose_it_again(
-        suite, store, fake_server, monkeypatch):
+    suite, store, fake_server, monkeypatch
+):
     from tooleval_nb.experiments.tune import tuner
 
     meta_calls = [0]
@@ -247,8 +324,15 @@ def test_tune_killed_after_a_generation_without_candidates_does_not_propose_it_a
     server = fake_server(handler=handler)
     cfg = tx.Config(model="openai/fake", api_base=server.url)
     # population=0: generation 1 makes its meta call but stores no candidate
-    kwargs = dict(split=tx.split(suite, holdout=0.3, seed=0), meta_model=cfg, population=0,
-                  generations=1, budget=tx.Budget(calls=400), store=store, cache=False)
+    kwargs = dict(
+        split=tx.split(suite, holdout=0.3, seed=0),
+        meta_model=cfg,
+        population=0,
+        generations=1,
+        budget=tx.Budget(calls=400),
+        store=store,
+        cache=False,
+    )
     real_evaluate = tuner.Tuner.evaluate
 
     async def die_at_generation_1(self, gen, front):

@@ -27,14 +27,27 @@ print("finished")
 
 
 def sweep_args(suite: Suite, url: str, store: str) -> dict:
-    return dict(base=tx.Config(model="openai/fake", api_base=url),
-                space=tx.space(temperature=[0.0, 0.7], tool_choice=["auto", "required"]),
-                strategy="grid", budget=tx.Budget(calls=500), store=store, preflight=False,
-                cache=False, parallel=2)
+    return dict(
+        base=tx.Config(model="openai/fake", api_base=url),
+        space=tx.space(temperature=[0.0, 0.7], tool_choice=["auto", "required"]),
+        strategy="grid",
+        budget=tx.Budget(calls=500),
+        store=store,
+        preflight=False,
+        cache=False,
+        parallel=2,
+    )
 
 
-def run_until_killed(suite: Suite, source: str, url: str, store: str, tmp_path,
-                     child: dict[str, int], name: str = "worker.py") -> None:
+def run_until_killed(
+    suite: Suite,
+    source: str,
+    url: str,
+    store: str,
+    tmp_path,
+    child: dict[str, int],
+    name: str = "worker.py",
+) -> None:
     """Run the worker script ``source`` on ``suite`` in a child process (its pid in
     ``child["pid"]``, for the server's killer) and check that it was SIGKILLed unfinished."""
     suite_path = tmp_path / "suite.json"
@@ -42,8 +55,12 @@ def run_until_killed(suite: Suite, source: str, url: str, store: str, tmp_path,
     script = tmp_path / name
     script.write_text(source)
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen([sys.executable, str(script), str(suite_path), url, store],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(suite_path), url, store],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     child["pid"] = proc.pid
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == -signal.SIGKILL, (out, err)
@@ -76,8 +93,7 @@ def test_sigkill_mid_sweep_then_resume(suite, store, fake_server, tmp_path):
         # runs on the server's thread: SIGKILL the worker at its 25th request or the first one
         # after that once a result is stored (mid sweep, something finished; no sleeping)
         seen[0] += 1
-        if (seen[0] >= 25 and "pid" in child and not killed.is_set()
-                and some_stored(store)):
+        if seen[0] >= 25 and "pid" in child and not killed.is_set() and some_stored(store):
             killed.set()
             os.kill(child["pid"], signal.SIGKILL)
         return None
@@ -108,7 +124,8 @@ def test_a_cell_whose_run_completed_before_the_kill_is_not_run_again(suite, stor
     requests, results = server.requests, stored_results(store)
     with sqlite3.connect(store) as conn:  # as if killed just before the cells were saved done
         reopened = conn.execute(
-            "UPDATE eval_cells SET status = 'running', run_id = NULL, created_at = 0").rowcount
+            "UPDATE eval_cells SET status = 'running', run_id = NULL, created_at = 0"
+        ).rowcount
     assert reopened >= 4
     again = tx.sweep(suite, **sweep_args(suite, server.url, store))
     assert server.requests == requests and stored_results(store) == results
@@ -134,9 +151,19 @@ print("finished")
 
 def tune_args(suite: Suite, url: str, store: str) -> dict:
     cfg = tx.Config(model="openai/fake", api_base=url)
-    return dict(base=cfg, split=tx.split(suite, holdout=0.3, seed=0), meta_model=cfg,
-                operators="auto", population=3, generations=3, patience=5,
-                budget=tx.Budget(calls=2000), store=store, cache=False, parallel=2)
+    return dict(
+        base=cfg,
+        split=tx.split(suite, holdout=0.3, seed=0),
+        meta_model=cfg,
+        operators="auto",
+        population=3,
+        generations=3,
+        patience=5,
+        budget=tx.Budget(calls=2000),
+        store=store,
+        cache=False,
+        parallel=2,
+    )
 
 
 def digest_or_junk(broken: str):
@@ -145,12 +172,14 @@ def digest_or_junk(broken: str):
     no prompt solves every dev case and every generation runs)."""
 
     def handler(body):
-        system = " ".join(str(m.get("content")) for m in body.get("messages") or []
-                          if m.get("role") == "system")
+        system = " ".join(
+            str(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system"
+        )
         if "You write system prompts" in system:
             return {"role": "assistant", "content": "prompts: {not json"}
-        user = next(str(m.get("content")) for m in reversed(body["messages"])
-                    if m.get("role") == "user")
+        user = next(
+            str(m.get("content")) for m in reversed(body["messages"]) if m.get("role") == "user"
+        )
         good = user != broken
         return None if ("Tools:" in system) == good else {"role": "assistant", "content": "no"}
 
@@ -165,8 +194,12 @@ def test_sigkill_mid_prompt_tune_then_resume(suite, store, fake_server, tmp_path
 
     def killer(body):
         # on the server's thread: SIGKILL the worker at a planted request (no sleeping)
-        if armed["at"] is not None and server.requests >= armed["at"] and "pid" in child \
-                and not killed.is_set():
+        if (
+            armed["at"] is not None
+            and server.requests >= armed["at"]
+            and "pid" in child
+            and not killed.is_set()
+        ):
             killed.set()
             os.kill(child["pid"], signal.SIGKILL)
         return answer(body)
@@ -182,8 +215,7 @@ def test_sigkill_mid_prompt_tune_then_resume(suite, store, fake_server, tmp_path
     g1, g2 = (int(gens.loc[gens["generation"] == g, "calls_used"].iloc[0]) for g in (1, 2))
     armed["at"] = start + (g1 + g2) // 2
 
-    run_until_killed(suite, TUNE_SCRIPT, server.url, store, tmp_path, child,
-                     name="tune_worker.py")
+    run_until_killed(suite, TUNE_SCRIPT, server.url, store, tmp_path, child, name="tune_worker.py")
     requests_at_kill = server.requests
     done_at_kill = stored_results(store)
     assert 0 < done_at_kill < stored_results(whole_store)
@@ -198,8 +230,9 @@ def test_sigkill_mid_prompt_tune_then_resume(suite, store, fake_server, tmp_path
     # and the resumed tune is the uninterrupted one
     assert again.best.system_prompt == whole.best.system_prompt
     assert "Tools:" in (again.best.system_prompt or "")
-    assert [(c.generation, c.operator, c.text, c.rejected_reason) for c in again.candidates] == \
-        [(c.generation, c.operator, c.text, c.rejected_reason) for c in whole.candidates]
+    assert [(c.generation, c.operator, c.text, c.rejected_reason) for c in again.candidates] == [
+        (c.generation, c.operator, c.text, c.rejected_reason) for c in whole.candidates
+    ]
     assert again.generations_df().equals(gens)
     assert again.calls_used == whole.calls_used
     assert again.message == whole.message

@@ -23,8 +23,9 @@ def test_default_space_has_sixteen_configs():
 
 
 def test_mixed_space_collapse_count():
-    exp = space(temperature=[0.0, 0.7], top_p=[0.8, 0.9, 1.0], tool_choice=["auto", "required"]
-                ).expand(Config())
+    exp = space(
+        temperature=[0.0, 0.7], top_p=[0.8, 0.9, 1.0], tool_choice=["auto", "required"]
+    ).expand(Config())
     # greedy: 2 tool_choice; sampled: 3 top_p x 2 tool_choice
     assert exp.n_raw == 12 and exp.n_canonical == 8
     assert exp.collapsed[Config().key] == 3
@@ -54,21 +55,29 @@ def test_random_sampling_of_uniform_range():
     assert all(0.1 <= c.temperature <= 0.9 for c in got.configs)
 
 
-@pytest.mark.parametrize(("text", "cfg", "holds"), [
-    ("temperature > 0", Config(temperature=0.5), True),
-    ("temperature > 0", Config(), False),
-    ("tool_choice == 'required'", Config(tool_choice="required"), True),
-    ("top_p <= 0.9", Config(), False),  # missing key: condition false
-], ids=["gt-true", "gt-false", "string-eq", "missing"])
+@pytest.mark.parametrize(
+    ("text", "cfg", "holds"),
+    [
+        ("temperature > 0", Config(temperature=0.5), True),
+        ("temperature > 0", Config(), False),
+        ("tool_choice == 'required'", Config(tool_choice="required"), True),
+        ("top_p <= 0.9", Config(), False),  # missing key: condition false
+    ],
+    ids=["gt-true", "gt-false", "string-eq", "missing"],
+)
 def test_conditions(text, cfg, holds):
     assert Condition.parse(text).holds(cfg) is holds
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda: space(), "at least one"),
-    (lambda: space(temperature=[]), "no values"),
-    (lambda: Condition.parse("__import__('os')"), "not understood"),
-], ids=["empty", "empty-list", "no-eval"])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: space(), "at least one"),
+        (lambda: space(temperature=[]), "no values"),
+        (lambda: Condition.parse("__import__('os')"), "not understood"),
+    ],
+    ids=["empty", "empty-list", "no-eval"],
+)
 def test_space_errors(call, match):
     with pytest.raises(ExperimentError, match=match):
         call()
@@ -76,6 +85,7 @@ def test_space_errors(call, match):
 
 def test_space_to_json_dict():
     sp = space(temperature=[0, 0.7], top_p=uniform(0.8, 1.0, when="temperature > 0"))
-    assert sp.to_json_dict() == {"temperature": [0, 0.7],
-                                 "top_p": {"uniform": [0.8, 1.0], "when": "temperature > 0",
-                                           "grid_points": 3}}
+    assert sp.to_json_dict() == {
+        "temperature": [0, 0.7],
+        "top_p": {"uniform": [0.8, 1.0], "when": "temperature > 0", "grid_points": 3},
+    }

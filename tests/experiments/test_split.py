@@ -11,10 +11,17 @@ from tooleval_nb.suite import EvalCase, Suite, Tool
 
 def make_suite(n: int, categories: tuple[str, ...] = ("a", "b")) -> Suite:
     tool = Tool.create("get_weather", "Weather", {"city": {"type": "string"}}, ["city"])
-    cases = [EvalCase(id=f"c{i:02d}", prompt=f"weather in Town{i}", expected_tool="get_weather",
-                      expected_params={"city": f"Town{i}"},
-                      category=categories[i % len(categories)], tags=[f"t{i % 3}"])
-             for i in range(n)]
+    cases = [
+        EvalCase(
+            id=f"c{i:02d}",
+            prompt=f"weather in Town{i}",
+            expected_tool="get_weather",
+            expected_params={"city": f"Town{i}"},
+            category=categories[i % len(categories)],
+            tags=[f"t{i % 3}"],
+        )
+        for i in range(n)
+    ]
     return Suite(name="s", tools=[tool], cases=cases)
 
 
@@ -35,9 +42,17 @@ def test_split_is_stratified():
     assert held.count("a") == 6 and held.count("b") == 2
 
 
-@pytest.mark.parametrize(("n", "holdout", "min_holdout", "expected"), [
-    (20, 0.1, 8, 8), (10, 0.1, 8, 5), (3, 0.3, 8, 1), (40, 0.3, 8, 12), (20, 0.0, 8, 0),
-], ids=["raised", "capped-half", "tiny", "share-wins", "no-holdout"])
+@pytest.mark.parametrize(
+    ("n", "holdout", "min_holdout", "expected"),
+    [
+        (20, 0.1, 8, 8),
+        (10, 0.1, 8, 5),
+        (3, 0.3, 8, 1),
+        (40, 0.3, 8, 12),
+        (20, 0.0, 8, 0),
+    ],
+    ids=["raised", "capped-half", "tiny", "share-wins", "no-holdout"],
+)
 def test_min_holdout(n, holdout, min_holdout, expected):
     sp = split(make_suite(n), holdout=holdout, min_holdout=min_holdout)
     assert len(sp.holdout) == expected
@@ -61,9 +76,11 @@ def test_split_strata_options(by):
     assert len(sp.holdout) == 8
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [({"holdout": 1.0}, "must be in"),
-                                               ({"by": "colour"}, "not supported")],
-                         ids=["holdout-1", "bad-by"])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"holdout": 1.0}, "must be in"), ({"by": "colour"}, "not supported")],
+    ids=["holdout-1", "bad-by"],
+)
 def test_split_errors(kwargs, match):
     with pytest.raises(ExperimentError, match=match):
         split(make_suite(10), **kwargs)

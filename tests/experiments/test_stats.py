@@ -12,26 +12,35 @@ from hypothesis import strategies as st
 from tooleval_nb.experiments import stats
 
 
-@pytest.mark.parametrize(("k", "n", "p"), [(0, 5, 0.3), (3, 10, 0.5), (7, 12, 0.2), (19, 20, 0.9)],
-                         ids=["k0", "mid", "upper", "near-n"])
+@pytest.mark.parametrize(
+    ("k", "n", "p"),
+    [(0, 5, 0.3), (3, 10, 0.5), (7, 12, 0.2), (19, 20, 0.9)],
+    ids=["k0", "mid", "upper", "near-n"],
+)
 def test_binom_cdf_equals_direct_sum(k, n, p):
     direct = sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
     assert stats.binom_cdf(k, n, p) == pytest.approx(direct, abs=1e-12)
 
 
-@pytest.mark.parametrize(("k", "n", "lo", "hi"), [
-    (3, 10, 0.06673951, 0.65245285),   # R: binom.test(3, 10)$conf.int
-    (0, 10, 0.0, 0.30849710),
-    (6, 6, 0.54074187, 1.0),
-], ids=["3of10", "0of10", "6of6"])
+@pytest.mark.parametrize(
+    ("k", "n", "lo", "hi"),
+    [
+        (3, 10, 0.06673951, 0.65245285),  # R: binom.test(3, 10)$conf.int
+        (0, 10, 0.0, 0.30849710),
+        (6, 6, 0.54074187, 1.0),
+    ],
+    ids=["3of10", "0of10", "6of6"],
+)
 def test_clopper_pearson_matches_r(k, n, lo, hi):
     got = stats.clopper_pearson(k, n)
     assert got == pytest.approx((lo, hi), abs=1e-7)
 
 
-@pytest.mark.parametrize(("q", "df", "expected"), [(0.975, 10, 2.228139), (0.975, 29, 2.045230),
-                                                   (0.95, 3, 2.353363), (0.05, 5, -2.015048)],
-                         ids=["df10", "df29", "df3", "lower"])
+@pytest.mark.parametrize(
+    ("q", "df", "expected"),
+    [(0.975, 10, 2.228139), (0.975, 29, 2.045230), (0.95, 3, 2.353363), (0.05, 5, -2.015048)],
+    ids=["df10", "df29", "df3", "lower"],
+)
 def test_t_ppf_matches_tables(q, df, expected):
     assert stats.t_ppf(q, df) == pytest.approx(expected, abs=1e-5)
 
@@ -118,21 +127,30 @@ def test_holm_adjustment():
     assert math.isnan(nan_kept[0]) and nan_kept[1] == pytest.approx(0.2)
 
 
-@pytest.mark.parametrize(("values", "binary"), [([0, 1, 1], True), ([0.0, 0.5], False),
-                                                ([], False)], ids=["binary", "fraction", "empty"])
+@pytest.mark.parametrize(
+    ("values", "binary"),
+    [([0, 1, 1], True), ([0.0, 0.5], False), ([], False)],
+    ids=["binary", "fraction", "empty"],
+)
 def test_is_binary(values, binary):
     assert stats.is_binary(values) is binary
 
 
 def test_mean_ci_wilson_and_t():
     mean, lo, hi = stats.mean_ci([1] * 8 + [0] * 2)
-    assert mean == 0.8 and lo == pytest.approx(0.4902, abs=1e-3) and hi == pytest.approx(0.9433, abs=1e-3)
+    assert (
+        mean == 0.8
+        and lo == pytest.approx(0.4902, abs=1e-3)
+        and hi == pytest.approx(0.9433, abs=1e-3)
+    )
     mean, lo, hi = stats.mean_ci([0.2, 0.4, 0.6])
     assert mean == pytest.approx(0.4) and lo == 0.0 and hi == pytest.approx(0.8968, abs=1e-3)
 
 
-@pytest.mark.parametrize(("value", "text"), [(0.137, "≈ 14 pts"), (1.4, "over 100 pts"),
-                                             (float("nan"), "unknown")],
-                         ids=["normal", "hopeless", "nan"])
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.137, "≈ 14 pts"), (1.4, "over 100 pts"), (float("nan"), "unknown")],
+    ids=["normal", "hopeless", "nan"],
+)
 def test_describe_mde(value, text):
     assert stats.describe_mde(value).startswith(text)

@@ -27,14 +27,24 @@ def finished(suite, store, fake_server):
     base = tx.Config(model="openai/fake", api_base=server.url)
     exp = tx.experiment("w", suite=suite, store=store)
     exp.run(base)
-    sw = exp.sweep(tx.space(tool_choice=["auto", "required"], max_tokens=[128, 256]),
-                   budget=tx.Budget(calls=300), preflight=False)
+    sw = exp.sweep(
+        tx.space(tool_choice=["auto", "required"], max_tokens=[128, 256]),
+        budget=tx.Budget(calls=300),
+        preflight=False,
+    )
     return exp, sw, base
 
 
-@pytest.mark.parametrize(("values", "want"), [
-    ("0, 0.7", [0, 0.7]), ("auto, required", ["auto", "required"]), ("", []),
-    (" 128 ,256,", [128, 256])], ids=["numbers", "strings", "empty", "spaces"])
+@pytest.mark.parametrize(
+    ("values", "want"),
+    [
+        ("0, 0.7", [0, 0.7]),
+        ("auto, required", ["auto", "required"]),
+        ("", []),
+        (" 128 ,256,", [128, 256]),
+    ],
+    ids=["numbers", "strings", "empty", "spaces"],
+)
 def test_parse_values(values, want):
     assert parse_values(values) == want
 
@@ -46,13 +56,17 @@ def test_space_from_fields_skips_empty():
 
 def test_charts_render(finished):
     exp, sw, _ = finished
-    for chart in (charts.timeline_chart(exp.timeline()), charts.forest_chart(sw.trials_df()),
-                  charts.effects_chart(sw.effects_df())):
+    for chart in (
+        charts.timeline_chart(exp.timeline()),
+        charts.forest_chart(sw.trials_df()),
+        charts.effects_chart(sw.effects_df()),
+    ):
         spec = chart.to_dict()
         assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite")
     forest = charts.forest_chart(sw.trials_df()).to_dict()
-    states = {row["state"] for rows in forest["datasets"].values() for row in rows
-              if "state" in row}
+    states = {
+        row["state"] for rows in forest["datasets"].values() for row in rows if "state" in row
+    }
     assert {"significant", "base"} <= states <= {"significant", "alive", "eliminated", "base"}
     tl = charts.timeline_chart(exp.timeline()).to_dict()
     marks = [layer["mark"] for layer in tl["layer"]]
@@ -97,14 +111,25 @@ def test_sweep_and_tune_widgets(finished, suite, store):
     w = sweep_view(sw)
     promote = w.children[2].children[1]
     assert not promote.disabled  # linked to an experiment
-    pt = tx.tune_prompt(suite, base, split=exp.split, meta_model=None, operators="rules",
-                        population=2, generations=1, store=store, budget=tx.Budget(calls=200))
+    pt = tx.tune_prompt(
+        suite,
+        base,
+        split=exp.split,
+        meta_model=None,
+        operators="rules",
+        population=2,
+        generations=1,
+        store=store,
+        budget=tx.Budget(calls=200),
+    )
     pw = prompt_tune_view(pt)
     button = [c for c in pw.children if isinstance(c, widgets.Button)][0]
     assert button.disabled and "nothing to promote" in button.tooltip
-    for chart in (charts.candidates_chart(pt.candidates_df()),
-                  charts.best_so_far_chart(pt.generations_df()),
-                  charts.candidate_heatmap(pt.case_matrix_df())):
+    for chart in (
+        charts.candidates_chart(pt.candidates_df()),
+        charts.best_so_far_chart(pt.generations_df()),
+        charts.candidate_heatmap(pt.case_matrix_df()),
+    ):
         chart.to_dict()
 
 
@@ -127,8 +152,9 @@ def test_sweep_form_runs_and_shows_results(suite, store, fake_server):
 
 def test_judge_failure_chart(finished):
     exp, sw, base = finished
-    rep = tx.judge_report(exp._frame([exp.baseline.run_id]), judge_model=base,
-                          max_llm_calls=1, store=exp.store.runs)
+    rep = tx.judge_report(
+        exp._frame([exp.baseline.run_id]), judge_model=base, max_llm_calls=1, store=exp.store.runs
+    )
     spec = charts.failure_modes_chart(rep.failure_modes_df()).to_dict()
     assert spec["mark"] in ("bar", {"type": "bar"})
 
@@ -137,11 +163,20 @@ PHRASE = "Consult the forecast oracle."
 
 
 def phrase_server(body):
-    system = " ".join(str(m.get("content")) for m in body.get("messages") or []
-                      if m.get("role") == "system")
+    system = " ".join(
+        str(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system"
+    )
     if "You write system prompts" in system:
-        return {"role": "assistant", "content": json.dumps({"prompts": [
-            {"text": f"You help with weather. {PHRASE}", "rationale": "the phrase"}]})}
+        return {
+            "role": "assistant",
+            "content": json.dumps(
+                {
+                    "prompts": [
+                        {"text": f"You help with weather. {PHRASE}", "rationale": "the phrase"}
+                    ]
+                }
+            ),
+        }
     return None if PHRASE in system else WRONG
 
 
@@ -153,8 +188,13 @@ def test_prompt_tune_widget_promotes_into_its_experiment(suite, store, fake_serv
     server = fake_server(handler=phrase_server)
     cfg = tx.Config(model="openai/fake", api_base=server.url)
     sp = tx.split(suite, holdout=0.3, seed=0)
-    args = dict(meta_model=cfg, population=2, generations=1, budget=tx.Budget(calls=400),
-                search_few_shot=False)
+    args = dict(
+        meta_model=cfg,
+        population=2,
+        generations=1,
+        budget=tx.Budget(calls=400),
+        search_few_shot=False,
+    )
     exp = tx.experiment("pw", suite=suite, split=sp, store=store)
     exp.run(cfg)
     pt = exp.tune_prompt(auto_promote=False, **args)

@@ -11,10 +11,21 @@ from tooleval_nb.errors import SuiteError
 from tooleval_nb.formats import bfcl, load_bfcl, load_suite, save_bfcl
 from tooleval_nb.suite import EvalCase, Suite, Tool
 
-COUNTS = {"simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
-          "parallel": 200, "parallel_multiple": 200, "irrelevance": 240, "live_simple": 258,
-          "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
-          "live_irrelevance": 884, "live_relevance": 16}
+COUNTS = {
+    "simple_python": 400,
+    "simple_java": 100,
+    "simple_javascript": 50,
+    "multiple": 200,
+    "parallel": 200,
+    "parallel_multiple": 200,
+    "irrelevance": 240,
+    "live_simple": 258,
+    "live_multiple": 1053,
+    "live_parallel": 16,
+    "live_parallel_multiple": 24,
+    "live_irrelevance": 884,
+    "live_relevance": 16,
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,17 +48,26 @@ def test_every_reference_file_loads(reference: dict[str, Suite]) -> None:
     assert sum(c.tools == [] for c in reference["live_irrelevance"].cases) == 4  # no functions
 
 
-@pytest.mark.parametrize(("category", "language"), [
-    ("simple_python", "python"), ("simple_java", "java"), ("simple_javascript", "javascript"),
-    ("live_multiple", "python")], ids=["python", "java", "javascript", "live"])
+@pytest.mark.parametrize(
+    ("category", "language"),
+    [
+        ("simple_python", "python"),
+        ("simple_java", "java"),
+        ("simple_javascript", "javascript"),
+        ("live_multiple", "python"),
+    ],
+    ids=["python", "java", "javascript", "live"],
+)
 def test_language(reference: dict[str, Suite], category: str, language: str) -> None:
     assert {c.metadata["bfcl_language"] for c in reference[category].cases} == {language}
 
 
 def test_answers_are_kept_whole(reference: dict[str, Suite], bfcl_data: Path) -> None:
     for category in ("parallel", "parallel_multiple", "live_parallel_multiple"):
-        truth = {a["id"]: a["ground_truth"] for a in lines(
-            bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json")}
+        truth = {
+            a["id"]: a["ground_truth"]
+            for a in lines(bfcl_data / "possible_answer" / f"BFCL_v4_{category}.json")
+        }
         for case in reference[category].cases:
             assert [{c.name: c.arguments} for c in case.expected_calls or []] == truth[case.id]
     assert max(len(c.expected_calls or []) for c in reference["parallel"].cases) >= 3
@@ -63,21 +83,34 @@ def test_no_answer_categories(reference: dict[str, Suite]) -> None:
 
 def test_messages_come_from_the_question(reference: dict[str, Suite]) -> None:
     case = reference["simple_python"].case("simple_python_0")
-    assert case.messages == [{"role": "user", "content": "Find the area of a triangle with a "
-                                                         "base of 10 units and height of 5 units."}]
+    assert case.messages == [
+        {
+            "role": "user",
+            "content": "Find the area of a triangle with a base of 10 units and height of 5 units.",
+        }
+    ]
     assert case.prompt == "" and case.prompt_text.startswith("Find the area")
-    systems = [c for c in reference["live_irrelevance"].cases
-               if c.messages and c.messages[0]["role"] == "system"]
+    systems = [
+        c
+        for c in reference["live_irrelevance"].cases
+        if c.messages and c.messages[0]["role"] == "system"
+    ]
     assert systems  # BFCL's own system messages are kept in place
 
 
 def test_schema_conversion_keeps_the_gorilla_types() -> None:
-    params = {"type": "dict", "required": ["a"], "properties": {
-        "a": {"type": "float", "description": "x"},
-        "b": {"type": "tuple", "items": {"type": "dict", "properties": {"c": {"type": "any"}}}},
-        "d": {"type": "array", "items": {"type": "array", "items": {"type": "float"}}},
-        "e": {"type": "HashMap", "additionalProperties": {"type": "long"}},
-        "f": {"description": "no type"}, "g": {"type": "weird"}}}
+    params = {
+        "type": "dict",
+        "required": ["a"],
+        "properties": {
+            "a": {"type": "float", "description": "x"},
+            "b": {"type": "tuple", "items": {"type": "dict", "properties": {"c": {"type": "any"}}}},
+            "d": {"type": "array", "items": {"type": "array", "items": {"type": "float"}}},
+            "e": {"type": "HashMap", "additionalProperties": {"type": "long"}},
+            "f": {"description": "no type"},
+            "g": {"type": "weird"},
+        },
+    }
     out = bfcl.to_openai_parameters(params)
     assert out["type"] == "object" and out["x-bfcl-type"] == "dict"
     props = out["properties"]
@@ -106,18 +139,21 @@ def test_dotted_names_are_kept(reference: dict[str, Suite]) -> None:
 
 
 def test_data_inconsistencies_are_recorded_not_raised(reference: dict[str, Suite]) -> None:
-    flagged = {k: sum(bool(c.metadata.get("bfcl_problems")) for c in s.cases)
-               for k, s in reference.items()}
+    flagged = {
+        k: sum(bool(c.metadata.get("bfcl_problems")) for c in s.cases) for k, s in reference.items()
+    }
     assert flagged["simple_python"] == 0 and flagged["live_multiple"] > 0
     case = reference["live_multiple"].case("live_multiple_87-38-4")
     assert case.metadata["bfcl_problems"] == [
         "field expected_calls[0].arguments.type: 'openai' is not one of the allowed values "
         "['all', 'postgres', 'openapi', 'graphql'] of tool 'list_servers'; use one of them or fix "
-        "the enum"]
+        "the enum"
+    ]
 
 
-def test_saving_gives_back_the_same_json(reference: dict[str, Suite], bfcl_data: Path,
-                                         tmp_path: Path) -> None:
+def test_saving_gives_back_the_same_json(
+    reference: dict[str, Suite], bfcl_data: Path, tmp_path: Path
+) -> None:
     for category, suite in reference.items():
         qpath, apath = save_bfcl(suite, tmp_path)
         original = bfcl_data / f"BFCL_v4_{category}.json"
@@ -156,21 +192,36 @@ def test_irrelevance_suite_writes_no_answers(data_dir: Path, tmp_path: Path) -> 
     assert back.name == "bfcl_irrelevance" and all(not c.expected_call_list() for c in back.cases)
 
 
-QUESTION = {"id": "simple_python_0", "question": [[{"role": "user", "content": "5!"}]],
-            "function": [{"name": "math.factorial", "description": "n!", "parameters": {
-                "type": "dict", "properties": {"number": {"type": "integer"}},
-                "required": ["number"]}}]}
+QUESTION = {
+    "id": "simple_python_0",
+    "question": [[{"role": "user", "content": "5!"}]],
+    "function": [
+        {
+            "name": "math.factorial",
+            "description": "n!",
+            "parameters": {
+                "type": "dict",
+                "properties": {"number": {"type": "integer"}},
+                "required": ["number"],
+            },
+        }
+    ],
+}
 ANSWER = {"id": "simple_python_0", "ground_truth": [{"math.factorial": {"number": [5]}}]}
 
 
-def write_pair(tmp_path: Path, questions: list, answers: list | None,
-               name: str = "BFCL_v4_simple_python.json") -> Path:
+def write_pair(
+    tmp_path: Path, questions: list, answers: list | None, name: str = "BFCL_v4_simple_python.json"
+) -> Path:
     qpath = tmp_path / name
-    qpath.write_text("".join((q if isinstance(q, str) else json.dumps(q)) + "\n" for q in questions))
+    qpath.write_text(
+        "".join((q if isinstance(q, str) else json.dumps(q)) + "\n" for q in questions)
+    )
     if answers is not None:
         (tmp_path / "possible_answer").mkdir(exist_ok=True)
         (tmp_path / "possible_answer" / name).write_text(
-            "".join((a if isinstance(a, str) else json.dumps(a)) + "\n" for a in answers))
+            "".join((a if isinstance(a, str) else json.dumps(a)) + "\n" for a in answers)
+        )
     return qpath
 
 
@@ -192,7 +243,8 @@ def test_every_broken_line_is_reported(tmp_path: Path) -> None:
     assert bfcl_problems(qpath) == [
         f"{qpath}, line 2: not JSON (Expecting property name enclosed in double quotes: "
         "line 1 column 2 (char 1)); each line must be one JSON object",
-        f"{qpath}, line 3: each line must be one JSON object, not str"]
+        f"{qpath}, line 3: each line must be one JSON object, not str",
+    ]
 
 
 def test_answers_and_questions_must_match(tmp_path: Path) -> None:
@@ -206,15 +258,29 @@ def test_answers_and_questions_must_match(tmp_path: Path) -> None:
         f"{qpath}: line 2, case 1 ('simple_python_1'): no ground truth for this id in {apath}; "
         "add its answer line",
         f"{apath}: line 2: field id: 'simple_python_9' has no question in {qpath}; remove it or "
-        "add the question"]
+        "add the question",
+    ]
 
 
 def test_bad_entries(tmp_path: Path) -> None:
-    bad_schema = {**QUESTION, "function": [{"name": "f", "parameters": {
-        "type": "dict", "properties": {"a": {"type": "integer", "minimum": "zero"}}}}]}
+    bad_schema = {
+        **QUESTION,
+        "function": [
+            {
+                "name": "f",
+                "parameters": {
+                    "type": "dict",
+                    "properties": {"a": {"type": "integer", "minimum": "zero"}},
+                },
+            }
+        ],
+    }
     bad_truth = {**ANSWER, "ground_truth": [{"math.factorial": [5]}]}
-    qpath = write_pair(tmp_path, [bad_schema, {"id": "simple_python_1", "question": "hi"}],
-                       [bad_truth, {**ANSWER, "id": "simple_python_1"}])
+    qpath = write_pair(
+        tmp_path,
+        [bad_schema, {"id": "simple_python_1", "question": "hi"}],
+        [bad_truth, {**ANSWER, "id": "simple_python_1"}],
+    )
     apath = tmp_path / "possible_answer" / qpath.name
     assert bfcl_problems(qpath) == [
         f"{qpath}: line 1, case 0 ('simple_python_0'): field function[0].parameters ('f'): "
@@ -225,13 +291,17 @@ def test_bad_entries(tmp_path: Path) -> None:
         f"{qpath}: line 2, case 1 ('simple_python_1'): field question: must be a list of turns, "
         "each a list of {role, content} messages",
         f"{qpath}: line 2, case 1 ('simple_python_1'): field function: must be a list of "
-        "function schemas"]
+        "function schemas",
+    ]
 
 
 def test_missing_answer_file(tmp_path: Path) -> None:
     qpath = write_pair(tmp_path, [QUESTION], None)
-    with pytest.raises(SuiteError, match="no possible-answer file found .*category "
-                                         "'simple_python' needs one: pass answers_path"):
+    with pytest.raises(
+        SuiteError,
+        match="no possible-answer file found .*category "
+        "'simple_python' needs one: pass answers_path",
+    ):
         bfcl.load(qpath)
 
 
@@ -242,8 +312,11 @@ def test_category_from_the_ids_when_the_name_says_nothing(tmp_path: Path) -> Non
 
 
 def test_extra_keys_and_turns_survive(tmp_path: Path) -> None:
-    entry = {**QUESTION, "question": [[{"role": "user", "content": "a"}],
-                                      [{"role": "user", "content": "b"}]], "initial_config": {"x": 1}}
+    entry = {
+        **QUESTION,
+        "question": [[{"role": "user", "content": "a"}], [{"role": "user", "content": "b"}]],
+        "initial_config": {"x": 1},
+    }
     answer = {**ANSWER, "note": "kept"}
     qpath = write_pair(tmp_path, [entry], [answer])
     suite = bfcl.load(qpath)

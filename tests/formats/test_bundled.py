@@ -12,8 +12,16 @@ from tooleval_nb.formats import bundled_suites_dir, load_suite, load_suites, sav
 from tooleval_nb.scoring import GradeResult, Trace
 from tooleval_nb.suite import ParamScoring, Suite
 
-SUITES = ["weather", "travel", "calendar_email", "smart_home", "finance_math", "irrelevance",
-          "parallel", "agent_booking"]
+SUITES = [
+    "weather",
+    "travel",
+    "calendar_email",
+    "smart_home",
+    "finance_math",
+    "irrelevance",
+    "parallel",
+    "agent_booking",
+]
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +36,9 @@ def test_the_bundled_suites(bundled: dict[str, Suite]) -> None:
 
 
 @pytest.mark.parametrize("name", SUITES)
-def test_every_case_has_a_unique_name_tags_and_a_difficulty(bundled: dict[str, Suite],
-                                                            name: str) -> None:
+def test_every_case_has_a_unique_name_tags_and_a_difficulty(
+    bundled: dict[str, Suite], name: str
+) -> None:
     suite = bundled[name]
     names = [c.name for c in suite.cases]
     assert all(names) and len(set(names)) == len(names)
@@ -64,8 +73,12 @@ def test_irrelevance_expects_no_call(bundled: dict[str, Suite]) -> None:
 def test_parallel_expects_several_calls(bundled: dict[str, Suite]) -> None:
     counts = [len(c.expected_calls or []) for c in bundled["parallel"].cases]
     assert sum(n >= 2 for n in counts) >= 12 and max(counts) >= 4
-    assert any("" in values for c in bundled["parallel"].cases for call in c.expected_calls or []
-               for values in call.arguments.values())
+    assert any(
+        "" in values
+        for c in bundled["parallel"].cases
+        for call in c.expected_calls or []
+        for values in call.arguments.values()
+    )
 
 
 def test_travel_has_multi_turn_chains_with_mocks(bundled: dict[str, Suite]) -> None:
@@ -80,9 +93,19 @@ def test_agent_suite_uses_the_seed_002_features(bundled: dict[str, Suite]) -> No
     cases = bundled["agent_booking"].cases
     expectations = [c.expected for c in cases if c.expected]
     assert len(expectations) == len(cases)
-    for field in ("tools_called", "tools_not_called", "tool_call_order", "output_contains",
-                  "output_not_contains", "output_equals", "output_matches", "max_steps",
-                  "min_steps", "task_completed", "trajectory_match"):
+    for field in (
+        "tools_called",
+        "tools_not_called",
+        "tool_call_order",
+        "output_contains",
+        "output_not_contains",
+        "output_equals",
+        "output_matches",
+        "max_steps",
+        "min_steps",
+        "task_completed",
+        "trajectory_match",
+    ):
         assert any(getattr(e, field) is not None for e in expectations), field
     kinds = {g.type for c in cases for g in c.graders}
     assert kinds == {"llm", "code"}
@@ -106,17 +129,22 @@ def test_code_graders_exist(bundled: dict[str, Suite], data_dir: Path) -> None:
                 assert g.module == "graders" and callable(getattr(graders, str(g.function)))
 
 
-@pytest.mark.parametrize(("function", "output", "calls", "passed"), [
-    ("confirmation_code_present", "Booked! Confirmation ABC123.", [], True),
-    ("confirmation_code_present", "Booked, code CONF-77.", [], True),
-    ("confirmation_code_present", "Booked.", [], False),
-    ("mentions_alternative", "Sold out; AA1001 is free.", [], True),
-    ("mentions_alternative", "Sold out.", [], False),
-    ("no_dangerous_tools", "No.", [{"name": "get_booking"}], True),
-    ("no_dangerous_tools", "Done.", [{"name": "delete_booking"}], False),
-], ids=["code", "conf-code", "no-code", "alternative", "no-alternative", "safe", "dangerous"])
-def test_code_graders(bundled: dict[str, Suite], data_dir: Path, function: str, output: str,
-                      calls: list, passed: bool) -> None:
+@pytest.mark.parametrize(
+    ("function", "output", "calls", "passed"),
+    [
+        ("confirmation_code_present", "Booked! Confirmation ABC123.", [], True),
+        ("confirmation_code_present", "Booked, code CONF-77.", [], True),
+        ("confirmation_code_present", "Booked.", [], False),
+        ("mentions_alternative", "Sold out; AA1001 is free.", [], True),
+        ("mentions_alternative", "Sold out.", [], False),
+        ("no_dangerous_tools", "No.", [{"name": "get_booking"}], True),
+        ("no_dangerous_tools", "Done.", [{"name": "delete_booking"}], False),
+    ],
+    ids=["code", "conf-code", "no-code", "alternative", "no-alternative", "safe", "dangerous"],
+)
+def test_code_graders(
+    bundled: dict[str, Suite], data_dir: Path, function: str, output: str, calls: list, passed: bool
+) -> None:
     case = bundled["agent_booking"].case("booking_handles_sold_out_flight")
     result = getattr(load_graders(data_dir), function)(Trace(output=output, tool_calls=calls), case)
     assert isinstance(result, GradeResult)

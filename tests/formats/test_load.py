@@ -12,9 +12,17 @@ from tooleval_nb.errors import SuiteError
 from tooleval_nb.formats import example_suite, load_suite, load_suites, save_suite
 from tooleval_nb.suite import Suite
 
-QUESTION = {"id": "irrelevance_0", "question": [[{"role": "user", "content": "Hi"}]],
-            "function": [{"name": "f", "description": "", "parameters": {
-                "type": "dict", "properties": {}, "required": []}}]}
+QUESTION = {
+    "id": "irrelevance_0",
+    "question": [[{"role": "user", "content": "Hi"}]],
+    "function": [
+        {
+            "name": "f",
+            "description": "",
+            "parameters": {"type": "dict", "properties": {}, "required": []},
+        }
+    ],
+}
 
 
 def test_directory_loads_every_suite_file_sorted(tmp_path: Path) -> None:
@@ -40,7 +48,9 @@ def test_directory_errors_are_gathered_and_nothing_loads(tmp_path: Path) -> None
         load_suite(tmp_path)
     assert info.value.path == str(tmp_path)
     assert [p.split(": ")[0] for p in info.value.problems] == [
-        str(tmp_path / "bad1.json"), str(tmp_path / "bad2.yaml")]
+        str(tmp_path / "bad1.json"),
+        str(tmp_path / "bad2.yaml"),
+    ]
     assert str(info.value).startswith(f"{tmp_path}: 2 problem(s) in its suite files; nothing was")
 
 

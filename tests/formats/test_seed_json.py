@@ -11,10 +11,21 @@ from tooleval_nb.errors import SuiteError
 from tooleval_nb.formats import example_suite, load_suite, save_suite, seed_json
 from tooleval_nb.suite import Suite
 
-TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather",
-        "parameters": {"type": "object", "properties": {
-            "city": {"type": "string"}, "units": {"type": "string", "enum": ["c", "f"]}},
-            "required": ["city"]}}}
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "units": {"type": "string", "enum": ["c", "f"]},
+            },
+            "required": ["city"],
+        },
+    },
+}
 
 
 def write(tmp_path: Path, data: object, name: str = "s.json") -> Path:
@@ -27,26 +38,49 @@ def test_example_suite_is_the_seed_template() -> None:
     suite = example_suite()
     assert suite.name == "Weather API Suite" and [t.name for t in suite.tools] == ["get_weather"]
     assert [c.expected_params for c in suite.cases] == [
-        {"city": "Paris"}, {"city": "Tokyo", "units": "fahrenheit"}]
+        {"city": "Paris"},
+        {"city": "Tokyo", "units": "fahrenheit"},
+    ]
     assert seed_json.to_dict(suite) == seed_json.EXAMPLE
 
 
 def test_round_trip_of_every_field(tmp_path: Path) -> None:
     case = {
-        "name": "full", "prompt": "Book it", "expected_tool": ["get_weather"],
-        "expected_params": {"city": "Paris"}, "param_scoring": "fuzzy",
+        "name": "full",
+        "prompt": "Book it",
+        "expected_tool": ["get_weather"],
+        "expected_params": {"city": "Paris"},
+        "param_scoring": "fuzzy",
         "scoring_config": {"threshold": 0.8, "param_modes": {"city": "fuzzy"}, "custom": 1},
-        "multi_turn": True, "max_rounds": 4, "optimal_hops": 2, "valid_prerequisites": ["get_weather"],
-        "mock_responses": {"get_weather": {"t": 20}}, "expected": {"tools_called": ["get_weather"],
-                                                                  "output_contains": ["20"]},
-        "graders": [{"type": "code", "module": "graders", "function": "f"}], "description": "d",
-        "timeout": 30, "retries": 2, "tags": ["a"], "metadata": {"k": [1, {"x": None}]},
+        "multi_turn": True,
+        "max_rounds": 4,
+        "optimal_hops": 2,
+        "valid_prerequisites": ["get_weather"],
+        "mock_responses": {"get_weather": {"t": 20}},
+        "expected": {"tools_called": ["get_weather"], "output_contains": ["20"]},
+        "graders": [{"type": "code", "module": "graders", "function": "f"}],
+        "description": "d",
+        "timeout": 30,
+        "retries": 2,
+        "tags": ["a"],
+        "metadata": {"k": [1, {"x": None}]},
         "reference_output": "20 degrees",
         "reference_tools": [{"name": "get_weather", "args": {"city": "Paris"}}],
-        "category": "cat", "draft": True, "messages": [{"role": "user", "content": "Book it"}],
-        "tools": [TOOL]}
-    path = write(tmp_path, {"name": "s", "description": "d", "system_prompt": "sp", "tools": [TOOL],
-                            "test_cases": [case, {"prompt": "Hi", "expected_tool": None}]})
+        "category": "cat",
+        "draft": True,
+        "messages": [{"role": "user", "content": "Book it"}],
+        "tools": [TOOL],
+    }
+    path = write(
+        tmp_path,
+        {
+            "name": "s",
+            "description": "d",
+            "system_prompt": "sp",
+            "tools": [TOOL],
+            "test_cases": [case, {"prompt": "Hi", "expected_tool": None}],
+        },
+    )
     suite = load_suite(path)
     assert isinstance(suite, Suite) and suite.source == str(path)
     out = tmp_path / "out" / "again.json"
@@ -60,8 +94,14 @@ def test_round_trip_of_every_field(tmp_path: Path) -> None:
 
 
 def test_cases_key_and_input_alias(tmp_path: Path) -> None:
-    path = write(tmp_path, {"name": "s", "tools": [TOOL], "cases": [
-        {"name": "a", "input": "Weather in Oslo", "expected_tool": "get_weather"}]})
+    path = write(
+        tmp_path,
+        {
+            "name": "s",
+            "tools": [TOOL],
+            "cases": [{"name": "a", "input": "Weather in Oslo", "expected_tool": "get_weather"}],
+        },
+    )
     suite = load_suite(path)
     assert isinstance(suite, Suite) and suite.cases[0].prompt == "Weather in Oslo"
 
@@ -80,15 +120,28 @@ def problems_of(path: Path) -> list[str]:
 
 
 def test_every_structural_problem_is_reported(tmp_path: Path) -> None:
-    bad_tool = {"type": "function", "function": {"name": "broken", "parameters": {
-        "type": "object", "properties": {"a": {"type": "strin"}}}}}
-    path = write(tmp_path, {"name": "s", "tools": [TOOL, bad_tool, TOOL], "colour": "red",
-                            "test_cases": [
-                                {"name": "one", "prompt": "x", "expcted_tool": "get_weather"},
-                                {"name": "two", "prompt": "x", "param_scoring": "loose"},
-                                {"prompt": "", "expected_tool": "get_weather"},
-                                "not a case",
-                                {"name": "five", "prompt": "x", "timeout": "soon"}]})
+    bad_tool = {
+        "type": "function",
+        "function": {
+            "name": "broken",
+            "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}},
+        },
+    }
+    path = write(
+        tmp_path,
+        {
+            "name": "s",
+            "tools": [TOOL, bad_tool, TOOL],
+            "colour": "red",
+            "test_cases": [
+                {"name": "one", "prompt": "x", "expcted_tool": "get_weather"},
+                {"name": "two", "prompt": "x", "param_scoring": "loose"},
+                {"prompt": "", "expected_tool": "get_weather"},
+                "not a case",
+                {"name": "five", "prompt": "x", "timeout": "soon"},
+            ],
+        },
+    )
     assert problems_of(path) == [
         "field colour: unknown suite field; the suite fields are name, description, "
         "system_prompt, tools, test_cases, cases",
@@ -110,10 +163,22 @@ def test_every_structural_problem_is_reported(tmp_path: Path) -> None:
 
 
 def test_cross_check_problems_name_file_case_and_field(tmp_path: Path) -> None:
-    path = write(tmp_path, {"name": "s", "tools": [TOOL], "test_cases": [
-        {"name": "a", "prompt": "x", "expected_tool": "get_wether"},
-        {"name": "b", "prompt": "x", "expected_tool": "get_weather",
-         "expected_params": {"town": "Oslo", "units": "k"}}]})
+    path = write(
+        tmp_path,
+        {
+            "name": "s",
+            "tools": [TOOL],
+            "test_cases": [
+                {"name": "a", "prompt": "x", "expected_tool": "get_wether"},
+                {
+                    "name": "b",
+                    "prompt": "x",
+                    "expected_tool": "get_weather",
+                    "expected_params": {"town": "Oslo", "units": "k"},
+                },
+            ],
+        },
+    )
     assert problems_of(path) == [
         "case 0 ('a'): field expected_tool: tool 'get_wether' is not among the tools offered "
         "(get_weather) (did you mean 'get_weather'?); add the tool or fix the name",
@@ -124,16 +189,24 @@ def test_cross_check_problems_name_file_case_and_field(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('{"name": "s",\n  "tools": [,]}', "line 2, column 13: invalid JSON: Expecting value"),
-    ('["a list"]', "the file must hold one suite object with name, tools and test_cases, got a "
-                   "list"),
-    ('{"name": 3, "tools": {}, "test_cases": {}}', "field name: must be text, got a number"),
-    ('{"name": "s", "tools": {}, "test_cases": []}',
-     "field tools: must be a list of OpenAI tools, got a mapping"),
-    ('{"name": "s", "test_cases": {"a": 1}}', "field test_cases: must be a list of cases"),
-    ('{"name": "s", "test_cases": [], "cases": []}', "both test_cases and cases are given"),
-], ids=["syntax", "not-object", "name-type", "tools-type", "cases-type", "both-case-keys"])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"name": "s",\n  "tools": [,]}', "line 2, column 13: invalid JSON: Expecting value"),
+        (
+            '["a list"]',
+            "the file must hold one suite object with name, tools and test_cases, got a list",
+        ),
+        ('{"name": 3, "tools": {}, "test_cases": {}}', "field name: must be text, got a number"),
+        (
+            '{"name": "s", "tools": {}, "test_cases": []}',
+            "field tools: must be a list of OpenAI tools, got a mapping",
+        ),
+        ('{"name": "s", "test_cases": {"a": 1}}', "field test_cases: must be a list of cases"),
+        ('{"name": "s", "test_cases": [], "cases": []}', "both test_cases and cases are given"),
+    ],
+    ids=["syntax", "not-object", "name-type", "tools-type", "cases-type", "both-case-keys"],
+)
 def test_bad_files(tmp_path: Path, text: str, message: str) -> None:
     path = write(tmp_path, text)
     with pytest.raises(SuiteError, match=message) as info:

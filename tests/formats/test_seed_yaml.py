@@ -69,9 +69,13 @@ def test_seed_multi_document_file_without_tools(tmp_path: Path) -> None:
     suite = load(tmp_path, SEED_EXAMPLE, "booking.yaml")
     assert suite.name == "booking" and suite.tools == []
     assert [c.name for c in suite.cases] == [
-        "book_flight_basic", "book_flight_roundtrip", "book_flight_with_preferences"]
-    assert suite.cases[1].expected == Expectations(tools_called=["book_flight"],
-                                                   output_contains=["roundtrip", "return"])
+        "book_flight_basic",
+        "book_flight_roundtrip",
+        "book_flight_with_preferences",
+    ]
+    assert suite.cases[1].expected == Expectations(
+        tools_called=["book_flight"], output_contains=["roundtrip", "return"]
+    )
     assert suite.cases[2].tags == ["booking", "complex"]
 
 
@@ -116,7 +120,9 @@ reference_tools:
 """
     case = load(tmp_path, text).cases[0]
     assert case.prompt == "I need to book a flight.\nFrom: New York\n"
-    assert case.expected is not None and case.expected.output_matches == "Confirmation: [A-Z]{3}\\d{3}"
+    assert (
+        case.expected is not None and case.expected.output_matches == "Confirmation: [A-Z]{3}\\d{3}"
+    )
     assert case.expected.task_completed is True and case.expected.min_steps == 2
     assert [g.type for g in case.graders] == ["llm", "code"] and case.graders[0].threshold == 4
     assert case.timeout == 120 and case.retries == 3
@@ -125,13 +131,22 @@ reference_tools:
 
 
 def test_header_document_gives_name_tools_and_cross_checks(tmp_path: Path) -> None:
-    suite = load(tmp_path, HEADER + "---\nname: a\ninput: Fly to Rome\nexpected_tool: book_flight\n"
-                 "expected_params: {to: Rome}\n")
-    assert (suite.name, suite.description, suite.system_prompt) == ("booking", "Booking agent",
-                                                                   "Be brief.")
+    suite = load(
+        tmp_path,
+        HEADER + "---\nname: a\ninput: Fly to Rome\nexpected_tool: book_flight\n"
+        "expected_params: {to: Rome}\n",
+    )
+    assert (suite.name, suite.description, suite.system_prompt) == (
+        "booking",
+        "Booking agent",
+        "Be brief.",
+    )
     assert [t.name for t in suite.tools] == ["book_flight"]
-    with pytest.raises(SuiteError, match=r"case 0 \('a'\): field expected.tools_called\[0\]: tool "
-                                         r"'book_hotel' is not among the tools offered"):
+    with pytest.raises(
+        SuiteError,
+        match=r"case 0 \('a'\): field expected.tools_called\[0\]: tool "
+        r"'book_hotel' is not among the tools offered",
+    ):
         load(tmp_path, HEADER + "---\nname: a\ninput: x\nexpected: {tools_called: [book_hotel]}\n")
 
 
@@ -151,10 +166,16 @@ cases:
     assert [t.name for t in suite.tools] == ["get_weather"]
 
 
-@pytest.mark.parametrize("suite", [
-    example_suite(),
-    example_suite().model_copy(update={"system_prompt": "Line one.\nLine two.\n", "description": ""}),
-], ids=["example", "multi-line-text"])
+@pytest.mark.parametrize(
+    "suite",
+    [
+        example_suite(),
+        example_suite().model_copy(
+            update={"system_prompt": "Line one.\nLine two.\n", "description": ""}
+        ),
+    ],
+    ids=["example", "multi-line-text"],
+)
 def test_round_trip(tmp_path: Path, suite: Suite) -> None:
     path = tmp_path / "out.yml"
     save_suite(suite, path)
@@ -180,40 +201,88 @@ def yaml_problems(tmp_path: Path, text: str) -> list[str]:
     return [p.removeprefix(f"{path}: ") for p in info.value.problems]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("name: a\ninput: x\n---\ninput: y\n---\nname: c\ninput: z\nexpcted: {}\n",
-     ["case 1 ('?', line 4): field name: required but missing; seed-002 cases need a unique name"]),
-    ("name: a\ninput: x\n---\nname: b\ninput: y\nexpcted: {}\n---\nname: c\ninput: ''\n",
-     ["case 1 ('b', line 4): field expcted: unknown field (did you mean 'expected'?); remove it "
-      "or fix the spelling",
-      "case 2 ('c', line 8): field prompt: a case needs a prompt (or input, or messages); add the "
-      "user's text"]),
-    ("name: a\ninput: x\n---\nkind: suite\nname: s\n",
-     ["document 2 (line 4): field kind: the 'kind: suite' header must be the first document; "
-      "move it to the top"]),
-    ("kind: agent\n", ["document 1 (line 1): field kind: 'agent' is not a known kind; use "
-                       "'kind: suite' for the header, or leave kind out of cases"]),
-    ("just text\n", ["document 1 (line 1): must be a case (a mapping with name and input), a list "
-                     "of cases or a 'kind: suite' header, got str"]),
-    ("kind: suite\ntools_file: missing.json\ncolour: red\n",
-     ["document 1 (line 1): field colour: unknown header field; the header fields are kind, name, "
-      "description, system_prompt, tools, tools_file, cases"]),
-    ("name: s\ntools: []\ncases:\n  - {name: a, input: x}\n",
-     ["document 1 (line 1): field kind: missing; a document with tools and cases is a suite "
-      "header: add 'kind: suite' to it (a case is a mapping with name and input)"]),
-    ("name: s\ntools: []\n---\nname: a\ninput: x\n",
-     ["document 1 (line 1): field kind: missing; a document with tools is a suite header: add "
-      "'kind: suite' to it (a case is a mapping with name and input)"]),
-], ids=["missing-name", "case-fields-with-lines", "late-header", "unknown-kind",
-        "scalar-document", "header-fields", "header-without-kind", "tools-without-kind"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "name: a\ninput: x\n---\ninput: y\n---\nname: c\ninput: z\nexpcted: {}\n",
+            [
+                "case 1 ('?', line 4): field name: required but missing; seed-002 cases need a unique name"
+            ],
+        ),
+        (
+            "name: a\ninput: x\n---\nname: b\ninput: y\nexpcted: {}\n---\nname: c\ninput: ''\n",
+            [
+                "case 1 ('b', line 4): field expcted: unknown field (did you mean 'expected'?); remove it "
+                "or fix the spelling",
+                "case 2 ('c', line 8): field prompt: a case needs a prompt (or input, or messages); add the "
+                "user's text",
+            ],
+        ),
+        (
+            "name: a\ninput: x\n---\nkind: suite\nname: s\n",
+            [
+                "document 2 (line 4): field kind: the 'kind: suite' header must be the first document; "
+                "move it to the top"
+            ],
+        ),
+        (
+            "kind: agent\n",
+            [
+                "document 1 (line 1): field kind: 'agent' is not a known kind; use "
+                "'kind: suite' for the header, or leave kind out of cases"
+            ],
+        ),
+        (
+            "just text\n",
+            [
+                "document 1 (line 1): must be a case (a mapping with name and input), a list "
+                "of cases or a 'kind: suite' header, got str"
+            ],
+        ),
+        (
+            "kind: suite\ntools_file: missing.json\ncolour: red\n",
+            [
+                "document 1 (line 1): field colour: unknown header field; the header fields are kind, name, "
+                "description, system_prompt, tools, tools_file, cases"
+            ],
+        ),
+        (
+            "name: s\ntools: []\ncases:\n  - {name: a, input: x}\n",
+            [
+                "document 1 (line 1): field kind: missing; a document with tools and cases is a suite "
+                "header: add 'kind: suite' to it (a case is a mapping with name and input)"
+            ],
+        ),
+        (
+            "name: s\ntools: []\n---\nname: a\ninput: x\n",
+            [
+                "document 1 (line 1): field kind: missing; a document with tools is a suite header: add "
+                "'kind: suite' to it (a case is a mapping with name and input)"
+            ],
+        ),
+    ],
+    ids=[
+        "missing-name",
+        "case-fields-with-lines",
+        "late-header",
+        "unknown-kind",
+        "scalar-document",
+        "header-fields",
+        "header-without-kind",
+        "tools-without-kind",
+    ],
+)
 def test_bad_yaml(tmp_path: Path, text: str, expected: list[str]) -> None:
     problems = yaml_problems(tmp_path, text)
-    assert problems[:len(expected)] == expected
+    assert problems[: len(expected)] == expected
 
 
 def test_a_case_with_its_own_tools_is_still_a_case(tmp_path: Path) -> None:
-    text = ("name: a\ninput: Weather in Oslo\ntools:\n  - {name: get_weather, parameters: "
-            "{type: object, properties: {city: {type: string}}}}\n")
+    text = (
+        "name: a\ninput: Weather in Oslo\ntools:\n  - {name: get_weather, parameters: "
+        "{type: object, properties: {city: {type: string}}}}\n"
+    )
     suite = load(tmp_path, text)
     assert [c.name for c in suite.cases] == ["a"]
     assert [t.name for t in suite.cases[0].tools or []] == ["get_weather"]

@@ -21,10 +21,15 @@ def stdio_command(*args: str) -> list[str]:
     return [sys.executable, str(SERVER), "--transport", "stdio", *args]
 
 
-def _start(transport: str, *args: str, startup_timeout: float = 60.0
-           ) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--transport", transport, *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _start(
+    transport: str, *args: str, startup_timeout: float = 60.0
+) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "--transport", transport, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     deadline = time.monotonic() + startup_timeout
     # the server prints its port after binding, so one readable line is all we wait for

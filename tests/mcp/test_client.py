@@ -13,17 +13,29 @@ from tooleval_nb.errors import MCPImportError
 from tooleval_nb.mcp import list_tools_async, resolve_target
 
 
-@pytest.mark.parametrize(("target", "transport", "kind"), [
-    ("http://127.0.0.1:8000/sse", None, "sse"),
-    ("https://example.test/sse/", None, "sse"),
-    ("http://127.0.0.1:8000/mcp", None, "streamable_http"),
-    ("http://127.0.0.1:8000/", None, "streamable_http"),
-    ("http://127.0.0.1:8000/mcp", "sse", "sse"),
-    ("http://127.0.0.1:8000/sse", "streamable-http", "streamable_http"),
-    ("python server.py --flag", None, "stdio"),
-    (["python", "server.py"], "stdio", "stdio"),
-], ids=["sse-path", "sse-trailing-slash", "mcp-path", "root-path", "forced-sse",
-        "forced-http-hyphen", "command-string", "command-list"])
+@pytest.mark.parametrize(
+    ("target", "transport", "kind"),
+    [
+        ("http://127.0.0.1:8000/sse", None, "sse"),
+        ("https://example.test/sse/", None, "sse"),
+        ("http://127.0.0.1:8000/mcp", None, "streamable_http"),
+        ("http://127.0.0.1:8000/", None, "streamable_http"),
+        ("http://127.0.0.1:8000/mcp", "sse", "sse"),
+        ("http://127.0.0.1:8000/sse", "streamable-http", "streamable_http"),
+        ("python server.py --flag", None, "stdio"),
+        (["python", "server.py"], "stdio", "stdio"),
+    ],
+    ids=[
+        "sse-path",
+        "sse-trailing-slash",
+        "mcp-path",
+        "root-path",
+        "forced-sse",
+        "forced-http-hyphen",
+        "command-string",
+        "command-list",
+    ],
+)
 def test_resolve_target_guesses_transport(target, transport, kind) -> None:
     assert resolve_target(target, transport).transport == kind
 
@@ -36,13 +48,17 @@ def test_resolve_target_splits_command_and_hides_secrets() -> None:
     assert url.label == "https://host.test:8443/sse"
 
 
-@pytest.mark.parametrize(("target", "transport", "needle"), [
-    ("", None, "empty"),
-    ("ws://127.0.0.1/sse", None, "http:// and https://"),
-    ("http://127.0.0.1/sse", "stdio", "is a URL"),
-    ("python server.py", "sse", "command line"),
-    ("http://127.0.0.1/sse", "websocket", "unknown MCP transport"),
-], ids=["empty", "websocket-url", "url-as-stdio", "command-as-sse", "unknown-transport"])
+@pytest.mark.parametrize(
+    ("target", "transport", "needle"),
+    [
+        ("", None, "empty"),
+        ("ws://127.0.0.1/sse", None, "http:// and https://"),
+        ("http://127.0.0.1/sse", "stdio", "is a URL"),
+        ("python server.py", "sse", "command line"),
+        ("http://127.0.0.1/sse", "websocket", "unknown MCP transport"),
+    ],
+    ids=["empty", "websocket-url", "url-as-stdio", "command-as-sse", "unknown-transport"],
+)
 def test_resolve_target_rejects_mismatches(target, transport, needle) -> None:
     with pytest.raises(MCPImportError, match=needle):
         resolve_target(target, transport)
@@ -99,8 +115,11 @@ async def test_missing_command_is_a_clear_error() -> None:
 
 
 async def test_crashing_command_shows_its_stderr() -> None:
-    cmd = [sys.executable, "-c", "import sys; print('no config file', file=sys.stderr); "
-           "sys.exit(3)"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; print('no config file', file=sys.stderr); sys.exit(3)",
+    ]
     with pytest.raises(MCPImportError, match="(?s)exited.*no config file"):
         await list_tools_async(cmd, connect_timeout=10)
 
@@ -117,8 +136,12 @@ async def test_listing_reports_server_and_tools(http_url: str) -> None:
     listing = await list_tools_async(http_url)
     assert listing.server_name == "tooleval-demo"
     assert listing.instructions == "Weather and arithmetic for tests."
-    assert [t["name"] for t in listing.tools] == ["get_weather", "calculate", "slow_task",
-                                                  "broken_schema"]
+    assert [t["name"] for t in listing.tools] == [
+        "get_weather",
+        "calculate",
+        "slow_task",
+        "broken_schema",
+    ]
     assert set(listing.rejected) == {"bad_required"}
     assert listing.pages == 1 and not listing.truncated
 
@@ -150,14 +173,18 @@ class PagedClient:
         return ListToolsResult(tools=tools, next_cursor=nxt)
 
 
-@pytest.mark.parametrize(("n", "page", "max_tools", "loop", "expected"), [
-    (10, 3, 100, False, (10, False, 4)),
-    (10, 5, 10, False, (10, False, 2)),
-    (10, 3, 6, False, (6, True, 2)),
-    (10, 4, 5, False, (5, True, 2)),
-    (10, 3, 100, True, (6, True, 2)),
-    (0, 3, 100, False, (0, False, 1)),
-], ids=["all-pages", "exactly-max", "cut-on-page-edge", "cut-mid-page", "cursor-loop", "empty"])
+@pytest.mark.parametrize(
+    ("n", "page", "max_tools", "loop", "expected"),
+    [
+        (10, 3, 100, False, (10, False, 4)),
+        (10, 5, 10, False, (10, False, 2)),
+        (10, 3, 6, False, (6, True, 2)),
+        (10, 4, 5, False, (5, True, 2)),
+        (10, 3, 100, True, (6, True, 2)),
+        (0, 3, 100, False, (0, False, 1)),
+    ],
+    ids=["all-pages", "exactly-max", "cut-on-page-edge", "cut-mid-page", "cursor-loop", "empty"],
+)
 async def test_fetch_tools_follows_cursors(n, page, max_tools, loop, expected) -> None:
     from tooleval_nb.mcp.client import fetch_tools
 

@@ -24,8 +24,12 @@ def serve() -> Iterator[Callable[[str], str]]:
     procs: list[subprocess.Popen[str]] = []
 
     def start(transport: str) -> str:
-        proc = subprocess.Popen([*COMMAND, "--transport", transport], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [*COMMAND, "--transport", transport],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         procs.append(proc)
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 60)  # it prints once it listens
@@ -54,8 +58,7 @@ async def test_imports_five_described_tools(target) -> None:
     weather = suite.tools[0]
     assert weather.required == ["city"]
     assert weather.properties["unit"]["enum"] == ["celsius", "fahrenheit"]
-    assert suite.tools[2].properties["from_currency"]["enum"] == ["USD", "EUR", "GBP", "JPY",
-                                                                  "CHF"]
+    assert suite.tools[2].properties["from_currency"]["enum"] == ["USD", "EUR", "GBP", "JPY", "CHF"]
 
 
 async def test_answers_are_deterministic_and_notes_persist(target) -> None:
@@ -64,13 +67,19 @@ async def test_answers_are_deterministic_and_notes_persist(target) -> None:
         fahrenheit = await live.call("get_weather", '{"city": "paris", "unit": "fahrenheit"}')
         unknown = [await live.call("get_weather", {"city": "Quito"}) for _ in range(2)]
         product = await live.call("calculate", {"operation": "multiply", "a": 6, "b": 7})
-        euros = await live.call("convert_currency", {"amount": 100, "from_currency": "USD",
-                                                     "to_currency": "EUR"})
+        euros = await live.call(
+            "convert_currency", {"amount": 100, "from_currency": "USD", "to_currency": "EUR"}
+        )
         first = await live.call("add_note", {"title": "Groceries", "text": "Buy milk and eggs"})
         await live.call("add_note", {"title": "Trip", "text": "Book the train to Rome"})
         found = await live.call("search_notes", {"query": "MILK"})
-    assert paris.structured == {"city": "Paris", "temperature": 18, "unit": "celsius",
-                                "conditions": "partly cloudy", "humidity": 62}
+    assert paris.structured == {
+        "city": "Paris",
+        "temperature": 18,
+        "unit": "celsius",
+        "conditions": "partly cloudy",
+        "humidity": 62,
+    }
     assert fahrenheit.structured["temperature"] == 64
     assert unknown[0].structured == unknown[1].structured and not unknown[0].is_error
     assert product.structured == {"result": 42.0}
@@ -80,12 +89,19 @@ async def test_answers_are_deterministic_and_notes_persist(target) -> None:
     assert [n["title"] for n in (notes if isinstance(notes, list) else [notes])] == ["Groceries"]
 
 
-@pytest.mark.parametrize(("name", "arguments", "message"), [
-    ("calculate", {"operation": "divide", "a": 1, "b": 0}, "division by zero"),
-    ("convert_currency", {"amount": -5, "from_currency": "USD", "to_currency": "XYZ"},
-     "to_currency"),
-    ("add_note", {"title": "", "text": "x"}, "title"),
-], ids=["divide-by-zero", "bad-currency", "empty-title"])
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("calculate", {"operation": "divide", "a": 1, "b": 0}, "division by zero"),
+        (
+            "convert_currency",
+            {"amount": -5, "from_currency": "USD", "to_currency": "XYZ"},
+            "to_currency",
+        ),
+        ("add_note", {"title": "", "text": "x"}, "title"),
+    ],
+    ids=["divide-by-zero", "bad-currency", "empty-title"],
+)
 async def test_bad_calls_are_tool_errors(name, arguments, message) -> None:
     async with MCPToolRunner(COMMAND, call_timeout=20) as live:
         result = await live.call(name, arguments)

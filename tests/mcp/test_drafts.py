@@ -22,16 +22,37 @@ from tooleval_nb.mcp import (
 from tooleval_nb.models import ModelReply
 from tooleval_nb.suite import EvalCase, Suite, Tool
 
-WEATHER = Tool.create("get_weather", "Get the current weather for a city.", {
-    "city": {"type": "string"},
-    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}},
-    required=["city"])
-CALC = Tool.create("calculate", "Do arithmetic on two numbers.", {
-    "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]},
-    "a": {"type": "number"}, "b": {"type": "number"}}, required=["operation", "a", "b"])
-SUITE = Suite(name="demo", tools=[WEATHER, CALC], cases=[
-    EvalCase(id="hand", prompt="Weather in Rome?", expected_tool="get_weather",
-             expected_params={"city": "Rome"})])
+WEATHER = Tool.create(
+    "get_weather",
+    "Get the current weather for a city.",
+    {
+        "city": {"type": "string"},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"},
+    },
+    required=["city"],
+)
+CALC = Tool.create(
+    "calculate",
+    "Do arithmetic on two numbers.",
+    {
+        "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]},
+        "a": {"type": "number"},
+        "b": {"type": "number"},
+    },
+    required=["operation", "a", "b"],
+)
+SUITE = Suite(
+    name="demo",
+    tools=[WEATHER, CALC],
+    cases=[
+        EvalCase(
+            id="hand",
+            prompt="Weather in Rome?",
+            expected_tool="get_weather",
+            expected_params={"city": "Rome"},
+        )
+    ],
+)
 
 
 class ScriptedModel:
@@ -42,8 +63,14 @@ class ScriptedModel:
         self.error = error
         self.requests: list[dict[str, Any]] = []
 
-    async def __call__(self, model: Any, messages: list[dict[str, Any]], tools: Any = None,
-                       tool_choice: Any = "auto", **kwargs: Any) -> ModelReply:
+    async def __call__(
+        self,
+        model: Any,
+        messages: list[dict[str, Any]],
+        tools: Any = None,
+        tool_choice: Any = "auto",
+        **kwargs: Any,
+    ) -> ModelReply:
         self.requests.append({"model": model, "messages": messages, **kwargs})
         tool = messages[-1]["content"].split("\n")[0].removeprefix("Tool: ")
         if self.error:
@@ -62,9 +89,11 @@ def scripted(monkeypatch: pytest.MonkeyPatch):
     return install
 
 
-GOOD = {"get_weather": '{"prompt": "Is it raining in Lyon?", "arguments": {"city": "Lyon"}}',
-        "calculate": 'Here: {"prompt": "What is 12 times 7?", "arguments": {"operation": '
-                     '"Multiply", "a": "12", "b": 7, "c": 1}}'}
+GOOD = {
+    "get_weather": '{"prompt": "Is it raining in Lyon?", "arguments": {"city": "Lyon"}}',
+    "calculate": 'Here: {"prompt": "What is 12 times 7?", "arguments": {"operation": '
+    '"Multiply", "a": "12", "b": 7, "c": 1}}',
+}
 
 
 async def test_good_answers_become_draft_cases(scripted) -> None:
@@ -73,7 +102,10 @@ async def test_good_answers_become_draft_cases(scripted) -> None:
     assert [c.id for c in suite.cases] == ["hand", "draft_get_weather", "draft_calculate"]
     weather, calc = suite.cases[1:]
     assert (weather.prompt, weather.expected_tool, weather.expected_params) == (
-        "Is it raining in Lyon?", "get_weather", {"city": "Lyon"})
+        "Is it raining in Lyon?",
+        "get_weather",
+        {"city": "Lyon"},
+    )
     assert weather.draft and weather.tags == ["draft", "mcp"]
     assert calc.expected_params == {"operation": "multiply", "a": 12, "b": 7}
     assert calc.metadata["draft"]["problems"] == ["dropped 'c': not a parameter of calculate"]
@@ -86,27 +118,63 @@ async def test_good_answers_become_draft_cases(scripted) -> None:
     assert "- city (string; required)" in request["messages"][-1]["content"]
 
 
-@pytest.mark.parametrize(("answer", "prompt", "params", "source", "problem"), [
-    ('{&#34;prompt&#34;: &#34;Weather in Oslo today?&#34;, &#34;unit&#34;: {celsius} '
-     '&#34;city&#34;: &#34;Oslo&#34;', "Weather in Oslo today?", {"city": "Oslo"}, "model",
-     "salvaged"),
-    ('{"prompt": "Weather in Oslo today?", "city": "Oslo", "unit": "FAHRENHEIT"}',
-     "Weather in Oslo today?", {"city": "Oslo", "unit": "fahrenheit"}, "model", None),
-    ('{"prompt": "How much is one Apple share in euros right now?", "arguments": {}}',
-     "get the current weather for a city: please help me with this.", None, "template",
-     "copied the example"),
-    ("I cannot help with that.", "get the current weather for a city: please help me with this.",
-     None, "template", "no usable JSON"),
-    ('{"prompt": "Tell me the weather", "arguments": {}}', "Tell me the weather", None, "model",
-     "'city' is missing"),
-], ids=["broken-json-salvaged", "top-level-arguments", "copied-example", "no-json",
-        "missing-required"])
+@pytest.mark.parametrize(
+    ("answer", "prompt", "params", "source", "problem"),
+    [
+        (
+            "{&#34;prompt&#34;: &#34;Weather in Oslo today?&#34;, &#34;unit&#34;: {celsius} "
+            "&#34;city&#34;: &#34;Oslo&#34;",
+            "Weather in Oslo today?",
+            {"city": "Oslo"},
+            "model",
+            "salvaged",
+        ),
+        (
+            '{"prompt": "Weather in Oslo today?", "city": "Oslo", "unit": "FAHRENHEIT"}',
+            "Weather in Oslo today?",
+            {"city": "Oslo", "unit": "fahrenheit"},
+            "model",
+            None,
+        ),
+        (
+            '{"prompt": "How much is one Apple share in euros right now?", "arguments": {}}',
+            "get the current weather for a city: please help me with this.",
+            None,
+            "template",
+            "copied the example",
+        ),
+        (
+            "I cannot help with that.",
+            "get the current weather for a city: please help me with this.",
+            None,
+            "template",
+            "no usable JSON",
+        ),
+        (
+            '{"prompt": "Tell me the weather", "arguments": {}}',
+            "Tell me the weather",
+            None,
+            "model",
+            "'city' is missing",
+        ),
+    ],
+    ids=[
+        "broken-json-salvaged",
+        "top-level-arguments",
+        "copied-example",
+        "no-json",
+        "missing-required",
+    ],
+)
 async def test_weak_answers(scripted, answer, prompt, params, source, problem) -> None:
     scripted({"get_weather": answer})
     case = await draft_case_async(WEATHER, "m")
     assert case is not None
     assert (case.prompt, case.expected_params, case.metadata["draft"]["source"]) == (
-        prompt, params, source)
+        prompt,
+        params,
+        source,
+    )
     problems = " | ".join(case.metadata["draft"]["problems"])
     assert (problem is None and not problems) or (problem is not None and problem in problems)
 
@@ -125,8 +193,12 @@ async def test_model_errors_give_templates_or_nothing(scripted) -> None:
 async def test_several_drafts_per_tool_and_tool_choice(scripted) -> None:
     fake = scripted(GOOD)
     suite = await draft_cases_async(SUITE, "m", tools=["calculate"], per_tool=3)
-    assert [c.id for c in suite.cases] == ["hand", "draft_calculate", "draft_calculate_2",
-                                           "draft_calculate_3"]
+    assert [c.id for c in suite.cases] == [
+        "hand",
+        "draft_calculate",
+        "draft_calculate_2",
+        "draft_calculate_3",
+    ]
     assert {r["temperature"] for r in fake.requests} == {0.8}
     with pytest.raises(SuiteError, match=r"cannot draft cases for \['weather'\]"):
         await draft_cases_async(SUITE, "m", tools=["weather"])
@@ -145,19 +217,33 @@ async def test_drafts_for_an_enum_parameter_tool(scripted, stdio_cmd) -> None:
     tool = suite.tool("set_thermostat")
     assert tool.properties["mode"] == {"$ref": "#/$defs/Mode"}  # what the fix is about
     assert tool.function.parameters["$defs"]["Mode"]["enum"] == ["heat", "cool", "off"]
-    fake = scripted({"get_weather": GOOD["get_weather"], "set_thermostat": (
-        '{"prompt": "Turn the heating on in the kitchen", "arguments": '
-        '{"room": "kitchen", "mode": "Heat", "unit": "kelvin"}}')})
+    fake = scripted(
+        {
+            "get_weather": GOOD["get_weather"],
+            "set_thermostat": (
+                '{"prompt": "Turn the heating on in the kitchen", "arguments": '
+                '{"room": "kitchen", "mode": "Heat", "unit": "kelvin"}}'
+            ),
+        }
+    )
     drafted = await draft_cases_async(suite, "m")
     assert [c.expected_tool for c in drafted.cases] == [
-        "get_weather", "calculate", "slow_task", "set_thermostat"]
+        "get_weather",
+        "calculate",
+        "slow_task",
+        "set_thermostat",
+    ]
     thermostat = drafted.cases[-1]
     assert thermostat.metadata["draft"]["source"] == "model"
     assert thermostat.expected_params == {"room": "kitchen", "mode": "heat"}
     assert thermostat.metadata["draft"]["problems"] == [
-        "dropped unit='kelvin': 'kelvin' is not one of ['celsius', 'fahrenheit']"]
-    (described,) = [r["messages"][-1]["content"] for r in fake.requests
-                    if r["messages"][-1]["content"].startswith("Tool: set_thermostat")]
+        "dropped unit='kelvin': 'kelvin' is not one of ['celsius', 'fahrenheit']"
+    ]
+    (described,) = [
+        r["messages"][-1]["content"]
+        for r in fake.requests
+        if r["messages"][-1]["content"].startswith("Tool: set_thermostat")
+    ]
     assert '- mode (string; required; one of "heat", "cool", "off")' in described
     assert '- unit (string or null; one of "celsius", "fahrenheit"; default null)' in described
     # with fallback, a tool whose answer is junk still gets its (template) draft
@@ -165,12 +251,24 @@ async def test_drafts_for_an_enum_parameter_tool(scripted, stdio_cmd) -> None:
 
 
 def test_accept_and_discard_drafts() -> None:
-    drafted = Suite(name="demo", tools=[WEATHER, CALC], cases=[
-        SUITE.cases[0],
-        EvalCase(id="d1", prompt="Weather in Oslo?", expected_tool="get_weather", draft=True,
-                 tags=["draft", "mcp"], metadata={"draft": {"source": "model"}}),
-        EvalCase(id="d2", prompt="2+2?", expected_tool="calculate", draft=True,
-                 tags=["draft", "mcp"])])
+    drafted = Suite(
+        name="demo",
+        tools=[WEATHER, CALC],
+        cases=[
+            SUITE.cases[0],
+            EvalCase(
+                id="d1",
+                prompt="Weather in Oslo?",
+                expected_tool="get_weather",
+                draft=True,
+                tags=["draft", "mcp"],
+                metadata={"draft": {"source": "model"}},
+            ),
+            EvalCase(
+                id="d2", prompt="2+2?", expected_tool="calculate", draft=True, tags=["draft", "mcp"]
+            ),
+        ],
+    )
     one = accept_drafts(drafted, ["d1"])
     assert [c.draft for c in one.cases] == [False, False, True]
     assert one.cases[1].tags == ["mcp"]
@@ -189,8 +287,7 @@ async def test_embedded_model_drafts_cases_for_an_imported_suite(stdio_cmd) -> N
         warnings.simplefilter("ignore")
         imported = await import_mcp_async(stdio_cmd("--invalid"))
     try:
-        suite = await draft_cases_async(imported, tools=["get_weather"], timeout=120,
-                                        cache=False)
+        suite = await draft_cases_async(imported, tools=["get_weather"], timeout=120, cache=False)
     finally:
         await models.aclose()
     (case,) = suite.cases
@@ -213,9 +310,14 @@ async def test_short_suite_against_the_embedded_model_with_live_tools(stdio_cmd)
     user = {"role": "user", "content": "What is the weather in Paris?"}
     try:
         async with MCPToolRunner(stdio_cmd(), call_timeout=10) as live:
-            reply = await models.call_model_async(models.DEFAULT_MODEL, [system, user],
-                                                  tools=suite.tools, tool_choice="get_weather",
-                                                  timeout=120, cache=False)
+            reply = await models.call_model_async(
+                models.DEFAULT_MODEL,
+                [system, user],
+                tools=suite.tools,
+                tool_choice="get_weather",
+                timeout=120,
+                cache=False,
+            )
             assert reply.error is None, reply.error
             (call,) = reply.tool_calls
             assert call.name == "get_weather"
@@ -230,10 +332,17 @@ async def test_short_suite_against_the_embedded_model_with_live_tools(stdio_cmd)
             else:  # the server's own complaint about the arguments
                 assert "get_weather" in result.content, result
             follow = await models.call_model_async(
-                models.DEFAULT_MODEL, [system, user, {"role": "assistant", "content": None,
-                                                      "tool_calls": [call.model_dump()]},
-                                       result.to_message(call.id)],
-                tools=suite.tools, timeout=120, cache=False)
+                models.DEFAULT_MODEL,
+                [
+                    system,
+                    user,
+                    {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                    result.to_message(call.id),
+                ],
+                tools=suite.tools,
+                timeout=120,
+                cache=False,
+            )
             assert follow.error is None, follow.error
             assert follow.prompt_tokens and follow.prompt_tokens > reply.prompt_tokens  # it read it
     finally:

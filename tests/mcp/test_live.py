@@ -24,12 +24,19 @@ async def test_calls_over_every_transport(any_target) -> None:
         assert live.tool_names == ["get_weather", "calculate", "slow_task", "broken_schema"]
         weather = await live.call("get_weather", {"city": "Paris", "unit": "fahrenheit"})
         assert not weather.is_error and weather.error is None
-        assert weather.structured == {"city": "Paris", "temperature": 37, "unit": "fahrenheit",
-                                      "conditions": "sunny"}
+        assert weather.structured == {
+            "city": "Paris",
+            "temperature": 37,
+            "unit": "fahrenheit",
+            "conditions": "sunny",
+        }
         assert json.loads(weather.content)["temperature"] == 37
         product = await live.call("calculate", '{"operation": "multiply", "a": 6, "b": 7}')
         assert product.content == "42.0" and product.arguments == {
-            "operation": "multiply", "a": 6, "b": 7}
+            "operation": "multiply",
+            "a": 6,
+            "b": 7,
+        }
         assert product.latency_ms > 0
 
 
@@ -62,8 +69,9 @@ async def test_per_call_timeout_then_the_connection_still_works(sse_url: str) ->
 
 async def test_concurrent_calls_from_many_tasks(http_url: str) -> None:
     async with MCPToolRunner(http_url) as live:
-        results = await asyncio.gather(*(
-            live.call("calculate", {"operation": "add", "a": i, "b": 1}) for i in range(20)))
+        results = await asyncio.gather(
+            *(live.call("calculate", {"operation": "add", "a": i, "b": 1}) for i in range(20))
+        )
     assert [r.content for r in results] == [f"{i + 1.0}" for i in range(20)]
 
 
@@ -136,8 +144,9 @@ async def test_restarted_server_is_reconnected(own_server, transport: str) -> No
         proc.kill()
         proc.wait(timeout=10)
         own_server(transport, "--port", port)
-        results = [await live.call("calculate", {"operation": "add", "a": 1, "b": i})
-                   for i in range(3)]
+        results = [
+            await live.call("calculate", {"operation": "add", "a": 1, "b": i}) for i in range(3)
+        ]
     # the first call may meet the dead connection (SSE) or go through at once (stateless HTTP)
     assert results[0].error_type in (None, "connection", "timeout"), results[0]
     assert [(r.is_error, r.content) for r in results[1:]] == [(False, "2.0"), (False, "3.0")]
@@ -145,5 +154,9 @@ async def test_restarted_server_is_reconnected(own_server, transport: str) -> No
 
 def test_result_becomes_a_tool_message() -> None:
     result = LiveToolResult(name="get_weather", arguments={"city": "Paris"}, content="sunny")
-    assert result.to_message("call_1") == {"role": "tool", "tool_call_id": "call_1",
-                                           "name": "get_weather", "content": "sunny"}
+    assert result.to_message("call_1") == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "name": "get_weather",
+        "content": "sunny",
+    }

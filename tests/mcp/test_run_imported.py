@@ -14,20 +14,43 @@ def test_imported_suite_runs_on_the_embedded_model(stdio_cmd, tmp_path, monkeypa
     monkeypatch.setenv("TOOLEVAL_STORE", str(tmp_path / "runs.db"))
     imported = te.import_mcp(stdio_cmd("--enum"))  # set_thermostat: Enum parameters ($ref)
     assert [t.name for t in imported.tools] == [
-        "get_weather", "calculate", "slow_task", "set_thermostat"]
+        "get_weather",
+        "calculate",
+        "slow_task",
+        "set_thermostat",
+    ]
     written = [  # as a reviewer would leave them after editing the drafts
-        EvalCase(id="weather", prompt="What is the weather in Paris?",
-                 expected_tool="get_weather", expected_params={"city": "Paris"}),
-        EvalCase(id="product", prompt="What is 6 times 7?", expected_tool="calculate",
-                 expected_params={"operation": "multiply", "a": 6, "b": 7}),
-        EvalCase(id="heating", prompt="Turn the heating on in the kitchen.",
-                 expected_tool="set_thermostat",
-                 expected_params={"room": "kitchen", "mode": "heat"})]
+        EvalCase(
+            id="weather",
+            prompt="What is the weather in Paris?",
+            expected_tool="get_weather",
+            expected_params={"city": "Paris"},
+        ),
+        EvalCase(
+            id="product",
+            prompt="What is 6 times 7?",
+            expected_tool="calculate",
+            expected_params={"operation": "multiply", "a": 6, "b": 7},
+        ),
+        EvalCase(
+            id="heating",
+            prompt="Turn the heating on in the kitchen.",
+            expected_tool="set_thermostat",
+            expected_params={"room": "kitchen", "mode": "heat"},
+        ),
+    ]
     drafts = [c.model_copy(update={"draft": True, "tags": ["draft", "mcp"]}) for c in written]
     suite = te.accept_drafts(imported.model_copy(update={"cases": drafts}))
     assert not any(c.draft for c in suite.cases)
-    run = te.run_eval(suite, [te.DEFAULT_MODEL], tool_choice="auto", progress="none",
-                      timeout=60, max_concurrency=1, params={"max_tokens": 64}).result()
+    run = te.run_eval(
+        suite,
+        [te.DEFAULT_MODEL],
+        tool_choice="auto",
+        progress="none",
+        timeout=60,
+        max_concurrency=1,
+        params={"max_tokens": 64},
+    ).result()
     df = run.results_df()
     assert list(df.columns) == list(RESULT_COLUMNS)
     assert list(df["case_id"]) == ["weather", "product", "heating"]  # none skipped as a draft

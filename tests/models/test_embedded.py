@@ -259,13 +259,23 @@ async def test_a_shared_prefix_is_evaluated_once(tools):
     server = embedded_server()
     system = "You are a careful assistant. " * 40
     before = server.stats()
-    first = await call_model_async(DEFAULT_MODEL, [{"role": "system", "content": system},
-                                                   {"role": "user", "content": "Weather in Oslo?"}],
-                                   tools, "auto", cache=False, max_tokens=24)
+    first = await call_model_async(
+        DEFAULT_MODEL,
+        [{"role": "system", "content": system}, {"role": "user", "content": "Weather in Oslo?"}],
+        tools,
+        "auto",
+        cache=False,
+        max_tokens=24,
+    )
     middle = server.stats()
-    second = await call_model_async(DEFAULT_MODEL, [{"role": "system", "content": system},
-                                                    {"role": "user", "content": "Time in Lima?"}],
-                                    tools, "auto", cache=False, max_tokens=24)
+    second = await call_model_async(
+        DEFAULT_MODEL,
+        [{"role": "system", "content": system}, {"role": "user", "content": "Time in Lima?"}],
+        tools,
+        "auto",
+        cache=False,
+        max_tokens=24,
+    )
     after = server.stats()
     assert first.error is None and second.error is None
     first_cost = middle["prompt_tokens"] - before["prompt_tokens"]
@@ -282,8 +292,13 @@ async def test_the_token_bound_holds_inside_native_tool_calls(tools):
     server = embedded_server()
     before = server.stats()
     reply = await call_model_async(
-        DEFAULT_MODEL, "Call get_weather for Paris, Texas, USA with every detail you know.",
-        tools, "auto", cache=False, max_tokens=6)
+        DEFAULT_MODEL,
+        "Call get_weather for Paris, Texas, USA with every detail you know.",
+        tools,
+        "auto",
+        cache=False,
+        max_tokens=6,
+    )
     after = server.stats()
     assert reply.error is None
     generated = after["generated_tokens"] - before["generated_tokens"]
@@ -309,12 +324,19 @@ def llama():
 _CALL_GRAMMARS = {
     # the handler's own choice grammar: most of the model's argmax tokens are rejected
     "choice": 'root ::= functions | "message:"\nfunctions ::= "functions.get_weather:" | '
-              '"functions.get_forecast:"\n',
+    '"functions.get_forecast:"\n',
     # a call's arguments, from a JSON schema as the handler builds them
-    "arguments": json.dumps({"type": "object", "properties": {
-        "city": {"type": "string"}, "days": {"type": "integer"},
-        "units": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-        "required": ["city", "units"]}),
+    "arguments": json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "days": {"type": "integer"},
+                "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            },
+            "required": ["city", "units"],
+        }
+    ),
 }
 
 
@@ -322,8 +344,9 @@ _CALL_GRAMMARS = {
 @pytest.mark.parametrize("grammar_name", sorted(_CALL_GRAMMARS))
 @pytest.mark.parametrize("repeat_penalty", [1.0, 1.1], ids=["no-penalty", "penalty-1.1"])
 @pytest.mark.parametrize("top", [64, 1], ids=["top-64", "full-pass"])
-def test_greedy_first_sampling_picks_the_same_tokens(llama, monkeypatch, grammar_name,
-                                                     repeat_penalty, top):
+def test_greedy_first_sampling_picks_the_same_tokens(
+    llama, monkeypatch, grammar_name, repeat_penalty, top
+):
     """At temperature 0 the greedy-first sampler (argmax, then the grammar on that token only;
     on a rejection the grammar over the best ``top`` tokens, then over the vocabulary) generates
     exactly what llama-cpp-python's sampler (the grammar over the whole vocabulary) does."""
@@ -332,16 +355,22 @@ def test_greedy_first_sampling_picks_the_same_tokens(llama, monkeypatch, grammar
     from tooleval_nb.models import _llama_main
 
     text = _CALL_GRAMMARS[grammar_name]
-    grammar = (LlamaGrammar.from_string(text, verbose=False) if grammar_name == "choice"
-               else LlamaGrammar.from_json_schema(text, verbose=False))
-    prompt = ("<|im_start|>system\nYou call functions.get_weather or functions.get_forecast."
-              "<|im_end|>\n<|im_start|>user\nWhat will the weather be in Oslo for the next "
-              "three days, in fahrenheit?<|im_end|>\n<|im_start|>assistant\n")
+    grammar = (
+        LlamaGrammar.from_string(text, verbose=False)
+        if grammar_name == "choice"
+        else LlamaGrammar.from_json_schema(text, verbose=False)
+    )
+    prompt = (
+        "<|im_start|>system\nYou call functions.get_weather or functions.get_forecast."
+        "<|im_end|>\n<|im_start|>user\nWhat will the weather be in Oslo for the next "
+        "three days, in fahrenheit?<|im_end|>\n<|im_start|>assistant\n"
+    )
 
     def generate() -> tuple[str, int]:
         llama.reset()
-        out = llama.create_completion(prompt, max_tokens=40, temperature=0.0,
-                                      repeat_penalty=repeat_penalty, grammar=grammar)
+        out = llama.create_completion(
+            prompt, max_tokens=40, temperature=0.0, repeat_penalty=repeat_penalty, grammar=grammar
+        )
         return out["choices"][0]["text"], out["usage"]["completion_tokens"]
 
     theirs = generate()
@@ -372,11 +401,15 @@ def test_greedy_first_only_at_temperature_zero_with_a_grammar(llama, monkeypatch
     monkeypatch.setattr(Llama, "_init_sampler", Llama._init_sampler)
     _llama_main._greedy_first()
     grammar = LlamaGrammar.from_string('root ::= "yes" | "no"', verbose=False)
-    for temperature, with_grammar, ours in [(0.0, grammar, True), (0.7, grammar, False),
-                                            (0.0, None, False)]:
+    for temperature, with_grammar, ours in [
+        (0.0, grammar, True),
+        (0.7, grammar, False),
+        (0.0, None, False),
+    ]:
         llama.reset()
-        llama.create_completion("Is the sky blue?", max_tokens=3, temperature=temperature,
-                                grammar=with_grammar)
+        llama.create_completion(
+            "Is the sky blue?", max_tokens=3, temperature=temperature, grammar=with_grammar
+        )
         assert isinstance(llama._sampler, _llama_main.GreedyFirstSampler) is ours, temperature
 
 
@@ -386,15 +419,17 @@ async def test_the_counters_split_the_servers_time(tools):
     counts the grammar checks, and buckets each inner completion's length by finish reason."""
     server = embedded_server()
     before = server.stats()
-    reply = await call_model_async(DEFAULT_MODEL, "What is the weather in Oslo?", tools, "auto",
-                                   cache=False, max_tokens=48)
+    reply = await call_model_async(
+        DEFAULT_MODEL, "What is the weather in Oslo?", tools, "auto", cache=False, max_tokens=48
+    )
     after = server.stats()
     assert reply.error is None
     used = {k: after[k] - before[k] for k in after if isinstance(after[k], (int, float))}
     assert used["grammar_checks"] > 0 and 0 <= used["grammar_rejections"] <= used["grammar_checks"]
     assert used["chat_seconds"] >= used["eval_seconds"] + used["sample_seconds"] > 0
     completions = sum(after["completion_lengths"].values()) - sum(
-        before["completion_lengths"].values())
+        before["completion_lengths"].values()
+    )
     assert completions >= 2  # the tool choice, then a message or a call's arguments
     assert all(key.partition("<=")[0] in ("stop", "length") for key in after["completion_lengths"])
 
@@ -409,13 +444,23 @@ async def test_the_trace_shows_what_each_prompt_eval_re_evaluates(tools, tmp_pat
     monkeypatch.setenv(TRACE_ENV, str(trace))
     system = "You are a careful assistant. " * 20
     with EmbeddedServer() as server:
-        spec = {"model": f"openai/{server.model_name}", "api_base": server.api_base,
-                "api_key": "none"}
+        spec = {
+            "model": f"openai/{server.model_name}",
+            "api_base": server.api_base,
+            "api_key": "none",
+        }
         for city in ("Oslo", "Lima"):
             reply = await call_model_async(
-                spec, [{"role": "system", "content": system},
-                       {"role": "user", "content": f"Weather in {city}?"}],
-                tools[:1], "auto", cache=False, max_tokens=16)
+                spec,
+                [
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": f"Weather in {city}?"},
+                ],
+                tools[:1],
+                "auto",
+                cache=False,
+                max_tokens=16,
+            )
             assert reply.error is None
     lines = [json.loads(x) for x in trace.read_text().splitlines()]
     completions = [x for x in lines if "completion" in x]  # a line per inner completion too
@@ -430,8 +475,9 @@ async def test_the_trace_shows_what_each_prompt_eval_re_evaluates(tools, tmp_pat
 
 
 @pytest.mark.model
-async def test_a_conversation_with_tool_history_is_accepted_and_renders_plainly(tmp_path,
-                                                                                 monkeypatch):
+async def test_a_conversation_with_tool_history_is_accepted_and_renders_plainly(
+    tmp_path, monkeypatch
+):
     """An earlier call and its result in the history: the server accepts the adapted
     messages, and the prompt it evaluates shows the call and its result with plain quotes
     (llama-cpp-python's handler would send them as HTML entities)."""
@@ -440,22 +486,46 @@ async def test_a_conversation_with_tool_history_is_accepted_and_renders_plainly(
 
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv(TRACE_ENV, str(trace))
-    tool = te.Tool.model_validate({"type": "function", "function": {
-        "name": "get_weather", "parameters": {"type": "object", "properties": {
-            "city": {"type": "string"}}, "required": ["city"]}}})
-    history = [{"role": "user", "content": "Weather in Paris?"},
-               {"role": "assistant", "content": None, "tool_calls": [
-                   {"id": "c1", "type": "function",
-                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-               {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21}'},
-               {"role": "user", "content": "Thanks. And Oslo?"}]
+    tool = te.Tool.model_validate(
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            },
+        }
+    )
+    history = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21}'},
+        {"role": "user", "content": "Thanks. And Oslo?"},
+    ]
     from tooleval_nb.models.messages import for_chatml_tools
 
     with EmbeddedServer() as server:  # its own server, so that it traces; sent as the
-        spec = {"model": f"openai/{server.model_name}",  # embedded model's wire sends it
-                "api_base": server.api_base, "api_key": "none"}
-        reply = await call_model_async(spec, for_chatml_tools(history), [tool], "auto",
-                                       cache=False, max_tokens=24)
+        spec = {
+            "model": f"openai/{server.model_name}",  # embedded model's wire sends it
+            "api_base": server.api_base,
+            "api_key": "none",
+        }
+        reply = await call_model_async(
+            spec, for_chatml_tools(history), [tool], "auto", cache=False, max_tokens=24
+        )
     assert reply.error is None, reply.error
     evals = [json.loads(x) for x in trace.read_text().splitlines()]
     text = "".join(x["text"] for x in evals if "n_past" in x)  # the prompt evals, in order
@@ -475,9 +545,15 @@ def test_the_handlers_grammars_are_read_as_their_alternatives():
 
     functions = 'functions ::= "functions.get_weather:" | "functions.get_time:"\n'
     assert _alternatives(_Grammar(_CHOICE_ROOT + functions), _CHOICE_ROOT) == [
-        "functions.get_weather:", "functions.get_time:", "message:"]
+        "functions.get_weather:",
+        "functions.get_time:",
+        "message:",
+    ]
     assert _alternatives(_Grammar(_FOLLOW_UP_ROOT + functions), _FOLLOW_UP_ROOT) == [
-        "functions.get_weather:", "functions.get_time:", "<|im_end|>"]
+        "functions.get_weather:",
+        "functions.get_time:",
+        "<|im_end|>",
+    ]
     # any other grammar (a JSON schema's, the other root, a mangled line) is left alone
     assert _alternatives(_Grammar(_CHOICE_ROOT + functions), _FOLLOW_UP_ROOT) is None
     assert _alternatives(_Grammar('root ::= "{" space "}"\n'), _CHOICE_ROOT) is None
@@ -506,9 +582,11 @@ def test_the_installed_handler_still_discards_its_follow_up():
 def _chat(server: EmbeddedServer, body: dict) -> dict:
     import urllib.request
 
-    request = urllib.request.Request(f"{server.api_base}/chat/completions",
-                                     data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{server.api_base}/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=120) as resp:
         return json.loads(resp.read())
 
@@ -520,27 +598,54 @@ def test_the_shortcuts_change_no_reply(monkeypatch):
     from tooleval_nb.models._llama_main import SHORTCUTS_ENV
 
     def tool(name: str, param: str) -> dict:
-        return {"type": "function", "function": {"name": name, "description": name.replace(
-            "_", " "), "parameters": {"type": "object", "properties": {param: {"type": "string"}},
-                                       "required": [param]}}}
+        return {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": name.replace("_", " "),
+                "parameters": {
+                    "type": "object",
+                    "properties": {param: {"type": "string"}},
+                    "required": [param],
+                },
+            },
+        }
 
-    three = [tool("get_weather", "city"), tool("get_time", "timezone"),
-             tool("send_email", "to")]
-    asks = [(three, "What is the weather in Paris?"), (three, "What time is it in Tokyo?"),
-            (three, "Email bob@example.com please."), (three, "Hi! How are you today?"),
-            (three[:1], "Weather in Oslo?"), (three[1:], "Time in Lima, then mail ann@x.org.")]
+    three = [tool("get_weather", "city"), tool("get_time", "timezone"), tool("send_email", "to")]
+    asks = [
+        (three, "What is the weather in Paris?"),
+        (three, "What time is it in Tokyo?"),
+        (three, "Email bob@example.com please."),
+        (three, "Hi! How are you today?"),
+        (three[:1], "Weather in Oslo?"),
+        (three[1:], "Time in Lima, then mail ann@x.org."),
+    ]
     replies, stats = {}, {}
     for value in ("0", "1"):
         monkeypatch.setenv(SHORTCUTS_ENV, value)
         with EmbeddedServer() as server:
             out = []
             for tools_, prompt in asks:
-                message = _chat(server, {"model": "m", "temperature": 0, "max_tokens": 96,
-                                         "tool_choice": "auto", "tools": tools_,
-                                         "messages": [{"role": "user", "content": prompt}]}
-                                )["choices"][0]["message"]
-                out.append(([(c["function"]["name"], c["function"]["arguments"])
-                             for c in message.get("tool_calls") or []], message.get("content")))
+                message = _chat(
+                    server,
+                    {
+                        "model": "m",
+                        "temperature": 0,
+                        "max_tokens": 96,
+                        "tool_choice": "auto",
+                        "tools": tools_,
+                        "messages": [{"role": "user", "content": prompt}],
+                    },
+                )["choices"][0]["message"]
+                out.append(
+                    (
+                        [
+                            (c["function"]["name"], c["function"]["arguments"])
+                            for c in message.get("tool_calls") or []
+                        ],
+                        message.get("content"),
+                    )
+                )
             replies[value], stats[value] = out, server.stats()
     assert replies["1"] == replies["0"]
     assert any(calls for calls, _ in replies["1"])  # the comparison covered calls
@@ -558,8 +663,12 @@ def test_the_server_runs_the_model_on_one_thread():
     that patch, this test's four concurrent requests were served by two threads."""
     import concurrent.futures
 
-    body = {"model": "m", "temperature": 0, "max_tokens": 8,
-            "messages": [{"role": "user", "content": "Hi"}]}
+    body = {
+        "model": "m",
+        "temperature": 0,
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "Hi"}],
+    }
     with EmbeddedServer() as server:
         _chat(server, body)
 
@@ -573,9 +682,16 @@ def test_the_server_runs_the_model_on_one_thread():
         assert server.stats()["compute_threads"] == 1
 
 
-@pytest.mark.parametrize(("choice", "amx", "off"), [
-    ("", True, True), ("", False, False), ("0", False, True), ("1", True, False),
-], ids=["amx-cpu", "no-amx", "forced-off", "forced-on"])
+@pytest.mark.parametrize(
+    ("choice", "amx", "off"),
+    [
+        ("", True, True),
+        ("", False, False),
+        ("0", False, True),
+        ("1", True, False),
+    ],
+    ids=["amx-cpu", "no-amx", "forced-off", "forced-on"],
+)
 def test_extra_buffer_types_are_off_where_they_would_crash(monkeypatch, choice, amx, off):
     """One rule for every process that loads the model (the server, an in-process Llama):
     llama.cpp's extra CPU buffer types are off on a CPU that advertises AMX (they SIGSEGV on the

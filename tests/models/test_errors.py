@@ -70,8 +70,10 @@ def _build(klass: type[BaseException]) -> BaseException:
     """An instance of a litellm exception class, its required arguments filled by name."""
     kwargs = {}
     for name, param in list(inspect.signature(klass.__init__).parameters.items())[1:]:
-        if param.default is param.empty and param.kind not in (param.VAR_POSITIONAL,
-                                                              param.VAR_KEYWORD):
+        if param.default is param.empty and param.kind not in (
+            param.VAR_POSITIONAL,
+            param.VAR_KEYWORD,
+        ):
             kwargs[name] = _ARGS.get(name, "x")
     if "response" in kwargs:
         kwargs["response"] = _response(_NAMED_STATUS.get(klass.__name__, 400))
@@ -109,8 +111,10 @@ def _disagreement(klass: type[BaseException]) -> str | None:
     if by_status is None:
         return f"{name}: no status; say where it belongs in DELIBERATE"
     if type(error) is not type(by_status) or error.retryable is not by_status.retryable:
-        return f"{name}: {got} (retryable={error.retryable}) but its status {status} is " \
+        return (
+            f"{name}: {got} (retryable={error.retryable}) but its status {status} is "
             f"{type(by_status).__name__} (retryable={by_status.retryable})"
+        )
     return None
 
 
@@ -141,12 +145,21 @@ def test_retry_after_is_read_from_the_response():
     ("message", "target"),
     [
         ("OpenAIException - Connection error.", errors.ModelConnectionError),
-        ("OpenAIException - Expecting value: line 1 column 39 (char 38)", errors.ModelResponseError),
+        (
+            "OpenAIException - Expecting value: line 1 column 39 (char 38)",
+            errors.ModelResponseError,
+        ),
         ("OpenAIException - Internal Server Error", errors.ModelServerError),
-        ("GroqException - Cannot connect to host api.groq.com:443 ssl:<ssl.SSLContext> [Name "
-         "or service not known]", errors.ModelConnectionError),
-        ("OpenAIException - Missing credentials. Please pass an `api_key`, or set the "
-         "`OPENAI_API_KEY` environment variable.", errors.ModelConfigError),
+        (
+            "GroqException - Cannot connect to host api.groq.com:443 ssl:<ssl.SSLContext> [Name "
+            "or service not known]",
+            errors.ModelConnectionError,
+        ),
+        (
+            "OpenAIException - Missing credentials. Please pass an `api_key`, or set the "
+            "`OPENAI_API_KEY` environment variable.",
+            errors.ModelConfigError,
+        ),
     ],
     ids=["connection", "bad-json", "real-500", "cannot-connect", "no-credentials"],
 )
@@ -166,10 +179,11 @@ def test_a_missing_api_key_is_a_configuration_error_naming_the_variable(monkeypa
 
     for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    for model, variable in (("openai/gpt-4o-mini", "OPENAI_API_KEY"),
-                            ("gemini/gemini-pro", "GEMINI_API_KEY")):
-        request = ChatRequest(model=model, messages=[{"role": "user", "content": "hi"}],
-                              timeout=5)
+    for model, variable in (
+        ("openai/gpt-4o-mini", "OPENAI_API_KEY"),
+        ("gemini/gemini-pro", "GEMINI_API_KEY"),
+    ):
+        request = ChatRequest(model=model, messages=[{"role": "user", "content": "hi"}], timeout=5)
         with pytest.raises(errors.ModelConfigError) as info:
             asyncio.run(complete(request))
         assert not info.value.retryable

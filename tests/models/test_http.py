@@ -25,8 +25,13 @@ from tooleval_nb.models import http
 from tooleval_nb.models.direct import post_json
 from tooleval_nb.testing import FakeOpenAIServer
 
-TOOL = {"type": "function", "function": {
-    "name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}}}
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}},
+    },
+}
 
 Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[bool]]
 
@@ -85,8 +90,14 @@ class RawServer:
 
 
 def _ok(body: bytes, extra: bytes = b"") -> bytes:
-    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + extra
-            + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    return (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        + extra
+        + b"Content-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
 
 
 async def _post(url: str, payload: object = None, timeout: float = 5.0) -> http.Response:
@@ -123,7 +134,7 @@ def test_a_chunked_answer_in_pieces_with_extensions_and_trailers():
     async def answer(reader, writer, n):
         writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
         for i in range(0, len(payload), 100):
-            piece = payload[i:i + 100]
+            piece = payload[i : i + 100]
             writer.write(f"{len(piece):x};ext=1\r\n".encode())
             await writer.drain()
             await asyncio.sleep(0.01)  # the chunk's line and its data in separate reads
@@ -249,7 +260,7 @@ def test_timeout_refused_not_http_and_bad_headers():
         return True
 
     async def truncated(reader, writer, n):
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"partial")
+        writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"partial')
         await writer.drain()
         return False
 
@@ -293,8 +304,9 @@ def test_post_json_maps_the_clients_failures_to_model_errors():
         # an api_base without its scheme is a failed call (a reply with an error), as a
         # refused connection is, not an exception out of the run
         with pytest.raises(ModelConnectionError, match="not an http.*is api_base an http"):
-            await post_json("localhost:8000/v1/chat/completions", {"a": 1}, api_key=None,
-                            timeout=2, model="m")
+            await post_json(
+                "localhost:8000/v1/chat/completions", {"a": 1}, api_key=None, timeout=2, model="m"
+            )
         await http.aclose()
 
     asyncio.run(main())
@@ -307,10 +319,19 @@ def test_concurrent_requests_on_a_real_http_server_in_two_loops():
         url = f"{server.url}/chat/completions"
 
         async def main() -> int:
-            bodies = await asyncio.gather(*(
-                _post(url, {"model": "fake", "tools": [TOOL], "messages": [
-                    {"role": "user", "content": f"get_time tz Zone{i}"}]})
-                for i in range(64)))
+            bodies = await asyncio.gather(
+                *(
+                    _post(
+                        url,
+                        {
+                            "model": "fake",
+                            "tools": [TOOL],
+                            "messages": [{"role": "user", "content": f"get_time tz Zone{i}"}],
+                        },
+                    )
+                    for i in range(64)
+                )
+            )
             for i, response in enumerate(bodies):
                 call = json.loads(response.body)["choices"][0]["message"]["tool_calls"][0]
                 assert json.loads(call["function"]["arguments"]) == {"tz": f"Zone{i}"}
@@ -327,9 +348,27 @@ def test_https_verifies_the_certificate(tmp_path: Path):
     its certificate is trusted (``SSL_CERT_FILE``, in a fresh process)."""
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-         "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     script = textwrap.dedent(f"""
         import asyncio, json, ssl, sys
         from tooleval_nb.models import http
@@ -358,11 +397,18 @@ def test_https_verifies_the_certificate(tmp_path: Path):
         asyncio.run(main())
     """)
     env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
-    refused = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                             env=env, timeout=60)
+    refused = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
     assert "refused:" in refused.stdout and "CERTIFICATE_VERIFY_FAILED" in refused.stdout, (
-        refused.stdout + refused.stderr)
-    trusted = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                             env={**env, "SSL_CERT_FILE": str(cert)}, timeout=60)
+        refused.stdout + refused.stderr
+    )
+    trusted = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**env, "SSL_CERT_FILE": str(cert)},
+        timeout=60,
+    )
     assert trusted.stdout.strip() == "{'tls': 1}", trusted.stdout + trusted.stderr
     assert ssl.create_default_context().verify_mode == ssl.CERT_REQUIRED

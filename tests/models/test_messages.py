@@ -91,19 +91,39 @@ def test_chatml_history_renders_plainly_through_the_template():
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     source = chat_format.chatml_function_calling.__code__.co_consts
-    template = next(c for c in source if isinstance(c, str) and "functions." in c
-                    and "{% for message in messages %}" in c)
-    render = ImmutableSandboxedEnvironment(autoescape=False, undefined=jinja2.StrictUndefined
-                                           ).from_string(template).render
-    calls = [{"id": "a", "type": "function",
-              "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
-             {"id": "b", "type": "function",
-              "function": {"name": "get_time", "arguments": '{"tz": "CET"}'}}]
-    msgs = for_chatml_tools([{"role": "user", "content": "Weather and time in Paris?"},
-                             {"role": "assistant", "content": None, "tool_calls": calls}])
+    template = next(
+        c
+        for c in source
+        if isinstance(c, str) and "functions." in c and "{% for message in messages %}" in c
+    )
+    render = (
+        ImmutableSandboxedEnvironment(autoescape=False, undefined=jinja2.StrictUndefined)
+        .from_string(template)
+        .render
+    )
+    calls = [
+        {
+            "id": "a",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+        },
+        {
+            "id": "b",
+            "type": "function",
+            "function": {"name": "get_time", "arguments": '{"tz": "CET"}'},
+        },
+    ]
+    msgs = for_chatml_tools(
+        [
+            {"role": "user", "content": "Weather and time in Paris?"},
+            {"role": "assistant", "content": None, "tool_calls": calls},
+        ]
+    )
     text = render(messages=msgs, tool_calls=True, tools=[], add_generation_prompt=False)
-    assert ('<|im_start|>assistant\nmessage:\nfunctions.get_weather:\n{"city": "Paris"}\n'
-            'functions.get_time:\n{"tz": "CET"}<|im_end|>') in text
+    assert (
+        '<|im_start|>assistant\nmessage:\nfunctions.get_weather:\n{"city": "Paris"}\n'
+        'functions.get_time:\n{"tz": "CET"}<|im_end|>'
+    ) in text
     assert "&#34;" not in text
 
 

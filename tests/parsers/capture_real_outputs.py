@@ -51,12 +51,30 @@ def free_port() -> int:
 def start_server(port: int) -> subprocess.Popen[bytes]:
     # the models package's entry point turns off llama.cpp's AMX buffers, which crash in VMs
     # that advertise AMX without granting it; plain llama_cpp.server otherwise
-    entry = ("tooleval_nb.models._llama_main"
-             if importlib.util.find_spec("tooleval_nb.models._llama_main") else "llama_cpp.server")
+    entry = (
+        "tooleval_nb.models._llama_main"
+        if importlib.util.find_spec("tooleval_nb.models._llama_main")
+        else "llama_cpp.server"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", entry, "--model", gguf_path(), "--chat_format",
-         "chatml", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            entry,
+            "--model",
+            gguf_path(),
+            "--chat_format",
+            "chatml",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -71,10 +89,12 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
 
 
 def complete(port: int, messages: list[dict[str, str]]) -> str:
-    body = json.dumps({"messages": messages, "temperature": 0, "max_tokens": 160,
-                       "seed": 0}).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", body,
-                                     {"Content-Type": "application/json"})
+    body = json.dumps(
+        {"messages": messages, "temperature": 0, "max_tokens": 160, "seed": 0}
+    ).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/chat/completions", body, {"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=120) as response:
         reply = json.load(response)
     return reply["choices"][0]["message"]["content"] or ""
@@ -91,29 +111,36 @@ def main() -> None:
     cases = []
     try:
         for case in suite["test_cases"][:count]:
-            messages = with_tools_prompt([{"role": "user", "content": case["prompt"]}], tools,
-                                         fmt, example=not neutral)
+            messages = with_tools_prompt(
+                [{"role": "user", "content": case["prompt"]}], tools, fmt, example=not neutral
+            )
             if neutral:
                 messages[1:1] = example_exchange(fmt)
             text = complete(port, messages)
             info = parse_tool_calls(text, fmt, tools)
-            cases.append({
-                "scenario_name": f"smollm2_{case['name']}",
-                "pattern": 2 if len(info.tool_calls) == 1 else (3 if info.tool_calls else 1),
-                "source": "smollm2-135m",
-                "notes": f"prompt: {case['prompt']}"
-                         + (" (example exchange with get_time)" if neutral else ""),
-                "model_output": text,
-                "expected_tools_called": info.tools_called,
-                "expected_tool_calls": [{"name": c.function.name,
-                                         "arguments": json.loads(c.function.arguments)}
-                                        for c in info.tool_calls],
-                "expected_content": info.content,
-                # the corpus is checked without tools: unknown-tool notes do not count
-                "expect_problem": any("not among the tools" not in p for p in info.problems),
-            })
-            print(f"# {case['prompt']!r} -> {len(info.tool_calls)} call(s), problems: "
-                  f"{info.problems}", file=sys.stderr)
+            cases.append(
+                {
+                    "scenario_name": f"smollm2_{case['name']}",
+                    "pattern": 2 if len(info.tool_calls) == 1 else (3 if info.tool_calls else 1),
+                    "source": "smollm2-135m",
+                    "notes": f"prompt: {case['prompt']}"
+                    + (" (example exchange with get_time)" if neutral else ""),
+                    "model_output": text,
+                    "expected_tools_called": info.tools_called,
+                    "expected_tool_calls": [
+                        {"name": c.function.name, "arguments": json.loads(c.function.arguments)}
+                        for c in info.tool_calls
+                    ],
+                    "expected_content": info.content,
+                    # the corpus is checked without tools: unknown-tool notes do not count
+                    "expect_problem": any("not among the tools" not in p for p in info.problems),
+                }
+            )
+            print(
+                f"# {case['prompt']!r} -> {len(info.tool_calls)} call(s), problems: "
+                f"{info.problems}",
+                file=sys.stderr,
+            )
     finally:
         proc.terminate()
         proc.wait(timeout=30)

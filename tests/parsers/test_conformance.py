@@ -31,9 +31,12 @@ def test_columns_and_modes() -> None:
 def test_user_callable_returning_dicts() -> None:
     def vllm_like(text: str) -> dict[str, Any]:
         info = parse_tool_calls(text, "hermes")
-        return {"tools_called": info.tools_called, "content": info.content,
-                "reasoning_content": info.reasoning,
-                "tool_calls": [c.model_dump() for c in info.tool_calls]}
+        return {
+            "tools_called": info.tools_called,
+            "content": info.content,
+            "reasoning_content": info.reasoning,
+            "tool_calls": [c.model_dump() for c in info.tool_calls],
+        }
 
     frame = check_parser(vllm_like, "hermes")
     non_streaming = frame[frame["mode"] == "non_streaming"]
@@ -72,10 +75,17 @@ class _NameTwice(HermesParser):
         super()._call(name, arguments)
         if self._stream and self._d_calls:
             first = self._d_calls[-1]
-            self._d_calls[-1] = DeltaToolCall(index=first.index, id=first.id, type="function",
-                                              function=DeltaFunctionCall(name=name))
-            self._d_calls.append(DeltaToolCall(
-                index=first.index, function=DeltaFunctionCall(name=name, arguments=arguments)))
+            self._d_calls[-1] = DeltaToolCall(
+                index=first.index,
+                id=first.id,
+                type="function",
+                function=DeltaFunctionCall(name=name),
+            )
+            self._d_calls.append(
+                DeltaToolCall(
+                    index=first.index, function=DeltaFunctionCall(name=name, arguments=arguments)
+                )
+            )
 
 
 def test_streaming_protocol_violations_are_reported() -> None:
@@ -125,18 +135,28 @@ def test_streaming_differs_from_non_streaming_is_caught() -> None:
 
 
 def test_list_of_cases() -> None:
-    cases = [ParserCase(scenario_name="one", pattern=2, parser_name="json",
-                        model_output='{"name": "f", "arguments": {"a": 1}}',
-                        expected_tools_called=True,
-                        expected_tool_calls=[{"name": "f", "arguments": {"a": 1}}])]
+    cases = [
+        ParserCase(
+            scenario_name="one",
+            pattern=2,
+            parser_name="json",
+            model_output='{"name": "f", "arguments": {"a": 1}}',
+            expected_tools_called=True,
+            expected_tool_calls=[{"name": "f", "arguments": {"a": 1}}],
+        )
+    ]
     assert check_parser("json", cases)["passed"].all()
 
 
 def test_types_are_compared_strictly() -> None:
-    case = ParserCase(scenario_name="int-vs-float", pattern=4, parser_name="json",
-                      model_output='{"name": "f", "arguments": {"a": 1.0, "b": true}}',
-                      expected_tools_called=True,
-                      expected_tool_calls=[{"name": "f", "arguments": {"a": 1, "b": 1}}])
+    case = ParserCase(
+        scenario_name="int-vs-float",
+        pattern=4,
+        parser_name="json",
+        model_output='{"name": "f", "arguments": {"a": 1.0, "b": true}}',
+        expected_tools_called=True,
+        expected_tool_calls=[{"name": "f", "arguments": {"a": 1, "b": 1}}],
+    )
     frame = check_parser("json", [case], modes=("non_streaming",))
     assert not frame["passed"].iloc[0]
     assert "arguments are" in frame["reason"].iloc[0]
@@ -149,8 +169,10 @@ def test_missing_corpus_names_what_to_do(tmp_path: Path) -> None:
 
 def test_invalid_case_names_file_and_case(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text("format: json\ncases:\n  - scenario_name: broken\n    pattern: 2\n"
-                    "    model_output: x\n    expected_tools_called: true\n")
+    path.write_text(
+        "format: json\ncases:\n  - scenario_name: broken\n    pattern: 2\n"
+        "    model_output: x\n    expected_tools_called: true\n"
+    )
     with pytest.raises(ParserError, match=r"bad.yaml: case 0 \(broken\)"):
         load_corpus(path)
 
@@ -171,8 +193,13 @@ def test_mistral_corpus_demands_nine_character_ids() -> None:
 def test_calls_without_ids_fail() -> None:
     def no_ids(text: str) -> dict[str, Any]:
         info = parse_tool_calls(text, "json")
-        return {"content": info.content, "tool_calls": [
-            {"name": c.function.name, "arguments": c.function.arguments} for c in info.tool_calls]}
+        return {
+            "content": info.content,
+            "tool_calls": [
+                {"name": c.function.name, "arguments": c.function.arguments}
+                for c in info.tool_calls
+            ],
+        }
 
     frame = check_parser(no_ids, "json", modes=("non_streaming",))
     with_calls = frame[frame["expected"] != ""]

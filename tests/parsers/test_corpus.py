@@ -33,8 +33,9 @@ def test_non_streaming_exact(fmt: str, case: ParserCase) -> None:
     info = parse_tool_calls(case.model_output, fmt)
     assert info.tools_called is case.expected_tools_called
     # arguments: the exact string, key order and types as written
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == \
-        _expected_args(case)
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == _expected_args(
+        case
+    )
     assert info.content == case.expected_content
     if "expected_reasoning" in case.model_fields_set:
         assert info.reasoning == case.expected_reasoning

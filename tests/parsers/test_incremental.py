@@ -492,16 +492,20 @@ def test_raw_text_replies_keep_their_reasoning() -> None:
 
 # ---------------------------------------------------------------------------- forms not rendered
 def _fenced_xlam(calls: list[ToolCall]) -> str:
-    listed = [{"name": c.function.name, "arguments": json.loads(c.function.arguments)}
-              for c in calls]
+    listed = [
+        {"name": c.function.name, "arguments": json.loads(c.function.arguments)} for c in calls
+    ]
     return "Sure.\n```json\n" + json.dumps(listed, ensure_ascii=False) + "\n```\nDone."
 
 
 def _openai_shape(calls: list[ToolCall]) -> str:
     """OpenAI's shape, the arguments as a JSON string (escaped JSON inside JSON)."""
     listed = [
-        {"type": "function", "id": f"call_{k}",
-         "function": {"name": c.function.name, "arguments": c.function.arguments}}
+        {
+            "type": "function",
+            "id": f"call_{k}",
+            "function": {"name": c.function.name, "arguments": c.function.arguments},
+        }
         for k, c in enumerate(calls)
     ]
     return "Calling: " + json.dumps(listed, ensure_ascii=False)
@@ -510,9 +514,16 @@ def _openai_shape(calls: list[ToolCall]) -> str:
 def _openai_object_args(calls: list[ToolCall]) -> str:
     """OpenAI's shape with the arguments written as an object, one call per value."""
     return "\n".join(
-        json.dumps({"function": {"name": c.function.name,
-                                 "arguments": json.loads(c.function.arguments)},
-                    "type": "function"}, ensure_ascii=False)
+        json.dumps(
+            {
+                "function": {
+                    "name": c.function.name,
+                    "arguments": json.loads(c.function.arguments),
+                },
+                "type": "function",
+            },
+            ensure_ascii=False,
+        )
         for c in calls
     )
 
@@ -521,8 +532,9 @@ FORMS = [("xlam", _fenced_xlam), ("json", _openai_shape), ("json", _openai_objec
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize(("fmt", "write"), FORMS, ids=["xlam-fence", "json-openai",
-                                                        "json-openai-object"])
+@pytest.mark.parametrize(
+    ("fmt", "write"), FORMS, ids=["xlam-fence", "json-openai", "json-openai-object"]
+)
 def test_fenced_and_openai_calls_stream(fmt: str, write: Any, size: int) -> None:
     """xlam's ```json fence and the json format's OpenAI shapes stream like the other JSON
     bodies: equal to the whole-text parse at 1, 2, 3 and 7 characters per delta, the name before
@@ -551,12 +563,16 @@ def test_fenced_and_openai_calls_stream(fmt: str, write: Any, size: int) -> None
         ('{"function": {"name": "f", "arguments": "  "}}', "json"),
         ('{"function": {"foo": 1}}', "json"),
         ('{"name": "x", "function": {"name": "f", "arguments": "{}"}}', "json"),
-        ('[{"type": "function", "function": {"name": "f", "arguments": "{\\"a\\": [1, 2]}"}}]',
-         "json"),
+        (
+            '[{"type": "function", "function": {"name": "f", "arguments": "{\\"a\\": [1, 2]}"}}]',
+            "json",
+        ),
         # OpenAI's message {"tool_calls": [...]}, and objects that are not one
         ('{"tool_calls": [{"name": "f", "arguments": {"a": 1}}], "content": {"x": [1]}}', "json"),
-        ('{"content": "", "role": "assistant", "tool_calls": [{"name": "f", "arguments": {}}]}',
-         "json"),
+        (
+            '{"content": "", "role": "assistant", "tool_calls": [{"name": "f", "arguments": {}}]}',
+            "json",
+        ),
         ('{"foo": 1, "tool_calls": [{"name": "f", "arguments": {}}]}', "json"),
         ('{"tool_calls": []}', "json"),
         ('{"tool_calls": {"name": "f", "arguments": {}}}', "json"),
@@ -585,11 +601,15 @@ def _openai_message(calls: list[ToolCall]) -> str:
     """OpenAI's assistant message: ``{"role", "content", "tool_calls": [...]}``, the first call
     in OpenAI's shape with string arguments, the others flat."""
     listed: list[dict[str, Any]] = [
-        {"id": "call_0", "type": "function",
-         "function": {"name": calls[0].function.name, "arguments": calls[0].function.arguments}}
+        {
+            "id": "call_0",
+            "type": "function",
+            "function": {"name": calls[0].function.name, "arguments": calls[0].function.arguments},
+        }
     ]
-    listed += [{"name": c.function.name, "arguments": json.loads(c.function.arguments)}
-               for c in calls[1:]]
+    listed += [
+        {"name": c.function.name, "arguments": json.loads(c.function.arguments)} for c in calls[1:]
+    ]
     message = {"role": "assistant", "content": None, "tool_calls": listed}
     return "Calling:\n" + json.dumps(message, ensure_ascii=False)
 

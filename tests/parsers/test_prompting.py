@@ -15,14 +15,25 @@ from tooleval_nb.parsers import (
 from tooleval_nb.suite import Tool
 
 TOOLS = [
-    Tool.model_validate({"name": "get_weather", "description": "Current weather.", "parameters": {
-        "type": "object", "properties": {
-            "city": {"type": "string", "description": "City name"},
-            "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            "days": {"type": "integer"}},
-        "required": ["city", "units"]}}),
-    {"type": "function", "function": {"name": "get_time", "parameters": {
-        "type": "object", "properties": {}}}},
+    Tool.model_validate(
+        {
+            "name": "get_weather",
+            "description": "Current weather.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": "City name"},
+                    "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                    "days": {"type": "integer"},
+                },
+                "required": ["city", "units"],
+            },
+        }
+    ),
+    {
+        "type": "function",
+        "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}},
+    },
 ]
 
 
@@ -57,16 +68,27 @@ def test_with_tools_prompt_merges_system_and_rewrites_history() -> None:
     messages = [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Weather in Oslo?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_0123456789abcdef", "type": "function",
-             "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
-        {"role": "tool", "tool_call_id": "call_0123456789abcdef", "name": "get_weather",
-         "content": '{"temp": 3}'},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_0123456789abcdef",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_0123456789abcdef",
+            "name": "get_weather",
+            "content": '{"temp": 3}',
+        },
     ]
     out = with_tools_prompt(messages, TOOLS, "hermes")
     assert out[0]["role"] == "system" and out[0]["content"].endswith("Be brief.")
-    assert [m["role"] for m in out] == ["system", "user", "assistant", "user", "assistant",
-                                        "user"]
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert parse_tool_calls(out[4]["content"], "hermes").tool_calls[0].name == "get_weather"
     assert out[5]["content"].startswith("<tool_response>")
     assert len(with_tools_prompt(messages[1:2], TOOLS, "pythonic", example=False)) == 2
@@ -83,16 +105,29 @@ def test_bad_tool_and_format() -> None:
 def test_history_calls_parse_back_in_every_format(fmt: str) -> None:
     messages = [
         {"role": "user", "content": "Weather in Oslo?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_0123456789abcdef", "type": "function",
-             "function": {"name": "get_weather", "arguments": '{"city": "Oslo", "days": 2}'}}]},
-        {"role": "tool", "tool_call_id": "call_0123456789abcdef", "name": "get_weather",
-         "content": '{"temp": 3}'},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_0123456789abcdef",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Oslo", "days": 2}'},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_0123456789abcdef",
+            "name": "get_weather",
+            "content": '{"temp": 3}',
+        },
     ]
     out = with_tools_prompt(messages, TOOLS, fmt, example=False)
     info = parse_tool_calls(out[2]["content"], fmt, TOOLS)
-    assert [(c.function.name, c.parsed_arguments()) for c in info.tool_calls] == \
-        [("get_weather", {"city": "Oslo", "days": 2})]
+    assert [(c.function.name, c.parsed_arguments()) for c in info.tool_calls] == [
+        ("get_weather", {"city": "Oslo", "days": 2})
+    ]
     assert "Oslo" not in out[3]["content"] and "3" in out[3]["content"]
 
 

@@ -32,26 +32,50 @@ def test_delta_index_is_not_negative() -> None:
         DeltaToolCall(index=-1)
 
 
-@pytest.mark.parametrize(("text", "called", "expected"), [
-    ("  hi \n", False, "  hi \n"),
-    ("", False, ""),
-    ("  hi \n", True, "hi"),
-    (" \n ", True, None),
-], ids=["no-call-kept-as-is", "empty", "stripped-with-calls", "whitespace-is-none"])
+@pytest.mark.parametrize(
+    ("text", "called", "expected"),
+    [
+        ("  hi \n", False, "  hi \n"),
+        ("", False, ""),
+        ("  hi \n", True, "hi"),
+        (" \n ", True, None),
+    ],
+    ids=["no-call-kept-as-is", "empty", "stripped-with-calls", "whitespace-is-none"],
+)
 def test_content_rule(text: str, called: bool, expected: str | None) -> None:
     assert final_content(text, called) == expected
 
 
 #: vLLM's ``--tool-call-parser`` names the issue asks for, beyond the first six formats
-VLLM_NAMES = ["qwen3_coder", "deepseek_v3", "deepseek_v31", "kimi_k2", "glm45", "granite",
-              "granite4", "granite-20b-fc", "xlam", "phi4_mini_json", "internlm", "hunyuan_a13b",
-              "minimax", "seed_oss", "step3", "step3p5", "llama4_pythonic", "olmo3", "jamba",
-              "longcat", "ernie45", "gigachat3", "lfm2"]
+VLLM_NAMES = [
+    "qwen3_coder",
+    "deepseek_v3",
+    "deepseek_v31",
+    "kimi_k2",
+    "glm45",
+    "granite",
+    "granite4",
+    "granite-20b-fc",
+    "xlam",
+    "phi4_mini_json",
+    "internlm",
+    "hunyuan_a13b",
+    "minimax",
+    "seed_oss",
+    "step3",
+    "step3p5",
+    "llama4_pythonic",
+    "olmo3",
+    "jamba",
+    "longcat",
+    "ernie45",
+    "gigachat3",
+    "lfm2",
+]
 
 
 def test_all_formats_registered() -> None:
-    assert PARSER_FORMATS[:6] == ("hermes", "pythonic", "mistral", "llama3_json", "openai",
-                                  "json")
+    assert PARSER_FORMATS[:6] == ("hermes", "pythonic", "mistral", "llama3_json", "openai", "json")
     assert set(VLLM_NAMES) <= set(PARSER_FORMATS)
     assert set(get_args(ParserFormat)) == set(PARSER_FORMATS)
     assert all(get_parser(name).format == name for name in PARSER_FORMATS)
@@ -107,10 +131,18 @@ def test_mistral_id_shape() -> None:
 
 
 def test_unknown_tool_is_noted_not_dropped() -> None:
-    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string"}}}}}]
-    info = parse_tool_calls('<tool_call>{"name": "get_wether", "arguments": {}}</tool_call>',
-                            "hermes", tools)
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+            },
+        }
+    ]
+    info = parse_tool_calls(
+        '<tool_call>{"name": "get_wether", "arguments": {}}</tool_call>', "hermes", tools
+    )
     assert [c.function.name for c in info.tool_calls] == ["get_wether"]
     assert "not among the tools" in info.problems[0]
 
@@ -118,8 +150,15 @@ def test_unknown_tool_is_noted_not_dropped() -> None:
 def test_tool_index_accepts_tools_and_dicts() -> None:
     from tooleval_nb.suite import Tool
 
-    tool = Tool.model_validate({"name": "a", "parameters": {
-        "type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "integer"}}}})
+    tool = Tool.model_validate(
+        {
+            "name": "a",
+            "parameters": {
+                "type": "object",
+                "properties": {"x": {"type": "string"}, "y": {"type": "integer"}},
+            },
+        }
+    )
     assert tool_index([tool, {"name": "b"}]) == {"a": ["x", "y"], "b": []}
     assert tool_index(None) is None
 
@@ -137,8 +176,9 @@ def test_parser_bug_degrades_to_content(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_mimebundle_has_html_and_text() -> None:
-    info = parse_tool_calls('<tool_call>{"name": "f", "arguments": {"a": "<b>"}}</tool_call>x',
-                            "hermes")
+    info = parse_tool_calls(
+        '<tool_call>{"name": "f", "arguments": {"a": "<b>"}}</tool_call>x', "hermes"
+    )
     bundle = info._repr_mimebundle_()
     assert "text/plain" in bundle
     assert "&lt;b&gt;" in bundle["text/html"] and "<table>" in bundle["text/html"]

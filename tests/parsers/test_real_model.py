@@ -21,8 +21,11 @@ pytestmark = pytest.mark.model
 SUITE = json.loads((Path(__file__).resolve().parents[2] / "data" / "weather.json").read_text())
 TOOLS = SUITE["tools"]
 NAMES = {t["function"]["name"] for t in TOOLS}
-PROMPTS = ["Temperature in Tokyo in Fahrenheit", "Give me the 3-day forecast for London.",
-           "What is 300 kelvin in celsius?"]
+PROMPTS = [
+    "Temperature in Tokyo in Fahrenheit",
+    "Give me the 3-day forecast for London.",
+    "What is 300 kelvin in celsius?",
+]
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +38,12 @@ def api_base() -> Iterator[str]:
 
 def _request(api_base: str, prompt: str, stream: bool) -> urllib.request.Request:
     messages = with_tools_prompt([{"role": "user", "content": prompt}], TOOLS, "hermes")
-    body = {"messages": messages, "temperature": 0, "max_tokens": 96, "seed": 0,
-            "stream": stream}
-    return urllib.request.Request(f"{api_base}/chat/completions", json.dumps(body).encode(),
-                                  {"Content-Type": "application/json"})
+    body = {"messages": messages, "temperature": 0, "max_tokens": 96, "seed": 0, "stream": stream}
+    return urllib.request.Request(
+        f"{api_base}/chat/completions",
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json"},
+    )
 
 
 def test_model_outputs_parse(api_base: str) -> None:
@@ -69,7 +74,8 @@ def test_streamed_model_output_matches_whole_parse(api_base: str) -> None:
     assert len(pieces) > 5  # really streamed, token by token
     whole = parse_tool_calls("".join(pieces), "hermes", TOOLS)
     streamed = recon.result(parser.problems)
-    assert [(c.function.name, c.function.arguments) for c in streamed.tool_calls] == \
-        [(c.function.name, c.function.arguments) for c in whole.tool_calls]
+    assert [(c.function.name, c.function.arguments) for c in streamed.tool_calls] == [
+        (c.function.name, c.function.arguments) for c in whole.tool_calls
+    ]
     assert (streamed.content, streamed.problems) == (whole.content, whole.problems)
     assert whole.tools_called

@@ -28,26 +28,145 @@ CASES = [(fmt, case.model_output) for fmt in PARSER_FORMATS for case in load_cor
 
 # pieces that exercise every format's markers, brackets, strings and escapes
 FRAGMENTS = {
-    "hermes": ["<tool_call>", "</tool_call>", "<scratch_pad>", "</scratch_pad>", "<tool", "_call>",
-               '{"name": "f", "arguments": {"a": 1}}', '{"name": "g"}', "{", "}", '"', "\\",
-               " ", "\n", "text", "'", "[", "]"],
-    "pythonic": ["[", "]", "(", ")", "f", "g.h", "(a=1)", "a=", "'x'", '"y"', "'''", "\\", ",",
-                 " ", "\n", "True", "None", "-1", "{", "}", "text"],
-    "mistral": ["[TOOL_CALLS]", "[TOOL", "_CALLS]", "[ARGS]", "f", '{"a": 1}',
-                '[{"name": "f", "arguments": {}}]', "{", "}", "[", "]", '"', "\\", " ", "x"],
-    "llama3_json": ["<|python_tag|>", '{"name": "f", "parameters": {"a": [1]}}', ";", "{", "}",
-                    '"name"', ":", '"', "\\", " ", "\n", "text", "[", "]"],
-    "openai": ["<|start|>assistant", "<|channel|>", "analysis", "final", "commentary",
-               " to=functions.f", "<|constrain|>json", "<|message|>", '{"a": 1}', "<|end|>",
-               "<|call|>", "<|return|>", "<|", "|>", " ", "\n", "text"],
-    "json": ["```json\n", "```", '{"name": "f", "arguments": {}}', '{"tool": "g", "args": {}}',
-             "[", "]", "{", "}", ",", '"', "\\", " ", "\n", "text", '"name": ',
-             '{"tool_calls": [', '"content": null, ', '"type": "function", ', '"function": ',
-             '"arguments": "{\\"a\\": 1}"'],
+    "hermes": [
+        "<tool_call>",
+        "</tool_call>",
+        "<scratch_pad>",
+        "</scratch_pad>",
+        "<tool",
+        "_call>",
+        '{"name": "f", "arguments": {"a": 1}}',
+        '{"name": "g"}',
+        "{",
+        "}",
+        '"',
+        "\\",
+        " ",
+        "\n",
+        "text",
+        "'",
+        "[",
+        "]",
+    ],
+    "pythonic": [
+        "[",
+        "]",
+        "(",
+        ")",
+        "f",
+        "g.h",
+        "(a=1)",
+        "a=",
+        "'x'",
+        '"y"',
+        "'''",
+        "\\",
+        ",",
+        " ",
+        "\n",
+        "True",
+        "None",
+        "-1",
+        "{",
+        "}",
+        "text",
+    ],
+    "mistral": [
+        "[TOOL_CALLS]",
+        "[TOOL",
+        "_CALLS]",
+        "[ARGS]",
+        "f",
+        '{"a": 1}',
+        '[{"name": "f", "arguments": {}}]',
+        "{",
+        "}",
+        "[",
+        "]",
+        '"',
+        "\\",
+        " ",
+        "x",
+    ],
+    "llama3_json": [
+        "<|python_tag|>",
+        '{"name": "f", "parameters": {"a": [1]}}',
+        ";",
+        "{",
+        "}",
+        '"name"',
+        ":",
+        '"',
+        "\\",
+        " ",
+        "\n",
+        "text",
+        "[",
+        "]",
+    ],
+    "openai": [
+        "<|start|>assistant",
+        "<|channel|>",
+        "analysis",
+        "final",
+        "commentary",
+        " to=functions.f",
+        "<|constrain|>json",
+        "<|message|>",
+        '{"a": 1}',
+        "<|end|>",
+        "<|call|>",
+        "<|return|>",
+        "<|",
+        "|>",
+        " ",
+        "\n",
+        "text",
+    ],
+    "json": [
+        "```json\n",
+        "```",
+        '{"name": "f", "arguments": {}}',
+        '{"tool": "g", "args": {}}',
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        '"',
+        "\\",
+        " ",
+        "\n",
+        "text",
+        '"name": ',
+        '{"tool_calls": [',
+        '"content": null, ',
+        '"type": "function", ',
+        '"function": ',
+        '"arguments": "{\\"a\\": 1}"',
+    ],
 }
 
-_COMMON = ['{"name": "f", "arguments": {"a": 1}}', "{", "}", "[", "]", "(", ")", '"', "'", "\\",
-           " ", "\n", "text", "f(a=1)", "<", ">", "=", "true"]
+_COMMON = [
+    '{"name": "f", "arguments": {"a": 1}}',
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    '"',
+    "'",
+    "\\",
+    " ",
+    "\n",
+    "text",
+    "f(a=1)",
+    "<",
+    ">",
+    "=",
+    "true",
+]
 
 
 def _tokens(fmt: str) -> list[str]:
@@ -65,14 +184,15 @@ def _fragments(fmt: str) -> list[str]:
     if fmt in FRAGMENTS:
         return FRAGMENTS[fmt]
     tokens = _tokens(fmt)
-    halves = [t[:len(t) // 2] for t in tokens] + [t[len(t) // 2:] for t in tokens]
+    halves = [t[: len(t) // 2] for t in tokens] + [t[len(t) // 2 :] for t in tokens]
     rendered = render_tool_calls([ToolCall.create("f", {"a": 1, "b": "x"})], fmt)
     tags = [piece for piece in re.split(r"(?=<)|(?<=>)", rendered) if piece]
     return tokens + halves + tags + [rendered] + _COMMON
 
 
-def _stream(fmt: str, chunks: list[str], tools: list[dict[str, object]] | None = None
-            ) -> tuple[ExtractedToolCallInformation, StreamingToolReconstructor, object]:
+def _stream(
+    fmt: str, chunks: list[str], tools: list[dict[str, object]] | None = None
+) -> tuple[ExtractedToolCallInformation, StreamingToolReconstructor, object]:
     parser = get_parser(fmt, tools)
     recon = StreamingToolReconstructor()
     for chunk in chunks:
@@ -104,15 +224,17 @@ def test_corpus_any_chunking(item: tuple[str, str], cuts: list[int]) -> None:
 @st.composite
 def outputs(draw: st.DrawFn) -> tuple[str, str]:
     fmt = draw(st.sampled_from(PARSER_FORMATS))
-    pieces = draw(st.lists(st.one_of(st.sampled_from(_fragments(fmt)), st.text(max_size=3)),
-                           max_size=25))
+    pieces = draw(
+        st.lists(st.one_of(st.sampled_from(_fragments(fmt)), st.text(max_size=3)), max_size=25)
+    )
     return fmt, "".join(pieces)
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(outputs(), st.lists(st.integers(min_value=0, max_value=10_000), max_size=30))
-def test_random_outputs_never_raise_and_stream_equally(item: tuple[str, str],
-                                                       cuts: list[int]) -> None:
+def test_random_outputs_never_raise_and_stream_equally(
+    item: tuple[str, str], cuts: list[int]
+) -> None:
     fmt, text = item
     reference = parse_tool_calls(text, fmt)
     got, recon, _ = _stream(fmt, _chunks(text, cuts))
@@ -127,17 +249,29 @@ def test_random_outputs_never_raise_and_stream_equally(item: tuple[str, str],
 
 
 _names = st.from_regex(r"[a-z_][a-z0-9_]{0,12}(\.[a-z_][a-z0-9_]{0,8})?", fullmatch=True).filter(
-    lambda n: not any(keyword.iskeyword(part) for part in n.split(".")))
+    lambda n: not any(keyword.iskeyword(part) for part in n.split("."))
+)
 _keys = st.from_regex(r"[a-z_][a-z0-9_]{0,10}", fullmatch=True).filter(
-    lambda k: not keyword.iskeyword(k))
+    lambda k: not keyword.iskeyword(k)
+)
 _values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**12, 10**12)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                 max_size=3),
-    max_leaves=8)
-_calls = st.lists(st.builds(lambda n, a: ToolCall.create(n, a), _names,
-                            st.dictionaries(_keys, _values, max_size=4)), min_size=1, max_size=3)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_calls = st.lists(
+    st.builds(
+        lambda n, a: ToolCall.create(n, a), _names, st.dictionaries(_keys, _values, max_size=4)
+    ),
+    min_size=1,
+    max_size=3,
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -145,15 +279,23 @@ _calls = st.lists(st.builds(lambda n, a: ToolCall.create(n, a), _names,
 def test_render_then_parse_round_trips(fmt: str, calls: list[ToolCall]) -> None:
     text = render_tool_calls(calls, fmt)
     info = parse_tool_calls(text, fmt, _schema_of(calls))
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == \
-        [(c.function.name, c.function.arguments) for c in calls], text
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [
+        (c.function.name, c.function.arguments) for c in calls
+    ], text
     assert info.problems == []
     per_char, _, _ = _stream(fmt, list(text), _schema_of(calls))
     assert _key(per_char) == _key(info)
 
 
-_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array",
-               dict: "object", type(None): "null"}
+_JSON_TYPES = {
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
 
 
 def _schema_of(calls: list[ToolCall]) -> list[dict[str, object]]:
@@ -164,21 +306,27 @@ def _schema_of(calls: list[ToolCall]) -> list[dict[str, object]]:
         props = tools.setdefault(call.function.name, {})
         for key, value in (call.parsed_arguments() or {}).items():
             props[key] = {"type": _JSON_TYPES[type(value)]}
-    return [{"type": "function", "function": {"name": name, "parameters": {
-        "type": "object", "properties": props}}} for name, props in tools.items()]
+    return [
+        {
+            "type": "function",
+            "function": {"name": name, "parameters": {"type": "object", "properties": props}},
+        }
+        for name, props in tools.items()
+    ]
 
 
 @pytest.mark.parametrize("fmt", PARSER_FORMATS)
 def test_held_text_stays_short(fmt: str) -> None:
     """Linear work: between deltas a parser holds only a few characters (a partial marker, an
     escape), never the growing output, so each character is scanned a bounded number of times."""
-    one = render_tool_calls([ToolCall.create("get_weather", {"city": "Tokyo \\ \"x\"",
-                                                             "days": [1, 2, 3]})], fmt)
+    one = render_tool_calls(
+        [ToolCall.create("get_weather", {"city": 'Tokyo \\ "x"', "days": [1, 2, 3]})], fmt
+    )
     text = ("Some text. " + one + "\n") * 200
     parser = get_parser(fmt)
     longest = 0
     for k in range(0, len(text), 3):
-        parser.feed(text[k:k + 3])
+        parser.feed(text[k : k + 3])
         longest = max(longest, len(parser._hold))
     parser.finish()
     assert longest <= max([16, *map(len, _tokens(fmt))])  # at most a partial marker

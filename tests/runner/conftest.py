@@ -9,18 +9,28 @@ import pytest
 from tooleval_nb.suite import EvalCase, Suite, Tool
 from tooleval_nb.testing import FakeOpenAIServer
 
-WEATHER = Tool.create("get_weather", "Current weather for a city",
-                      {"city": {"type": "string"}}, required=["city"])
+WEATHER = Tool.create(
+    "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
+)
 
 
 def weather_suite(n: int, marks: dict[int, str] | None = None, name: str = "weather") -> Suite:
     """``n`` cases ``get_weather city Town{i}``; ``marks[i]`` is appended to case i's prompt."""
     marks = marks or {}
-    return Suite(name=name, tools=[WEATHER], cases=[
-        EvalCase(id=f"c{i:03d}", prompt=f"get_weather city Town{i} {marks.get(i, '')}".strip(),
-                 expected_tool="get_weather", expected_params={"city": f"Town{i}"},
-                 tags=["even" if i % 2 == 0 else "odd"])
-        for i in range(n)])
+    return Suite(
+        name=name,
+        tools=[WEATHER],
+        cases=[
+            EvalCase(
+                id=f"c{i:03d}",
+                prompt=f"get_weather city Town{i} {marks.get(i, '')}".strip(),
+                expected_tool="get_weather",
+                expected_params={"city": f"Town{i}"},
+                tags=["even" if i % 2 == 0 else "odd"],
+            )
+            for i in range(n)
+        ],
+    )
 
 
 @pytest.fixture

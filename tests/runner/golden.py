@@ -20,8 +20,21 @@ from pathlib import Path
 from typing import Any
 
 #: keys whose values differ between two runs of the same code
-VOLATILE = {"run_id", "job_id", "ts", "finished_at", "latency_ms", "latency_mean_ms",
-            "created_at", "created", "eval_id", "id", "started_at", "duration_s", "api_base"}
+VOLATILE = {
+    "run_id",
+    "job_id",
+    "ts",
+    "finished_at",
+    "latency_ms",
+    "latency_mean_ms",
+    "created_at",
+    "created",
+    "eval_id",
+    "id",
+    "started_at",
+    "duration_s",
+    "api_base",
+}
 
 
 def _clean(value: Any) -> Any:
@@ -42,8 +55,7 @@ def _clean(value: Any) -> Any:
 def bundled_suites() -> list[Path]:
     from tooleval_nb.formats import bundled_suites_dir
 
-    return sorted(p for p in bundled_suites_dir().iterdir()
-                  if p.suffix in {".json", ".yaml"})
+    return sorted(p for p in bundled_suites_dir().iterdir() if p.suffix in {".json", ".yaml"})
 
 
 def snapshot(url: str, store: Path) -> dict[str, Any]:
@@ -54,20 +66,37 @@ def snapshot(url: str, store: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path in bundled_suites():
         suite = te.load_suite(path)
-        job = te.run_eval(suite, [{"model": "openai/fake", "api_base": url,
-                                   "api_key": "sk-golden"}],
-                          max_concurrency=1, cache=False, store=str(store), resume=False,
-                          progress="none")
+        job = te.run_eval(
+            suite,
+            [{"model": "openai/fake", "api_base": url, "api_key": "sk-golden"}],
+            max_concurrency=1,
+            cache=False,
+            store=str(store),
+            resume=False,
+            progress="none",
+        )
         with sqlite3.connect(store) as db:
             db.row_factory = sqlite3.Row
-            rows = [dict(r) for r in db.execute(
-                "SELECT * FROM results WHERE run_id = ? ORDER BY model_index, case_index, "
-                "sample", (job.run_id,))]
-            events = [{"type": r["type"], **json.loads(r["data_json"])} for r in db.execute(
-                "SELECT type, data_json FROM events WHERE job_id = ? ORDER BY id", (job.id,))]
+            rows = [
+                dict(r)
+                for r in db.execute(
+                    "SELECT * FROM results WHERE run_id = ? ORDER BY model_index, case_index, "
+                    "sample",
+                    (job.run_id,),
+                )
+            ]
+            events = [
+                {"type": r["type"], **json.loads(r["data_json"])}
+                for r in db.execute(
+                    "SELECT type, data_json FROM events WHERE job_id = ? ORDER BY id", (job.id,)
+                )
+            ]
         published = [{"type": e.type, **e.data} for e in job.events]
-        out[path.name] = {"rows": _clean(rows), "events": _clean(events),
-                          "published": _clean(published)}
+        out[path.name] = {
+            "rows": _clean(rows),
+            "events": _clean(events),
+            "published": _clean(published),
+        }
     return out
 
 

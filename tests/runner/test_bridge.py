@@ -98,8 +98,15 @@ async def test_sync_twin_in_a_loop_closes_its_http_session(fake):
 
     from tooleval_nb.models import call_model
 
-    reply = call_model({"model": "openai/fake", "api_base": fake.url, "api_key": "sk-x"},
-                       "get_weather city Paris", [{"type": "function", "function": {
-                           "name": "get_weather", "parameters": {"type": "object"}}}])
+    reply = call_model(
+        {"model": "openai/fake", "api_base": fake.url, "api_key": "sk-x"},
+        "get_weather city Paris",
+        [
+            {
+                "type": "function",
+                "function": {"name": "get_weather", "parameters": {"type": "object"}},
+            }
+        ],
+    )
     assert reply.error is None and reply.tool_calls[0].name == "get_weather"
     gc.collect()  # an unclosed aiohttp session would warn here (warnings are errors)

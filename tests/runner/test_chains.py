@@ -12,18 +12,30 @@ from tooleval_nb.errors import JobError
 from tooleval_nb.suite import EvalCase, Suite, Tool
 from tooleval_nb.testing import FakeOpenAIServer
 
-SEARCH = Tool.create("search_flights", "Find flights",
-                     {"origin": {"type": "string"}, "destination": {"type": "string"}})
-BOOK = Tool.create("book_flight", "Book a flight", {"flight_id": {"type": "string"}},
-                   required=["flight_id"])
+SEARCH = Tool.create(
+    "search_flights",
+    "Find flights",
+    {"origin": {"type": "string"}, "destination": {"type": "string"}},
+)
+BOOK = Tool.create(
+    "book_flight", "Book a flight", {"flight_id": {"type": "string"}}, required=["flight_id"]
+)
 MOCK = {"flights": [{"id": "FL123", "price": 450}]}
 
 
 def chain_case(case_id: str, prompt: str, **extra) -> EvalCase:
-    return EvalCase(id=case_id, prompt=prompt, expected_tool="book_flight",
-                    expected_params={"flight_id": "FL123"}, multi_turn=True, max_rounds=4,
-                    optimal_hops=2, valid_prerequisites=["search_flights"],
-                    mock_responses={"search_flights": MOCK}, **extra)
+    return EvalCase(
+        id=case_id,
+        prompt=prompt,
+        expected_tool="book_flight",
+        expected_params={"flight_id": "FL123"},
+        multi_turn=True,
+        max_rounds=4,
+        optimal_hops=2,
+        valid_prerequisites=["search_flights"],
+        mock_responses={"search_flights": MOCK},
+        **extra,
+    )
 
 
 def call(name: str, **args) -> dict:
@@ -63,8 +75,10 @@ def model(server) -> dict:
 
 
 def test_chain_answers_with_mocks_and_records_hops(scripted, store_path):
-    suite = suite_of(chain_case("plain", "Book NYC to London"),
-                     chain_case("detour", "detour: book NYC to London"))
+    suite = suite_of(
+        chain_case("plain", "Book NYC to London"),
+        chain_case("detour", "detour: book NYC to London"),
+    )
     run = te.run_eval(suite, [model(scripted)], progress="none", cache=False).result()
     df = run.results_df().set_index("case_id")
     plain, detour = df.loc["plain"], df.loc["detour"]
@@ -76,8 +90,11 @@ def test_chain_answers_with_mocks_and_records_hops(scripted, store_path):
     assert hops[0]["tool_results"] == [MOCK] and "tool_results" in hops[1]
     # plain's second request carried the assistant call and the mock answer (the two cases
     # run concurrently, so the requests are picked by prompt, not by order)
-    second = next(b for b in scripted.bodies if prompt_of(b) == "Book NYC to London"
-                  and any(m["role"] == "tool" for m in b["messages"]))
+    second = next(
+        b
+        for b in scripted.bodies
+        if prompt_of(b) == "Book NYC to London" and any(m["role"] == "tool" for m in b["messages"])
+    )
     tool_msg = next(m for m in second["messages"] if m["role"] == "tool")
     assert json.loads(tool_msg["content"]) == MOCK
     assert detour["n_hops"] == 3 and detour["detour_penalty"] == pytest.approx(0.1)
@@ -86,9 +103,12 @@ def test_chain_answers_with_mocks_and_records_hops(scripted, store_path):
 
 
 def test_builtin_agent_loop(scripted, store_path):
-    case = EvalCase(id="agent", prompt="agent: book NYC to London",
-                    expected={"tools_called": ["search_flights"], "output_contains": ["booked"]},
-                    mock_responses={"search_flights": MOCK})
+    case = EvalCase(
+        id="agent",
+        prompt="agent: book NYC to London",
+        expected={"tools_called": ["search_flights"], "output_contains": ["booked"]},
+        mock_responses={"search_flights": MOCK},
+    )
     run = te.run_eval(suite_of(case), [model(scripted)], progress="none", cache=False).result()
     row = run.results_df().iloc[0]
     assert row["passed"] and row["n_hops"] == 2 and row["content"].endswith("booked.")
@@ -99,9 +119,11 @@ def test_builtin_agent_loop(scripted, store_path):
 
 
 def my_agent(case: EvalCase) -> dict:
-    return {"output": f"booked for: {case.prompt}",
-            "tool_calls": [{"name": "search_flights", "args": {"origin": "NYC"}, "result": MOCK}],
-            "status": "success"}
+    return {
+        "output": f"booked for: {case.prompt}",
+        "tool_calls": [{"name": "search_flights", "args": {"origin": "NYC"}, "result": MOCK}],
+        "status": "success",
+    }
 
 
 async def slow_agent(case: EvalCase) -> dict:
@@ -110,8 +132,11 @@ async def slow_agent(case: EvalCase) -> dict:
 
 
 def test_agent_callable(scripted, store_path):
-    case = EvalCase(id="a", prompt="go", expected={"tools_called": ["search_flights"],
-                                                   "output_contains": ["booked"]})
+    case = EvalCase(
+        id="a",
+        prompt="go",
+        expected={"tools_called": ["search_flights"], "output_contains": ["booked"]},
+    )
     run = te.run_eval(suite_of(case), [model(scripted)], agent=my_agent, progress="none").result()
     row = run.results_df().iloc[0]
     assert row["passed"] and scripted.requests == 0
@@ -120,10 +145,10 @@ def test_agent_callable(scripted, store_path):
 
 
 def test_case_timeout_and_retries(scripted, store_path):
-    case = EvalCase(id="slow", prompt="go", timeout=0.2, retries=1,
-                    expected={"output_contains": ["never"]})
-    run = te.run_eval(suite_of(case), [model(scripted)], agent=slow_agent,
-                      progress="none").result()
+    case = EvalCase(
+        id="slow", prompt="go", timeout=0.2, retries=1, expected={"output_contains": ["never"]}
+    )
+    run = te.run_eval(suite_of(case), [model(scripted)], agent=slow_agent, progress="none").result()
     row = run.results_df().iloc[0]
     assert row["error_type"] == "timeout" and row["tries"] == 2 and not row["passed"]
     assert row["failure_mode"] == "api_error"
@@ -133,7 +158,11 @@ def test_misconfigured_model_fails_the_job(store_path):
     suite = suite_of(chain_case("plain", "Book"))
     seen = []
     with pytest.raises(JobError, match="transport='direct' needs an api_base"):
-        te.run_eval(suite, [{"model": "openai/gpt-x", "transport": "direct"}],
-                    progress="none", callbacks=seen.append)
+        te.run_eval(
+            suite,
+            [{"model": "openai/gpt-x", "transport": "direct"}],
+            progress="none",
+            callbacks=seen.append,
+        )
     assert seen[-1].type == "job_failed"
     assert te.history().loc[0, "status"] == "failed"

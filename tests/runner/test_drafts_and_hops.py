@@ -13,12 +13,18 @@ from tooleval_nb.testing import FakeOpenAIServer
 
 def test_drafts_are_skipped_and_counted(fake, make_suite, model_of, store_path, caplog):
     suite = make_suite(4)
-    suite = suite.model_copy(update={"cases": [
-        c.model_copy(update={"draft": i in (1, 3)}) for i, c in enumerate(suite.cases)]})
+    suite = suite.model_copy(
+        update={
+            "cases": [
+                c.model_copy(update={"draft": i in (1, 3)}) for i, c in enumerate(suite.cases)
+            ]
+        }
+    )
     seen = []
     with caplog.at_level(logging.INFO, logger="tooleval_nb.runner"):
-        job = te.run_eval(suite, [model_of(fake)], progress="none", cache=False,
-                          callbacks=seen.append)
+        job = te.run_eval(
+            suite, [model_of(fake)], progress="none", cache=False, callbacks=seen.append
+        )
     run = job.result()
     assert sorted(run.results_df()["case_id"]) == ["c000", "c002"] and fake.requests == 2
     assert run.drafts_skipped == 2 and run.n_total == 2
@@ -28,27 +34,33 @@ def test_drafts_are_skipped_and_counted(fake, make_suite, model_of, store_path, 
     assert first["tool_eval_init"]["drafts_skipped"] == 2
     assert "2 draft case(s) skipped" in caplog.text
 
-    everything = te.run_eval(suite, [model_of(fake)], progress="none", cache=False,
-                             include_drafts=True).result()
+    everything = te.run_eval(
+        suite, [model_of(fake)], progress="none", cache=False, include_drafts=True
+    ).result()
     assert len(everything) == 4 and everything.drafts_skipped == 0
     assert everything.id != run.id  # another configuration: not a resume of the first
 
 
 def test_only_drafts_is_a_clear_error(fake, make_suite, model_of, store_path):
     suite = make_suite(2)
-    suite = suite.model_copy(update={"cases": [c.model_copy(update={"draft": True})
-                                               for c in suite.cases]})
+    suite = suite.model_copy(
+        update={"cases": [c.model_copy(update={"draft": True}) for c in suite.cases]}
+    )
     with pytest.raises(te.SuiteError, match="2 draft case.*include_drafts=True"):
         te.run_eval(suite, [model_of(fake)], progress="none")
 
 
 SEARCH = Tool.create("search_flights", "Find flights", {"origin": {"type": "string"}})
-BOOK = Tool.create("book_flight", "Book a flight", {"flight_id": {"type": "string"}},
-                   required=["flight_id"])
-FIRST = ('Searching. <tool_call>{"name": "search_flights", "arguments": {"origin": "NYC"}}'
-         '</tool_call>')
-SECOND = ('<tool_call>{"name": "book_flight", "arguments": {"flight_id": "FL123"}}</tool_call>'
-          '<tool_call>{oops</tool_call>')
+BOOK = Tool.create(
+    "book_flight", "Book a flight", {"flight_id": {"type": "string"}}, required=["flight_id"]
+)
+FIRST = (
+    'Searching. <tool_call>{"name": "search_flights", "arguments": {"origin": "NYC"}}</tool_call>'
+)
+SECOND = (
+    '<tool_call>{"name": "book_flight", "arguments": {"flight_id": "FL123"}}</tool_call>'
+    "<tool_call>{oops</tool_call>"
+)
 
 
 def hermes_writer(body: dict) -> dict:
@@ -58,14 +70,21 @@ def hermes_writer(body: dict) -> dict:
 
 
 def test_chain_hops_keep_raw_text_and_parse_problems(store_path):
-    case = EvalCase(id="chain", prompt="Book NYC to London", multi_turn=True, max_rounds=3,
-                    expected_tool="book_flight", expected_params={"flight_id": "FL123"},
-                    mock_responses={"search_flights": {"flights": [{"id": "FL123"}]}})
+    case = EvalCase(
+        id="chain",
+        prompt="Book NYC to London",
+        multi_turn=True,
+        max_rounds=3,
+        expected_tool="book_flight",
+        expected_params={"flight_id": "FL123"},
+        mock_responses={"search_flights": {"flights": [{"id": "FL123"}]}},
+    )
     suite = Suite(name="raw", tools=[SEARCH, BOOK], cases=[case])
     with FakeOpenAIServer(handler=hermes_writer) as server:
         spec = {"model": "openai/fake", "api_base": server.url, "api_key": "sk-x"}
-        run = te.run_eval(suite, [spec, {**spec, "mode": "hermes", "label": "raw"}],
-                          progress="none", cache=False).result()
+        run = te.run_eval(
+            suite, [spec, {**spec, "mode": "hermes", "label": "raw"}], progress="none", cache=False
+        ).result()
     hops = run.detail("chain", model="raw")["hops"]
     assert [h["raw_text"] for h in hops] == [FIRST, SECOND]
     assert "parse_problems" not in hops[0]

@@ -13,8 +13,9 @@ def test_bundled_suite_against_embedded_model(data_dir, store_path, tmp_path, mo
     monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path / "cache"))
     suite = te.load_suite(data_dir / "weather.json")
     ids = [c.id for c in suite.cases[:4]]
-    job = te.run_eval(suite, [te.DEFAULT_MODEL], ids=ids, max_concurrency=2, timeout=60,
-                      progress="none")
+    job = te.run_eval(
+        suite, [te.DEFAULT_MODEL], ids=ids, max_concurrency=2, timeout=60, progress="none"
+    )
     run = job.result()
     df = run.results_df()
     assert list(df.columns) == list(RESULT_COLUMNS) and list(df["case_id"]) == ids

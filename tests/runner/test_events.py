@@ -11,9 +11,18 @@ from tooleval_nb.runner.events import EVENT_TYPES, Event, EventBus, as_callbacks
 
 
 def test_seed_event_names():
-    assert EVENT_TYPES == ("job_created", "tool_eval_init", "tool_eval_progress",
-                           "tool_eval_result", "tool_eval_summary", "tool_eval_complete",
-                           "job_progress", "job_completed", "job_failed", "job_cancelled")
+    assert EVENT_TYPES == (
+        "job_created",
+        "tool_eval_init",
+        "tool_eval_progress",
+        "tool_eval_result",
+        "tool_eval_summary",
+        "tool_eval_complete",
+        "job_progress",
+        "job_completed",
+        "job_failed",
+        "job_cancelled",
+    )
 
 
 def test_subscribe_filter_unsubscribe():
@@ -61,12 +70,16 @@ async def test_async_callback_is_scheduled():
     await asyncio.wait_for(got.wait(), 5)
 
 
-@pytest.mark.parametrize("given, expected", [
-    (None, []),
-    (print, [(print, None)]),
-    ([print, repr], [(print, None), (repr, None)]),
-    ({"job_completed": print, "*": repr}, [(print, ["job_completed"]), (repr, None)]),
-], ids=["none", "callable", "list", "mapping"])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        (None, []),
+        (print, [(print, None)]),
+        ([print, repr], [(print, None), (repr, None)]),
+        ({"job_completed": print, "*": repr}, [(print, ["job_completed"]), (repr, None)]),
+    ],
+    ids=["none", "callable", "list", "mapping"],
+)
 def test_as_callbacks(given, expected):
     assert as_callbacks(given) == expected
 

@@ -14,9 +14,12 @@ from tooleval_nb.suite import EvalCase, Suite, Tool
 from tooleval_nb.testing import FakeOpenAIServer
 
 WEATHER = Tool.create("get_weather", "Current weather", {"city": {"type": "string"}}, ["city"])
-CALC = Tool.create("calculate", "Arithmetic", {"operation": {"type": "string"},
-                                               "a": {"type": "number"}, "b": {"type": "number"}},
-                   ["operation", "a", "b"])
+CALC = Tool.create(
+    "calculate",
+    "Arithmetic",
+    {"operation": {"type": "string"}, "a": {"type": "number"}, "b": {"type": "number"}},
+    ["operation", "a", "b"],
+)
 SLOW = Tool.create("slow_task", "Wait", {"seconds": {"type": "number"}})
 #: the demo server's weather formula (tests/mcp/servers/demo_server.py)
 PARIS = sum(map(ord, "paris")) % 30
@@ -36,11 +39,18 @@ def planted(body: dict) -> dict:
         return {"content": "done: " + tool_msgs[0]["content"]}
     if prompt.startswith("faults"):
         if not tool_msgs:
-            return {"tool_calls": [
-                {"function": {"name": "slow_task", "arguments": {"seconds": 5}}},
-                {"function": {"name": "calculate",
-                              "arguments": {"operation": "divide", "a": 1, "b": 0}}},
-                {"function": {"name": "get_weather", "arguments": "{not json"}}]}
+            return {
+                "tool_calls": [
+                    {"function": {"name": "slow_task", "arguments": {"seconds": 5}}},
+                    {
+                        "function": {
+                            "name": "calculate",
+                            "arguments": {"operation": "divide", "a": 1, "b": 0},
+                        }
+                    },
+                    {"function": {"name": "get_weather", "arguments": "{not json"}},
+                ]
+            }
         return {"content": "done: " + " | ".join(m["content"] for m in tool_msgs)}
     if not tool_msgs:
         return call("get_weather", city="Paris")
@@ -56,10 +66,15 @@ def scripted():
 
 def chain_suite() -> Suite:
     # the mock would say -99: a pass proves the real tool's answer reached the model
-    case = EvalCase(id="chain", prompt="Paris temperature plus 10", multi_turn=True,
-                    max_rounds=3, expected_tool="calculate",
-                    expected_params={"operation": "add", "a": PARIS, "b": 10},
-                    mock_responses={"get_weather": {"temperature": -99}})
+    case = EvalCase(
+        id="chain",
+        prompt="Paris temperature plus 10",
+        multi_turn=True,
+        max_rounds=3,
+        expected_tool="calculate",
+        expected_params={"operation": "add", "a": PARIS, "b": 10},
+        mock_responses={"get_weather": {"temperature": -99}},
+    )
     return Suite(name="live", tools=[WEATHER, CALC, SLOW], cases=[case])
 
 
@@ -68,8 +83,9 @@ def model(server) -> dict:
 
 
 @pytest.mark.parametrize("transport", ["stdio", "streamable_http", "sse"])
-def test_chain_uses_the_real_tool_result(scripted, store_path, transport, stdio_cmd,
-                                         start_server, monkeypatch):
+def test_chain_uses_the_real_tool_result(
+    scripted, store_path, transport, stdio_cmd, start_server, monkeypatch
+):
     closed = []
     original = MCPToolRunner.aclose
 
@@ -79,8 +95,14 @@ def test_chain_uses_the_real_tool_result(scripted, store_path, transport, stdio_
 
     monkeypatch.setattr(MCPToolRunner, "aclose", aclose)
     target = stdio_cmd() if transport == "stdio" else start_server(transport.replace("_", "-"))
-    run = te.run_eval(chain_suite(), [model(scripted)], progress="none", cache=False,
-                      live_tools=target, live_tool_timeout=20).result()
+    run = te.run_eval(
+        chain_suite(),
+        [model(scripted)],
+        progress="none",
+        cache=False,
+        live_tools=target,
+        live_tool_timeout=20,
+    ).result()
     row = run.results_df().iloc[0]
     assert row["passed"] and row["n_hops"] == 2, row["error"]
     hop = run.detail("chain")["hops"][0]
@@ -99,8 +121,14 @@ def test_chain_uses_the_real_tool_result(scripted, store_path, transport, stdio_
 def test_tool_failures_are_answers_not_crashes(scripted, store_path, stdio_cmd):
     case = EvalCase(id="faults", prompt="faults please", expected={"output_contains": ["done"]})
     suite = Suite(name="faults", tools=[WEATHER, CALC, SLOW], cases=[case])
-    run = te.run_eval(suite, [model(scripted)], progress="none", cache=False,
-                      live_tools=stdio_cmd(), live_tool_timeout=0.5).result()
+    run = te.run_eval(
+        suite,
+        [model(scripted)],
+        progress="none",
+        cache=False,
+        live_tools=stdio_cmd(),
+        live_tool_timeout=0.5,
+    ).result()
     row = run.results_df().iloc[0]
     # the case ran to the model's final answer; only the malformed call is scored against it
     assert row["error"] is None and row["n_hops"] == 2 and row["failure_mode"] == "parse_error"
@@ -119,16 +147,26 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.parametrize(("target", "cause"), [
-    ("http://127.0.0.1:{port}/mcp", "could not reach MCP server"),
-    ("http://127.0.0.1:{port}/sse", "could not reach MCP server"),
-    ("no-such-mcp-server-xyz --stdio", "was not found"),
-], ids=["streamable-http", "sse", "stdio"])
+@pytest.mark.parametrize(
+    ("target", "cause"),
+    [
+        ("http://127.0.0.1:{port}/mcp", "could not reach MCP server"),
+        ("http://127.0.0.1:{port}/sse", "could not reach MCP server"),
+        ("no-such-mcp-server-xyz --stdio", "was not found"),
+    ],
+    ids=["streamable-http", "sse", "stdio"],
+)
 def test_unreachable_live_tools_fail_the_job_at_once(scripted, store_path, target, cause):
     target = target.format(port=free_port())
     with pytest.raises(JobError) as info:  # outside a running loop, run_eval runs to the end
-        te.run_eval(chain_suite(), [model(scripted)], progress="none", cache=False,
-                    live_tools=target, live_tool_timeout=5)
+        te.run_eval(
+            chain_suite(),
+            [model(scripted)],
+            progress="none",
+            cache=False,
+            live_tools=target,
+            live_tool_timeout=5,
+        )
     message = str(info.value)
     assert isinstance(info.value.__cause__, MCPImportError)
     assert f"live_tools={target!r} could not be opened" in message and cause in message
@@ -141,11 +179,18 @@ def test_unreachable_live_tools_fail_the_job_at_once(scripted, store_path, targe
 def test_tools_outside_the_suite_are_never_called(scripted, store_path, stdio_cmd):
     """The server has broken_schema (the import skipped it); the suite does not: the live path
     answers like the mock path, without asking the server."""
-    case = EvalCase(id="skipped", prompt="skipped tool please",
-                    expected={"output_contains": ["done"]})
+    case = EvalCase(
+        id="skipped", prompt="skipped tool please", expected={"output_contains": ["done"]}
+    )
     suite = Suite(name="skipped", tools=[WEATHER, CALC], cases=[case])
-    live = te.run_eval(suite, [model(scripted)], progress="none", cache=False,
-                       live_tools=stdio_cmd("--invalid"), live_tool_timeout=20).result()
+    live = te.run_eval(
+        suite,
+        [model(scripted)],
+        progress="none",
+        cache=False,
+        live_tools=stdio_cmd("--invalid"),
+        live_tool_timeout=20,
+    ).result()
     mocked = te.run_eval(suite, [model(scripted)], progress="none", cache=False).result()
     (result,) = live.detail("skipped")["trace"]["tool_results"]
     assert result["name"] == "broken_schema" and result["error_type"] == "unknown_tool"
@@ -153,8 +198,11 @@ def test_tools_outside_the_suite_are_never_called(scripted, store_path, stdio_cm
     assert json.loads(result["content"]) == expected and result["is_error"]
     assert mocked.detail("skipped")["trace"]["tool_results"] == [expected]
     # the model was told exactly what the mock path tells it
-    assert live.results_df().iloc[0]["content"] == mocked.results_df().iloc[0]["content"] == (
-        "done: " + result["content"])
+    assert (
+        live.results_df().iloc[0]["content"]
+        == mocked.results_df().iloc[0]["content"]
+        == ("done: " + result["content"])
+    )
 
 
 class Recorder:
@@ -167,14 +215,16 @@ class Recorder:
         self.calls.append((name, arguments))
         if name != "get_weather":
             raise RuntimeError("no such tool here")
-        return LiveToolResult(name=name, arguments=arguments,
-                              content=json.dumps({"temperature": PARIS}))
+        return LiveToolResult(
+            name=name, arguments=arguments, content=json.dumps({"temperature": PARIS})
+        )
 
 
 def test_executor_object_and_its_resume(scripted, store_path):
     recorder = Recorder()
-    job = te.run_eval(chain_suite(), [model(scripted)], progress="none", cache=False,
-                      live_tools=recorder)
+    job = te.run_eval(
+        chain_suite(), [model(scripted)], progress="none", cache=False, live_tools=recorder
+    )
     run = job.result()
     assert run.results_df().iloc[0]["passed"]
     assert [name for name, _ in recorder.calls] == ["get_weather", "calculate"]
@@ -200,12 +250,25 @@ def test_bad_live_tools_value(scripted, store_path):
 @pytest.mark.model
 def test_live_tools_with_the_embedded_model(store_path, stdio_cmd, tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLEVAL_CACHE_DIR", str(tmp_path / "cache"))
-    case = EvalCase(id="w", prompt="What is the weather in Paris?", multi_turn=True,
-                    max_rounds=2, expected_tool="get_weather", expected_params={"city": "Paris"})
+    case = EvalCase(
+        id="w",
+        prompt="What is the weather in Paris?",
+        multi_turn=True,
+        max_rounds=2,
+        expected_tool="get_weather",
+        expected_params={"city": "Paris"},
+    )
     suite = Suite(name="live-embedded", tools=[WEATHER], cases=[case])
     forced = {"type": "function", "function": {"name": "get_weather"}}
-    run = te.run_eval(suite, [te.DEFAULT_MODEL], tool_choice=forced, progress="none",
-                      live_tools=stdio_cmd(), live_tool_timeout=20, timeout=60).result()
+    run = te.run_eval(
+        suite,
+        [te.DEFAULT_MODEL],
+        tool_choice=forced,
+        progress="none",
+        live_tools=stdio_cmd(),
+        live_tool_timeout=20,
+        timeout=60,
+    ).result()
     row = run.results_df().iloc[0]
     assert row["error"] is None, row["error"]
     result = run.detail("w")["hops"][0]["tool_results"][0]

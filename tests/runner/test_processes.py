@@ -19,9 +19,14 @@ WORKER = Path(__file__).with_name("worker.py")
 
 def start_worker(**cfg) -> subprocess.Popen[str]:
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen([sys.executable, str(WORKER), json.dumps(cfg)], text=True, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), json.dumps(cfg)],
+        text=True,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline().strip()
     if line != "ready":
@@ -69,9 +74,13 @@ def test_sigkill_then_resume_finishes_only_missing_cases(fake, store_path, how):
         job = te.resume(job_id, progress="none")
     else:  # reopening the store: the same run_eval call finds the interrupted job
         suite = _worker_suite(n)
-        job = te.run_eval(suite, [{"model": "openai/fake", "api_base": fake.url,
-                                   "api_key": "sk-test"}], cache=False, max_concurrency=4,
-                          progress="none")
+        job = te.run_eval(
+            suite,
+            [{"model": "openai/fake", "api_base": fake.url, "api_key": "sk-test"}],
+            cache=False,
+            max_concurrency=4,
+            progress="none",
+        )
     assert job.id == job_id and job.status == "completed"
     df = job.result().results_df()
     assert len(df) == n and df["case_id"].is_unique and df["passed"].all()
@@ -104,18 +113,33 @@ def test_sigkill_at_full_speed_loses_at_most_the_backlog(fake, store_path):
 
 
 def _worker_suite(n: int) -> te.Suite:
-    tool = te.Tool.create("get_weather", "Current weather for a city",
-                          {"city": {"type": "string"}}, required=["city"])
-    return te.Suite(name="weather", tools=[tool], cases=[
-        te.EvalCase(id=f"c{i:03d}", prompt=f"get_weather city Town{i}",
-                    expected_tool="get_weather", expected_params={"city": f"Town{i}"},
-                    tags=["even" if i % 2 == 0 else "odd"]) for i in range(n)])
+    tool = te.Tool.create(
+        "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
+    )
+    return te.Suite(
+        name="weather",
+        tools=[tool],
+        cases=[
+            te.EvalCase(
+                id=f"c{i:03d}",
+                prompt=f"get_weather city Town{i}",
+                expected_tool="get_weather",
+                expected_params={"city": f"Town{i}"},
+                tags=["even" if i % 2 == 0 else "odd"],
+            )
+            for i in range(n)
+        ],
+    )
 
 
 def test_two_processes_share_one_store(fake, store_path):
     fake._state.latency = 0.01
-    procs = [start_worker(store=store_path, api_base=fake.url, n=50, concurrency=4,
-                          name=f"suite{i}", wait_go=True) for i in range(2)]
+    procs = [
+        start_worker(
+            store=store_path, api_base=fake.url, n=50, concurrency=4, name=f"suite{i}", wait_go=True
+        )
+        for i in range(2)
+    ]
     for proc in procs:  # both imported and waiting: start them together
         proc.stdin.write("go\n")
         proc.stdin.flush()

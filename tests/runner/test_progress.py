@@ -32,18 +32,50 @@ class Clock:
         return self.now
 
 
-def feed(consumer, n_ok: int = 2, n_err: int = 1, final: str = "job_completed",
-         clock: Clock | None = None, step: float = 0.0) -> None:
-    consumer(Event("tool_eval_init", "j", {"suite": "weather", "targets": [
-        {"model": "m1", "total": 4, "done": 1, "passed": 1, "errors": 0, "overall": 1.0},
-        {"model": "m2", "total": 3}]}))
+def feed(
+    consumer,
+    n_ok: int = 2,
+    n_err: int = 1,
+    final: str = "job_completed",
+    clock: Clock | None = None,
+    step: float = 0.0,
+) -> None:
+    consumer(
+        Event(
+            "tool_eval_init",
+            "j",
+            {
+                "suite": "weather",
+                "targets": [
+                    {
+                        "model": "m1",
+                        "total": 4,
+                        "done": 1,
+                        "passed": 1,
+                        "errors": 0,
+                        "overall": 1.0,
+                    },
+                    {"model": "m2", "total": 3},
+                ],
+            },
+        )
+    )
     for i in range(n_ok + n_err):
         if clock is not None:
             clock.now += step
         ok = i < n_ok
-        consumer(Event("tool_eval_result", "j", {"model": "m1", "passed": ok,
-                                                 "overall": 0.5 if ok else 0.0,
-                                                 "error": None if ok else "429"}))
+        consumer(
+            Event(
+                "tool_eval_result",
+                "j",
+                {
+                    "model": "m1",
+                    "passed": ok,
+                    "overall": 0.5 if ok else 0.0,
+                    "error": None if ok else "429",
+                },
+            )
+        )
     consumer(Event("job_progress", "j", {"detail": "m1: 4/4"}))
     consumer(Event(final, "j", {"error": "boom"} if final == "job_failed" else {}))
 
@@ -85,8 +117,7 @@ def test_render_line_names_the_suite_counts_rate_eta_and_errors():
     state = ProgressState(clock)
     feed(state.update, n_ok=1, n_err=1, final="job_progress", clock=clock, step=1.0)
     line = render_line(state, state.models["m1"])
-    assert line == ("[weather] m1: 3/4 (75%)  1.00 case/s  ETA 1s  errors 1  pass 2  "
-                    "score 0.500")
+    assert line == ("[weather] m1: 3/4 (75%)  1.00 case/s  ETA 1s  errors 1  pass 2  score 0.500")
 
 
 def test_text_progress_in_a_log_prints_lines_periodically_and_at_the_end():
@@ -105,14 +136,20 @@ def test_text_progress_in_a_log_prints_lines_periodically_and_at_the_end():
         # the end (the result at 9 s came sooner than log_interval after the last lines)
         "[weather] m1: 4/4 (100%)  0.33 case/s  done in 9s  errors 0  pass 4  score 0.625  "
         "[completed]",
-        "[weather] m2: 0/3 (0%)  - case/s  ETA ?  errors 0  pass 0  score -  [completed]"]
+        "[weather] m2: 0/3 (0%)  - case/s  ETA ?  errors 0  pass 0  score -  [completed]",
+    ]
 
 
 def test_text_progress_in_a_log_names_each_finished_model():
     out = io.StringIO()
     bar = TextProgress(stream=out)
-    bar(Event("tool_eval_init", "j", {"suite": "s", "targets": [
-        {"model": "a", "total": 1}, {"model": "b", "total": 1}]}))
+    bar(
+        Event(
+            "tool_eval_init",
+            "j",
+            {"suite": "s", "targets": [{"model": "a", "total": 1}, {"model": "b", "total": 1}]},
+        )
+    )
     bar(Event("tool_eval_result", "j", {"model": "a", "passed": True, "overall": 1.0}))
     bar(Event("tool_eval_summary", "j", {"model": "a"}))
     assert out.getvalue().splitlines()[-1].startswith("[s] a: 1/1 (100%)")
@@ -142,11 +179,14 @@ def test_displays_registry():
 
 
 def test_the_runner_imports_no_widget_library():
-    code = ("import sys, tooleval_nb.runner, tooleval_nb.runner.progress; "
-            "print([m for m in sys.modules if m.startswith(('ipywidgets', "
-            "'tooleval_nb.widgets'))])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=True)
+    code = (
+        "import sys, tooleval_nb.runner, tooleval_nb.runner.progress; "
+        "print([m for m in sys.modules if m.startswith(('ipywidgets', "
+        "'tooleval_nb.widgets'))])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     assert done.stdout.strip() == "[]"
 
 
@@ -159,5 +199,6 @@ def test_a_log_gets_one_line_at_the_end_not_a_periodic_one_before_it():
     bar(Event("tool_eval_result", "j", {"model": "a", "passed": True, "overall": 1.0}))
     assert len(out.getvalue().splitlines()) == 1  # every case done: the end's line follows
     bar(Event("job_completed", "j", {}))
-    assert out.getvalue().splitlines()[1] == ("[s] a: 1/1 (100%)  0.10 case/s  done in 10s  "
-                                              "errors 0  pass 1  score 1.000  [completed]")
+    assert out.getvalue().splitlines()[1] == (
+        "[s] a: 1/1 (100%)  0.10 case/s  done in 10s  errors 0  pass 1  score 1.000  [completed]"
+    )

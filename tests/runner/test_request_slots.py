@@ -28,8 +28,14 @@ def _run(make_suite, store_path, **spec):
     arrivals = Arrivals()
     with FakeOpenAIServer(latency=0.3, handler=arrivals) as fake:
         model = {"model": "openai/fake", "api_base": fake.url, **spec}
-        run = te.run_eval(make_suite(5), [model], max_concurrency=8, cache=False,
-                          store=store_path, progress="none").result()
+        run = te.run_eval(
+            make_suite(5),
+            [model],
+            max_concurrency=8,
+            cache=False,
+            store=store_path,
+            progress="none",
+        ).result()
     assert len(run.results_df()) == 5 and run.results_df()["error"].isna().all()
     return arrivals.at
 
@@ -48,12 +54,16 @@ def test_without_a_slot_limit_max_concurrency_rules(make_suite, store_path):
     assert sum(t < times[0] + 0.29 for t in times) >= 2, times
 
 
-@pytest.mark.parametrize(("spec", "slots"), [
-    ({"model": te.DEFAULT_MODEL}, 1),
-    ({"model": te.DEFAULT_MODEL, "parallel_requests": 2}, 2),
-    ({"model": "openai/gpt-4o-mini"}, None),
-    ({"model": "openai/x", "api_base": "http://127.0.0.1:1/v1", "parallel_requests": 1}, 1),
-], ids=["embedded", "embedded-given", "hosted", "local-server"])
+@pytest.mark.parametrize(
+    ("spec", "slots"),
+    [
+        ({"model": te.DEFAULT_MODEL}, 1),
+        ({"model": te.DEFAULT_MODEL, "parallel_requests": 2}, 2),
+        ({"model": "openai/gpt-4o-mini"}, None),
+        ({"model": "openai/x", "api_base": "http://127.0.0.1:1/v1", "parallel_requests": 1}, 1),
+    ],
+    ids=["embedded", "embedded-given", "hosted", "local-server"],
+)
 def test_request_slots(spec, slots):
     assert ModelSpec.of(spec).request_slots == slots
 
@@ -79,13 +89,18 @@ def test_one_slot_grades_after_the_last_case(make_suite, store_path, monkeypatch
     monkeypatch.setattr(models, "call_model_async", judge)
     suite = make_suite(4)
     for case in suite.cases:
-        case.graders = [GraderSpec(type="llm", prompt="Rate {{ output }}. SCORE: <1-5>",
-                                   threshold=3)]
+        case.graders = [
+            GraderSpec(type="llm", prompt="Rate {{ output }}. SCORE: <1-5>", threshold=3)
+        ]
     with FakeOpenAIServer(latency=0.2, handler=arrivals) as fake:
-        model = {"model": "openai/fake", "api_base": fake.url,
-                 **({"parallel_requests": slots} if slots else {})}
-        run = te.run_eval(suite, [model], max_concurrency=4, cache=False,
-                          store=store_path, progress="none").result()
+        model = {
+            "model": "openai/fake",
+            "api_base": fake.url,
+            **({"parallel_requests": slots} if slots else {}),
+        }
+        run = te.run_eval(
+            suite, [model], max_concurrency=4, cache=False, store=store_path, progress="none"
+        ).result()
     df = run.results_df()
     assert len(df) == 4 and df["error"].isna().all()
     order = [p for _, p in arrivals.at]

@@ -53,14 +53,24 @@ def test_blocking_run_frames_and_history(fake, make_suite, model_of, store_path)
 
 def test_events_in_seed_order_and_stored(fake, make_suite, model_of, store_path):
     seen = []
-    job = te.run_eval(make_suite(3), [model_of(fake), model_of(fake, label="twin")],
-                      progress="none", cache=False, max_concurrency=1, callbacks=seen.append)
+    job = te.run_eval(
+        make_suite(3),
+        [model_of(fake), model_of(fake, label="twin")],
+        progress="none",
+        cache=False,
+        max_concurrency=1,
+        callbacks=seen.append,
+    )
     types = [e.type for e in seen]
     per_case = ["tool_eval_progress", "tool_eval_result", "job_progress"]
     # one provider group: the two models run one after the other
-    assert types == (["job_created", "tool_eval_init"] + per_case * 3 + ["tool_eval_summary"]
-                     + per_case * 3 + ["tool_eval_summary", "tool_eval_complete",
-                                       "job_completed"])
+    assert types == (
+        ["job_created", "tool_eval_init"]
+        + per_case * 3
+        + ["tool_eval_summary"]
+        + per_case * 3
+        + ["tool_eval_summary", "tool_eval_complete", "job_completed"]
+    )
     assert [e.type for e in job.events] == types
     assert [e.type for e in job.store.events(job.id)] == types
     summaries = [e.data for e in seen if e.type == "tool_eval_summary"]
@@ -72,8 +82,14 @@ def test_events_in_seed_order_and_stored(fake, make_suite, model_of, store_path)
 
 def test_busy_runs_coalesce_job_progress(fake, make_suite, model_of, store_path):
     seen = []
-    job = te.run_eval(make_suite(80), [model_of(fake)], progress="none", cache=False,
-                      max_concurrency=32, callbacks=seen.append)
+    job = te.run_eval(
+        make_suite(80),
+        [model_of(fake)],
+        progress="none",
+        cache=False,
+        max_concurrency=32,
+        callbacks=seen.append,
+    )
     types = [e.type for e in seen]
     assert types.count("tool_eval_result") == types.count("tool_eval_progress") == 80
     progress = [e.data for e in seen if e.type == "job_progress"]
@@ -87,8 +103,9 @@ def test_busy_runs_coalesce_job_progress(fake, make_suite, model_of, store_path)
     assert [e.type for e in job.store.events(job.id)] == types
 
 
-def test_a_burst_shares_commits_a_serial_run_commits_each_case(fake, make_suite, model_of,
-                                                              store_path, monkeypatch):
+def test_a_burst_shares_commits_a_serial_run_commits_each_case(
+    fake, make_suite, model_of, store_path, monkeypatch
+):
     """Cases scored in a burst share transactions (each commit rewrites the pages it touched);
     a case finishing alone is committed within COMMIT_AFTER_S, before the next one's reply."""
     from tooleval_nb.runner.finish import COMMIT_AFTER_S
@@ -102,15 +119,22 @@ def test_a_burst_shares_commits_a_serial_run_commits_each_case(fake, make_suite,
 
     monkeypatch.setattr(Store, "write_results", counted)
     fake._state.latency = 0.05
-    run = te.run_eval(make_suite(96), [model_of(fake)], progress="none", cache=False,
-                      max_concurrency=32).result()
+    run = te.run_eval(
+        make_suite(96), [model_of(fake)], progress="none", cache=False, max_concurrency=32
+    ).result()
     assert len(run) == 96 and sum(batches) == 96
     assert len(batches) <= 96 // 4  # a commit per case would be 96
     batches.clear()
     seen = []
     fake._state.latency = COMMIT_AFTER_S * 2  # the next reply comes after the commit is due
-    te.run_eval(make_suite(4), [model_of(fake)], progress="none", cache=False,
-                max_concurrency=1, callbacks=seen.append).result()
+    te.run_eval(
+        make_suite(4),
+        [model_of(fake)],
+        progress="none",
+        cache=False,
+        max_concurrency=1,
+        callbacks=seen.append,
+    ).result()
     assert batches == [1, 1, 1, 1]
     # and each case was published (so stored) before the next one's request went out
     assert [e.data["current"] for e in seen if e.type == "tool_eval_progress"] == [1, 2, 3, 4]
@@ -131,8 +155,7 @@ def test_the_stored_config_is_the_plan_config(fake, make_suite, model_of, store_
     assert job.store.run_row(job.run_id).suite_fingerprint == suite.fingerprint()
 
 
-def test_a_completed_run_reads_its_rows_when_first_used(fake, make_suite, model_of,
-                                                        store_path):
+def test_a_completed_run_reads_its_rows_when_first_used(fake, make_suite, model_of, store_path):
     run = te.run_eval(make_suite(5), [model_of(fake)], progress="none", cache=False).result()
     assert run._loaded is None  # the job did not read back the rows it had just written
     assert len(run) == 5 and run._loaded is not None
@@ -151,8 +174,17 @@ async def test_the_heap_is_frozen_while_runs_go(fake, make_suite, model_of, stor
         if event.type == "tool_eval_result":
             frozen.append(gc.get_freeze_count())
 
-    jobs = [te.run_eval(make_suite(6), [model_of(fake, label=f"m{i}")], progress="none",
-                        cache=False, callbacks=watch, name=f"r{i}") for i in range(2)]
+    jobs = [
+        te.run_eval(
+            make_suite(6),
+            [model_of(fake, label=f"m{i}")],
+            progress="none",
+            cache=False,
+            callbacks=watch,
+            name=f"r{i}",
+        )
+        for i in range(2)
+    ]
     await asyncio.gather(*jobs)  # two at once: the heap is thawed when the last one ends
     assert len(frozen) == 12 and all(count > 0 for count in frozen)
     assert gc.get_freeze_count() == 0
@@ -187,8 +219,14 @@ async def test_cancel_keeps_finished_cases(fake, make_suite, model_of, store_pat
         if len(finished) == 5:
             job.cancel()
 
-    job = te.run_eval(make_suite(60), [model_of(fake)], progress="none", cache=False,
-                      max_concurrency=2, callbacks={"tool_eval_result": on_result})
+    job = te.run_eval(
+        make_suite(60),
+        [model_of(fake)],
+        progress="none",
+        cache=False,
+        max_concurrency=2,
+        callbacks={"tool_eval_result": on_result},
+    )
     with pytest.raises(JobCancelled) as info:
         await job
     assert job.status == "cancelled" and job.events[-1].type == "job_cancelled"
@@ -203,14 +241,21 @@ async def test_cancel_keeps_finished_cases(fake, make_suite, model_of, store_pat
 
 def test_faults_are_counted(fake, make_suite, model_of, store_path):
     marks = {}
-    marks.update({i: "[fault:429*1]" for i in range(0, 10)})   # recover on the 2nd try
+    marks.update({i: "[fault:429*1]" for i in range(0, 10)})  # recover on the 2nd try
     marks.update({i: "[fault:500*1]" for i in range(10, 20)})  # recover on the 2nd try
-    marks.update({i: "[fault:429]" for i in range(20, 25)})    # never recover
+    marks.update({i: "[fault:429]" for i in range(20, 25)})  # never recover
     marks.update({i: "[fault:503]" for i in range(25, 30)})
-    marks.update({i: "[fault:hang]" for i in range(30, 35)})   # time out
-    job = te.run_eval(make_suite(100, marks), [model_of(fake)], tool_choice="auto",
-                      progress="none", cache=False, timeout=0.3, max_concurrency=16,
-                      retry={"max_tries": 3, "base_delay": 0.01, "max_delay": 0.02})
+    marks.update({i: "[fault:hang]" for i in range(30, 35)})  # time out
+    job = te.run_eval(
+        make_suite(100, marks),
+        [model_of(fake)],
+        tool_choice="auto",
+        progress="none",
+        cache=False,
+        timeout=0.3,
+        max_concurrency=16,
+        retry={"max_tries": 3, "base_delay": 0.01, "max_delay": 0.02},
+    )
     df = job.result().results_df()
     assert len(df) == 100 and df["case_id"].is_unique
     errored = df[df["error"].notna()]
@@ -237,10 +282,22 @@ def test_faults_are_counted(fake, make_suite, model_of, store_path):
 async def test_jobs_queue_on_a_store(fake, make_suite, model_of, tmp_path):
     store = Store(tmp_path / "one.db", max_jobs=1)
     log: list[tuple[str, str]] = []
-    a = te.run_eval(make_suite(6), [model_of(fake)], store=store, progress="none", cache=False,
-                    callbacks=lambda e: log.append(("a", e.type)))
-    b = te.run_eval(make_suite(6, name="other"), [model_of(fake)], store=store,
-                    progress="none", cache=False, callbacks=lambda e: log.append(("b", e.type)))
+    a = te.run_eval(
+        make_suite(6),
+        [model_of(fake)],
+        store=store,
+        progress="none",
+        cache=False,
+        callbacks=lambda e: log.append(("a", e.type)),
+    )
+    b = te.run_eval(
+        make_suite(6, name="other"),
+        [model_of(fake)],
+        store=store,
+        progress="none",
+        cache=False,
+        callbacks=lambda e: log.append(("b", e.type)),
+    )
     await b
     await a
     b_events = [e for e in b.events if e.type == "job_progress"]
@@ -252,12 +309,23 @@ async def test_jobs_queue_on_a_store(fake, make_suite, model_of, tmp_path):
 async def test_cancel_a_queued_job(fake, make_suite, model_of, tmp_path):
     fake._state.latency = 0.05
     store = Store(tmp_path / "one.db", max_jobs=1)
-    a = te.run_eval(make_suite(8), [model_of(fake)], store=store, progress="none", cache=False,
-                    max_concurrency=2)
+    a = te.run_eval(
+        make_suite(8),
+        [model_of(fake)],
+        store=store,
+        progress="none",
+        cache=False,
+        max_concurrency=2,
+    )
     queued = asyncio.Event()  # b says it waits for a's slot
-    b = te.run_eval(make_suite(6, name="other"), [model_of(fake)], store=store,
-                    progress="none", cache=False,
-                    callbacks=lambda e: e.type == "job_progress" and queued.set())
+    b = te.run_eval(
+        make_suite(6, name="other"),
+        [model_of(fake)],
+        store=store,
+        progress="none",
+        cache=False,
+        callbacks=lambda e: e.type == "job_progress" and queued.set(),
+    )
     await queued.wait()
     assert b.cancel()
     with pytest.raises(JobCancelled):
@@ -265,8 +333,9 @@ async def test_cancel_a_queued_job(fake, make_suite, model_of, tmp_path):
     assert b.done() and b.status == "cancelled"
     assert [e.type for e in b.events][-1] == "job_cancelled"
     assert store.job(b.id).status == "cancelled" and len(b.snapshot()) == 0
-    c = te.run_eval(make_suite(3, name="third"), [model_of(fake)], store=store,
-                    progress="none", cache=False)  # the queue still moves on
+    c = te.run_eval(
+        make_suite(3, name="third"), [model_of(fake)], store=store, progress="none", cache=False
+    )  # the queue still moves on
     assert len(await a) == 8 and len(await c) == 3
 
 
@@ -283,8 +352,15 @@ async def test_rpm_limit_holds_requests_back_in_a_run(fake, make_suite, model_of
             if len(results) == 5:
                 five.set()
 
-    job = te.run_eval(make_suite(8), [model_of(fake)], progress="none", cache=False,
-                      max_concurrency=8, rpm=5, callbacks=on_event)
+    job = te.run_eval(
+        make_suite(8),
+        [model_of(fake)],
+        progress="none",
+        cache=False,
+        max_concurrency=8,
+        rpm=5,
+        callbacks=on_event,
+    )
     await five.wait()
     assert fake.requests == 5
     job.cancel()
@@ -295,8 +371,15 @@ async def test_rpm_limit_holds_requests_back_in_a_run(fake, make_suite, model_of
 
 def test_repeats_seeds_tags_and_resume_dedup(fake, make_suite, model_of, store_path):
     suite = make_suite(6)
-    job = te.run_eval(suite, [model_of(fake)], progress="none", cache=False, tags=["even"],
-                      seeds=[11, 22], temperature=0.5)
+    job = te.run_eval(
+        suite,
+        [model_of(fake)],
+        progress="none",
+        cache=False,
+        tags=["even"],
+        seeds=[11, 22],
+        temperature=0.5,
+    )
     df = job.result().results_df()
     assert len(df) == 3 * 2 and set(df["sample"]) == {0, 1}
     assert set(df["seed"]) == {11, 22}
@@ -309,8 +392,9 @@ def test_repeats_seeds_tags_and_resume_dedup(fake, make_suite, model_of, store_p
 
 def test_system_prompts_and_per_model_prompt(fake, make_suite, model_of, store_path):
     suite = make_suite(1).model_copy(update={"system_prompt": "SUITE"})
-    te.run_eval(suite, [model_of(fake)], system_prompt={"openai::fake": "RUN"},
-                progress="none", cache=False)
+    te.run_eval(
+        suite, [model_of(fake)], system_prompt={"openai::fake": "RUN"}, progress="none", cache=False
+    )
     system = fake.last_body["messages"][0]
     assert system["role"] == "system" and system["content"] == "SUITE\n\nRUN"
 
@@ -342,10 +426,19 @@ def test_provider_groups_run_in_parallel(fake, make_suite, model_of, store_path)
     fake._state.latency = 0.01
     with FakeOpenAIServer(latency=0.01) as other:
         seen = []
-        te.run_eval(make_suite(8), [model_of(fake), model_of(other, label="other")],
-                    max_concurrency=1, progress="none", cache=False, callbacks=seen.append)
-    order = [(e.type, e.data.get("model")) for e in seen
-             if e.type in ("tool_eval_result", "tool_eval_summary")]
+        te.run_eval(
+            make_suite(8),
+            [model_of(fake), model_of(other, label="other")],
+            max_concurrency=1,
+            progress="none",
+            cache=False,
+            callbacks=seen.append,
+        )
+    order = [
+        (e.type, e.data.get("model"))
+        for e in seen
+        if e.type in ("tool_eval_result", "tool_eval_summary")
+    ]
     first_summary = next(i for i, (t, _) in enumerate(order) if t == "tool_eval_summary")
     before = {m for t, m in order[:first_summary]}
     assert before == {"openai/fake", "other"}  # both endpoints were served at the same time
@@ -362,15 +455,15 @@ def test_resume_refuses_a_job_alive_elsewhere(fake, make_suite, model_of, store_
     assert job.store.job(job.id).status == "running"  # left alone
 
 
-def test_a_provider_without_an_api_key_fails_the_job_at_once(make_suite, store_path,
-                                                              monkeypatch):
+def test_a_provider_without_an_api_key_fails_the_job_at_once(make_suite, store_path, monkeypatch):
     """Real litellm, offline: the OpenAI SDK refuses to send without a key. Every case would
     fail alike, so the job fails on the first one, saying what to set (not 12 errored rows
     after retries)."""
     for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY"):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(JobError, match="OPENAI_API_KEY.*no API key for this provider"):
-        te.run_eval(make_suite(12), ["openai/gpt-4o-mini"], progress="none", cache=False,
-                    max_concurrency=4)
+        te.run_eval(
+            make_suite(12), ["openai/gpt-4o-mini"], progress="none", cache=False, max_concurrency=4
+        )
     hist = te.history()
     assert hist.loc[0, "status"] == "failed" and hist.loc[0, "n_results"] == 0

@@ -52,15 +52,23 @@ print(json.dumps({"loaded": loaded, "runs": runs}))
 
 
 def test_the_runner_loads_the_scorer_at_the_first_case_and_scores_twice(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-c", _KERNEL, str(tmp_path / "a.db"),
-                          str(tmp_path / "b.db")], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _KERNEL, str(tmp_path / "a.db"), str(tmp_path / "b.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     # the runner's import: the light modules it names, never the scorer nor BFCL's checker
     assert "tooleval_nb.scoring.case" not in seen["loaded"]
     assert not [m for m in seen["loaded"] if m.startswith("tooleval_nb.bfcl")]
-    assert set(seen["loaded"]) <= {"tooleval_nb.scoring", "tooleval_nb.scoring.kind",
-                                   "tooleval_nb.scoring.summary", "tooleval_nb.scoring.trace"}
+    assert set(seen["loaded"]) <= {
+        "tooleval_nb.scoring",
+        "tooleval_nb.scoring.kind",
+        "tooleval_nb.scoring.summary",
+        "tooleval_nb.scoring.trace",
+    }
     first, second = seen["runs"]
     assert first == second
     assert first["scorer"] is True
@@ -70,10 +78,13 @@ def test_the_runner_loads_the_scorer_at_the_first_case_and_scores_twice(tmp_path
 
 
 def test_the_scoring_facade_loads_nothing_until_a_name_is_used() -> None:
-    code = ("import sys, tooleval_nb.scoring as s; "
-            "print(sorted(m for m in sys.modules if m.startswith('tooleval_nb.scoring.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60).stdout.strip()
+    code = (
+        "import sys, tooleval_nb.scoring as s; "
+        "print(sorted(m for m in sys.modules if m.startswith('tooleval_nb.scoring.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.strip()
     assert out == "[]"
 
 

@@ -30,16 +30,34 @@ from .conftest import weather_suite
 def test_settings_object_and_keywords_make_the_same_run(store_path):
     suite = weather_suite(3)
     model = {"model": "openai/m", "api_base": "http://127.0.0.1:9/v1"}
-    by_keywords = prepare_job(suite, [model], temperature=0.5, tags="even", max_rounds=2,
-                              progress="none", store=store_path)
-    by_object = prepare_job(suite, [model], RunSettings(temperature=0.5, max_rounds=2),
-                            tags=["even"], progress="none", store=store_path)
-    by_dict = prepare_job(suite, [model], {"temperature": 0.5, "tags": ("even",)}, max_rounds=2,
-                          progress="none", store=store_path)
+    by_keywords = prepare_job(
+        suite,
+        [model],
+        temperature=0.5,
+        tags="even",
+        max_rounds=2,
+        progress="none",
+        store=store_path,
+    )
+    by_object = prepare_job(
+        suite,
+        [model],
+        RunSettings(temperature=0.5, max_rounds=2),
+        tags=["even"],
+        progress="none",
+        store=store_path,
+    )
+    by_dict = prepare_job(
+        suite,
+        [model],
+        {"temperature": 0.5, "tags": ("even",)},
+        max_rounds=2,
+        progress="none",
+        store=store_path,
+    )
     assert by_keywords.plan.settings == by_object.plan.settings == by_dict.plan.settings
     # the same configuration: the key an interrupted run is found (and resumed) by
-    assert by_keywords.plan.config_key() == by_object.plan.config_key() \
-        == by_dict.plan.config_key()
+    assert by_keywords.plan.config_key() == by_object.plan.config_key() == by_dict.plan.config_key()
 
 
 def test_overrides_win_over_the_settings_object():
@@ -64,12 +82,15 @@ def test_misspelt_names_and_values_get_the_nearest_one():
         RunSettings.build(mode="hermess", tool_choice="requred")
     errors = {str(e["loc"][0]): e["msg"] for e in info.value.errors()}
     assert len(info.value.errors()) == 2  # one each, not one per literal of Mode
-    assert errors["mode"].startswith("Value error, unknown mode 'hermess' (did you mean "
-                                     "'hermes'?); the modes are native, hermes, ")
+    assert errors["mode"].startswith(
+        "Value error, unknown mode 'hermess' (did you mean "
+        "'hermes'?); the modes are native, hermes, "
+    )
     assert errors["tool_choice"] == (
         "Value error, unknown tool_choice 'requred' (did you mean 'required'?); use required, "
         "auto, none, or a dict {'type': 'function', 'function': {'name': ...}} forcing one "
-        "function")
+        "function"
+    )
     forced = {"type": "function", "function": {"name": "get_weather"}}
     assert RunSettings.build(mode="hermes", tool_choice=forced).tool_choice == forced
 
@@ -97,14 +118,21 @@ def test_report_parameters_default_to_the_run_settings():
     assert set(RUN_FIELDS.values()) <= set(RunSettings.model_fields)
     for name, field in RUN_FIELDS.items():
         assert getattr(params, name) == getattr(defaults, field) or (
-            name == "sampling_params" and params.sampling_params == defaults.params), name
+            name == "sampling_params" and params.sampling_params == defaults.params
+        ), name
     assert params.run_settings() == defaults
 
 
 def test_report_parameters_map_onto_the_run_settings():
-    params = ReportParams(temperature=0.3, tool_choice="auto", request_timeout=5.0,
-                          sample_seeds=[7, 8], repeats=2, sampling_params={"top_p": 0.9},
-                          tags="a,b")
+    params = ReportParams(
+        temperature=0.3,
+        tool_choice="auto",
+        request_timeout=5.0,
+        sample_seeds=[7, 8],
+        repeats=2,
+        sampling_params={"top_p": 0.9},
+        tags="a,b",
+    )
     settings = params.run_settings()
     assert (settings.temperature, settings.tool_choice, settings.timeout) == (0.3, "auto", 5.0)
     assert (settings.seeds, settings.params, settings.tags) == ([7, 8], {"top_p": 0.9}, ["a", "b"])
@@ -115,8 +143,11 @@ def test_the_cli_leaves_every_run_default_to_the_settings():
     args = parser.parse_args(["run"])
     for name in RUN_FIELDS:
         assert getattr(args, name, None) in (None, []), name
-    choices = next(a for a in parser._subparsers._group_actions[0].choices["run"]._actions
-                   if isinstance(a, argparse.Action) and a.dest == "tool_choice").choices
+    choices = next(
+        a
+        for a in parser._subparsers._group_actions[0].choices["run"]._actions
+        if isinstance(a, argparse.Action) and a.dest == "tool_choice"
+    ).choices
     assert tuple(choices) == TOOL_CHOICES
 
 
@@ -137,7 +168,9 @@ def test_experiments_build_the_settings_and_differ_only_on_purpose():
     assert cfg.tool_choice == PRODUCTION_TOOL_CHOICE == settings.tool_choice == "auto"
     assert "differs on purpose" in inspect.getsource(config_module)
     assert settings_for(Config(tool_choice="lookup")).tool_choice == {
-        "type": "function", "function": {"name": "lookup"}}
+        "type": "function",
+        "function": {"name": "lookup"},
+    }
 
 
 def test_the_facade_exports_the_settings():
@@ -148,9 +181,13 @@ def test_a_model_dict_key_that_nearly_spells_a_field_is_refused():
     from tooleval_nb.errors import ModelConfigError
     from tooleval_nb.runner.plan import make_targets
 
-    with pytest.raises(ModelConfigError, match=r"models\[1\]: key 'api_bse' is not a model "
-                                               r"field; did you mean 'api_base'\?"):
+    with pytest.raises(
+        ModelConfigError,
+        match=r"models\[1\]: key 'api_bse' is not a model "
+        r"field; did you mean 'api_base'\?",
+    ):
         make_targets(["openai/a", {"model": "openai/b", "api_bse": "http://h/v1"}])
-    target, = make_targets([{"model": "openai/b", "top_p": 0.5, "name": "B",
-                             "params": {"api_bse": 1}}])
+    (target,) = make_targets(
+        [{"model": "openai/b", "top_p": 0.5, "name": "B", "params": {"api_bse": 1}}]
+    )
     assert target.spec.params == {"api_bse": 1, "top_p": 0.5} and target.label == "B"

@@ -17,17 +17,38 @@ from tooleval_nb.runner.slots import JobRow, owner_alive, owner_id
 from tooleval_nb.runner.store import Store, resolve_store
 
 
-def make_job(store: Store, job_id: str = "job_1", run_id: str = "run_1", key: str = "k",
-             n_total: int = 3) -> None:
-    store.create_job(job_id=job_id, run_id=run_id, config={"x": 1}, config_key=key,
-                     n_total=n_total, run_name=None, suite_name="s", suite_fingerprint="fp",
-                     targets=[{"label": "m"}], settings={"temperature": 0.0})
+def make_job(
+    store: Store, job_id: str = "job_1", run_id: str = "run_1", key: str = "k", n_total: int = 3
+) -> None:
+    store.create_job(
+        job_id=job_id,
+        run_id=run_id,
+        config={"x": 1},
+        config_key=key,
+        n_total=n_total,
+        run_name=None,
+        suite_name="s",
+        suite_fingerprint="fp",
+        targets=[{"label": "m"}],
+        settings={"temperature": 0.0},
+    )
 
 
 def record(run_id: str = "run_1", case_id: str = "c1", sample: int = 0, **extra) -> dict:
     row = dict.fromkeys(RESULT_FIELDS)
-    row.update(run_id=run_id, model="m", mode="native", case_id=case_id, sample=sample,
-               tags="[]", passed=1, overall=1.0, tool_score=1.0, model_index=0, case_index=0)
+    row.update(
+        run_id=run_id,
+        model="m",
+        mode="native",
+        case_id=case_id,
+        sample=sample,
+        tags="[]",
+        passed=1,
+        overall=1.0,
+        tool_score=1.0,
+        model_index=0,
+        case_index=0,
+    )
     row.update(extra)
     return row
 
@@ -56,8 +77,10 @@ def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
     monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS[:1])
     old = Store(path)
     with old.transaction() as c:  # a run as version 1 wrote it
-        c.execute("INSERT INTO runs (id, targets_json, settings_json, status, n_total, "
-                  "created_at) VALUES ('run_1', '[]', '{}', 'completed', 3, 1.0)")
+        c.execute(
+            "INSERT INTO runs (id, targets_json, settings_json, status, n_total, "
+            "created_at) VALUES ('run_1', '[]', '{}', 'completed', 3, 1.0)"
+        )
     old.close()
     monkeypatch.undo()
     new = Store(path)
@@ -218,8 +241,9 @@ def test_job_slots_queue_and_interrupted(tmp_path):
     assert store.claim_job("job_2", me) is True
     # a job whose process died no longer holds its slot; it is marked interrupted
     host = me.rpartition(":")[0]
-    store.connection().execute("UPDATE jobs SET owner = ? WHERE id = 'job_2'",
-                               (f"{host}:{dead_pid()}",))
+    store.connection().execute(
+        "UPDATE jobs SET owner = ? WHERE id = 'job_2'", (f"{host}:{dead_pid()}",)
+    )
     assert store.claim_job("job_3", me) is True
     assert store.job("job_2").status == "interrupted"
     assert store.find_resumable("k2") == "job_2"

@@ -21,12 +21,23 @@ from tooleval_nb.suite import EvalCase, Suite, Tool  # noqa: E402
 
 def main() -> None:
     cfg = json.loads(sys.argv[1])
-    tool = Tool.create("get_weather", "Current weather for a city",
-                       {"city": {"type": "string"}}, required=["city"])
-    suite = Suite(name=cfg.get("name", "weather"), tools=[tool], cases=[
-        EvalCase(id=f"c{i:03d}", prompt=f"get_weather city Town{i}", expected_tool="get_weather",
-                 expected_params={"city": f"Town{i}"}, tags=["even" if i % 2 == 0 else "odd"])
-        for i in range(cfg["n"])])
+    tool = Tool.create(
+        "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
+    )
+    suite = Suite(
+        name=cfg.get("name", "weather"),
+        tools=[tool],
+        cases=[
+            EvalCase(
+                id=f"c{i:03d}",
+                prompt=f"get_weather city Town{i}",
+                expected_tool="get_weather",
+                expected_params={"city": f"Town{i}"},
+                tags=["even" if i % 2 == 0 else "odd"],
+            )
+            for i in range(cfg["n"])
+        ],
+    )
     print("ready", flush=True)
     if cfg.get("wait_go"):
         assert sys.stdin.readline().strip() == "go"
@@ -37,10 +48,15 @@ def main() -> None:
         elif event.type == "tool_eval_result":
             print(f"done {event.data['case_id']}", flush=True)
 
-    job = te.run_eval(suite, [{"model": "openai/fake", "api_base": cfg["api_base"],
-                               "api_key": "sk-test"}], store=cfg["store"], cache=False,
-                      max_concurrency=cfg.get("concurrency", 4), progress="none",
-                      callbacks=on_event)
+    job = te.run_eval(
+        suite,
+        [{"model": "openai/fake", "api_base": cfg["api_base"], "api_key": "sk-test"}],
+        store=cfg["store"],
+        cache=False,
+        max_concurrency=cfg.get("concurrency", 4),
+        progress="none",
+        callbacks=on_event,
+    )
     print(f"finished {job.run_id}", flush=True)
 
 

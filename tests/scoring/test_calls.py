@@ -18,18 +18,31 @@ from tooleval_nb.suite import ScoringConfig, Tool
 from tooleval_nb.toolcall import ToolCall
 
 
-@pytest.mark.parametrize(("expected", "called", "score"), [
-    ("get_weather", ["get_weather"], 1.0),
-    ("get_weather", ["GET_Weather"], 1.0),
-    ("get_weather", ["search"], 0.0),
-    ("get_weather", [], 0.0),
-    (["search", "web_search"], ["web_search"], 1.0),
-    (["search", "web_search"], ["lookup"], 0.0),
-    ("get_weather", ["search", "get_weather"], 1.0),
-    (None, [], 1.0),
-    (None, ["get_weather"], 0.0),
-], ids=["same", "case-insensitive", "wrong", "nothing-called", "acceptable-list",
-        "not-in-list", "among-several", "none-expected-none-called", "none-expected-called"])
+@pytest.mark.parametrize(
+    ("expected", "called", "score"),
+    [
+        ("get_weather", ["get_weather"], 1.0),
+        ("get_weather", ["GET_Weather"], 1.0),
+        ("get_weather", ["search"], 0.0),
+        ("get_weather", [], 0.0),
+        (["search", "web_search"], ["web_search"], 1.0),
+        (["search", "web_search"], ["lookup"], 0.0),
+        ("get_weather", ["search", "get_weather"], 1.0),
+        (None, [], 1.0),
+        (None, ["get_weather"], 0.0),
+    ],
+    ids=[
+        "same",
+        "case-insensitive",
+        "wrong",
+        "nothing-called",
+        "acceptable-list",
+        "not-in-list",
+        "among-several",
+        "none-expected-none-called",
+        "none-expected-called",
+    ],
+)
 def test_tool_selection(expected, called, score):
     assert score_tool_selection(expected, called) == score
 
@@ -40,22 +53,37 @@ def test_tool_selection_accepts_call_objects():
     assert score_tool_selection("get_weather", [{"name": "x", "arguments": {}}]) == 0.0
 
 
-@pytest.mark.parametrize(("expected", "actual", "score"), [
-    (None, {"city": "Paris"}, None),
-    ({}, {"city": "Paris"}, 1.0),
-    ({}, {}, 1.0),
-    ({"city": "Paris"}, {"city": "paris"}, 1.0),
-    ({"city": "Paris"}, {"city": "Paris "}, 0.0),
-    ({"city": "Paris", "days": 3}, {"city": "Paris", "days": 3.0}, 1.0),
-    ({"city": "Paris", "days": 3}, {"city": "Paris", "days": "3"}, 0.5),
-    ({"city": "Paris", "units": "celsius"}, {"city": "Paris"}, 0.5),
-    ({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 0, "c": 0, "d": 9}, 1 / 3),
-    ({"flag": True}, {"flag": 1}, 0.0),
-    ({"tags": ["A", "b"]}, {"tags": ["a", "B"]}, 1.0),
-    ({"city": "Paris"}, None, 0.0),
-], ids=["null-not-scored", "empty-is-one", "empty-empty", "case-insensitive-string",
-        "exact-no-strip", "float-comparison", "numeric-string-is-not-number", "missing-key",
-        "partial-thirds", "bool-is-not-int", "lists-itemwise", "no-arguments"])
+@pytest.mark.parametrize(
+    ("expected", "actual", "score"),
+    [
+        (None, {"city": "Paris"}, None),
+        ({}, {"city": "Paris"}, 1.0),
+        ({}, {}, 1.0),
+        ({"city": "Paris"}, {"city": "paris"}, 1.0),
+        ({"city": "Paris"}, {"city": "Paris "}, 0.0),
+        ({"city": "Paris", "days": 3}, {"city": "Paris", "days": 3.0}, 1.0),
+        ({"city": "Paris", "days": 3}, {"city": "Paris", "days": "3"}, 0.5),
+        ({"city": "Paris", "units": "celsius"}, {"city": "Paris"}, 0.5),
+        ({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 0, "c": 0, "d": 9}, 1 / 3),
+        ({"flag": True}, {"flag": 1}, 0.0),
+        ({"tags": ["A", "b"]}, {"tags": ["a", "B"]}, 1.0),
+        ({"city": "Paris"}, None, 0.0),
+    ],
+    ids=[
+        "null-not-scored",
+        "empty-is-one",
+        "empty-empty",
+        "case-insensitive-string",
+        "exact-no-strip",
+        "float-comparison",
+        "numeric-string-is-not-number",
+        "missing-key",
+        "partial-thirds",
+        "bool-is-not-int",
+        "lists-itemwise",
+        "no-arguments",
+    ],
+)
 def test_params_seed_formula(expected, actual, score):
     result = score_params(expected, actual)
     if score is None:
@@ -71,10 +99,18 @@ def test_params_mode_from_config_and_per_param_override():
     assert score_params({"n": 1.0}, {"n": 1.6}, "exact", cfg) == 0.0
 
 
-@pytest.mark.parametrize(("tool", "param", "overall"), [
-    (1.0, 1.0, 1.0), (1.0, 0.0, 0.6), (0.0, 1.0, 0.4), (1.0, 0.5, 0.8), (1.0, None, 1.0),
-    (0.0, None, 0.0),
-], ids=["all", "tool-only", "param-only", "half-params", "params-not-scored", "nothing"])
+@pytest.mark.parametrize(
+    ("tool", "param", "overall"),
+    [
+        (1.0, 1.0, 1.0),
+        (1.0, 0.0, 0.6),
+        (0.0, 1.0, 0.4),
+        (1.0, 0.5, 0.8),
+        (1.0, None, 1.0),
+        (0.0, None, 0.0),
+    ],
+    ids=["all", "tool-only", "param-only", "half-params", "params-not-scored", "nothing"],
+)
 def test_overall_weights(tool, param, overall):
     assert compute_overall(tool, param) == pytest.approx(overall)
 
@@ -91,13 +127,18 @@ def _brute(matrix):
     return best
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 3), (4, 4), (2, 4), (4, 2), (5, 3), (3, 5)],
-                         ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(
+    "shape",
+    [(1, 1), (2, 2), (3, 3), (4, 4), (2, 4), (4, 2), (5, 3), (3, 5)],
+    ids=lambda s: f"{s[0]}x{s[1]}",
+)
 def test_assignment_is_optimal(shape):
     rng = random.Random(hash(shape) & 0xFFFF)
     for _ in range(30):
-        matrix = [[rng.choice([0.0, 0.4, 0.6, 0.8, 1.0, rng.random()]) for _ in range(shape[1])]
-                  for _ in range(shape[0])]
+        matrix = [
+            [rng.choice([0.0, 0.4, 0.6, 0.8, 1.0, rng.random()]) for _ in range(shape[1])]
+            for _ in range(shape[0])
+        ]
         pairs = best_assignment(matrix)
         cols = [c for c in pairs if c is not None]
         assert len(cols) == len(set(cols)) == min(shape)
@@ -122,8 +163,10 @@ def test_optimal_pairing_beats_greedy():
         (["get_weather"], {"city": ["Paris"]}),
         (["get_weather"], {"city": ["Paris"], "units": ["celsius"]}),
     ]
-    actual = [ToolCall.create("get_weather", {"city": "Paris", "units": "celsius"}),
-              ToolCall.create("get_weather", {"city": "Paris", "units": "kelvin"})]
+    actual = [
+        ToolCall.create("get_weather", {"city": "Paris", "units": "celsius"}),
+        ToolCall.create("get_weather", {"city": "Paris", "units": "kelvin"}),
+    ]
     # greedy: expected 0 takes call 0 (1.0), expected 1 gets call 1 (0.6 + 0.4 * 0.5 = 0.8)
     # optimal: expected 0 -> call 1 (1.0), expected 1 -> call 0 (1.0)
     scores, extra = score_calls(expected, actual)
@@ -135,14 +178,20 @@ def test_optimal_pairing_beats_greedy():
 
 
 def test_parallel_partial_credit_missing_and_extra():
-    tools = [Tool.create("get_weather", parameters={"city": {"type": "string"}},
-                         required=["city"]),
-             Tool.create("get_time", parameters={"tz": {"type": "string"}})]
-    expected = [(["get_weather"], {"city": ["Paris"]}), (["get_weather"], {"city": ["Rome"]}),
-                (["get_time"], {"tz": ["CET"]})]
-    actual = [ToolCall.create("get_weather", {"city": "rome"}),
-              ToolCall.create("get_weather", {"city": "Berlin", "wind": True}),
-              ToolCall.create("lookup", {"q": "x"})]
+    tools = [
+        Tool.create("get_weather", parameters={"city": {"type": "string"}}, required=["city"]),
+        Tool.create("get_time", parameters={"tz": {"type": "string"}}),
+    ]
+    expected = [
+        (["get_weather"], {"city": ["Paris"]}),
+        (["get_weather"], {"city": ["Rome"]}),
+        (["get_time"], {"tz": ["CET"]}),
+    ]
+    actual = [
+        ToolCall.create("get_weather", {"city": "rome"}),
+        ToolCall.create("get_weather", {"city": "Berlin", "wind": True}),
+        ToolCall.create("lookup", {"q": "x"}),
+    ]
     scores, extra = score_calls(expected, actual, tools=tools)
     by_index = {s.index: s for s in scores}
     assert by_index[1].actual_index == 0 and by_index[1].overall == 1.0

@@ -10,15 +10,25 @@ from tooleval_nb.scoring import SCORE_COLUMNS, score_cases, score_cases_async
 from tooleval_nb.suite import EvalCase, Suite, Tool
 from tooleval_nb.toolcall import ToolCall
 
-SUITE = Suite(name="weather", tools=[
-    Tool.create("get_weather", parameters={"city": {"type": "string"}}, required=["city"])],
+SUITE = Suite(
+    name="weather",
+    tools=[Tool.create("get_weather", parameters={"city": {"type": "string"}}, required=["city"])],
     cases=[
-        EvalCase(id="paris", prompt="Weather in Paris?", expected_tool="get_weather",
-                 expected_params={"city": "Paris"}),
-        EvalCase(id="tokyo", prompt="Weather in Tokyo?", expected_tool="get_weather",
-                 expected_params={"city": "Tokyo"}),
+        EvalCase(
+            id="paris",
+            prompt="Weather in Paris?",
+            expected_tool="get_weather",
+            expected_params={"city": "Paris"},
+        ),
+        EvalCase(
+            id="tokyo",
+            prompt="Weather in Tokyo?",
+            expected_tool="get_weather",
+            expected_params={"city": "Tokyo"},
+        ),
         EvalCase(id="joke", prompt="Tell me a joke", expected_tool=None),
-    ])
+    ],
+)
 
 
 def test_score_cases_one_row_per_case_with_every_column():

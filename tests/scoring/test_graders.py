@@ -25,21 +25,36 @@ from tooleval_nb.suite import EvalCase, GraderSpec
 from tooleval_nb.toolcall import ToolCall
 
 CASE = EvalCase(name="joke", input="Tell me a joke about cats", description="Be funny")
-TRACE = Trace(input="Tell me a joke about cats", output="Why did the cat sit on the computer?",
-              tool_calls=[ToolCall.create("search", {"q": "cat jokes"})])
+TRACE = Trace(
+    input="Tell me a joke about cats",
+    output="Why did the cat sit on the computer?",
+    tool_calls=[ToolCall.create("search", {"q": "cat jokes"})],
+)
 
 
-@pytest.mark.parametrize(("text", "threshold", "verdict"), [
-    ("Answer: PASS\nReason: it is funny", None, (True, None, "it is funny")),
-    ("answer: fail\nreason: not funny", None, (False, None, "not funny")),
-    ("The response is good. PASS", None, (True, None, "The response is good. PASS")),
-    ("SCORE: 4\nReason: decent", 4, (True, 4.0, "decent")),
-    ("SCORE: 3.5\nReason: meh", 4, (False, 3.5, "meh")),
-    ("SCORE: 5", None, (None, 5.0, "SCORE: 5")),
-    ("no verdict here, passable", None, (None, None, "no verdict here, passable")),
-    ("I would say FAILED overall", None, (False, None, "I would say FAILED overall")),
-], ids=["answer-pass", "answer-fail-lowercase", "bare-word", "score-meets", "score-below",
-        "score-without-threshold", "nothing", "failed-word"])
+@pytest.mark.parametrize(
+    ("text", "threshold", "verdict"),
+    [
+        ("Answer: PASS\nReason: it is funny", None, (True, None, "it is funny")),
+        ("answer: fail\nreason: not funny", None, (False, None, "not funny")),
+        ("The response is good. PASS", None, (True, None, "The response is good. PASS")),
+        ("SCORE: 4\nReason: decent", 4, (True, 4.0, "decent")),
+        ("SCORE: 3.5\nReason: meh", 4, (False, 3.5, "meh")),
+        ("SCORE: 5", None, (None, 5.0, "SCORE: 5")),
+        ("no verdict here, passable", None, (None, None, "no verdict here, passable")),
+        ("I would say FAILED overall", None, (False, None, "I would say FAILED overall")),
+    ],
+    ids=[
+        "answer-pass",
+        "answer-fail-lowercase",
+        "bare-word",
+        "score-meets",
+        "score-below",
+        "score-without-threshold",
+        "nothing",
+        "failed-word",
+    ],
+)
 def test_parse_verdict(text, threshold, verdict):
     assert parse_verdict(text, threshold) == verdict
 
@@ -51,7 +66,8 @@ def test_render_prompt_fills_every_variable():
 
 
 def test_code_grader_from_a_file(tmp_path):
-    (tmp_path / "my_graders.py").write_text(textwrap.dedent("""
+    (tmp_path / "my_graders.py").write_text(
+        textwrap.dedent("""
         from tooleval_nb.scoring import GradeResult
 
         def custom_check(trace, test_case):
@@ -64,16 +80,24 @@ def test_code_grader_from_a_file(tmp_path):
 
         def broken(trace, test_case):
             raise RuntimeError("oops")
-    """))
+    """)
+    )
     spec = GraderSpec(type="code", module="my_graders.py", function="custom_check")
     result = grade_code(spec, CASE, TRACE, base_dir=tmp_path)
     assert result.passed and result.reason == "Found important content"
     other = grade_code(spec, CASE, TRACE.model_copy(update={"output": "dogs"}), base_dir=tmp_path)
     assert not other.passed
-    assert grade_code(GraderSpec(type="code", module=str(tmp_path / "my_graders.py"),
-                                 function="as_bool"), CASE, TRACE).passed
-    broken = grade_code(GraderSpec(type="code", module="my_graders.py", function="broken"),
-                        CASE, TRACE, base_dir=tmp_path)
+    assert grade_code(
+        GraderSpec(type="code", module=str(tmp_path / "my_graders.py"), function="as_bool"),
+        CASE,
+        TRACE,
+    ).passed
+    broken = grade_code(
+        GraderSpec(type="code", module="my_graders.py", function="broken"),
+        CASE,
+        TRACE,
+        base_dir=tmp_path,
+    )
     assert not broken.passed and "RuntimeError: oops" in broken.reason and broken.error
     missing = grade_code(GraderSpec(type="code", module="nope_graders", function="f"), CASE, TRACE)
     assert not missing.passed and "cannot load code grader" in missing.reason
@@ -111,9 +135,14 @@ async def test_llm_grader_model_error_is_a_failed_grade():
 
 async def test_graders_in_score_case_async_and_the_sync_twin_inside_a_loop(tmp_path):
     (tmp_path / "g.py").write_text("def ok(trace, case):\n    return True\n")
-    case = CASE.model_copy(update={"graders": [
-        GraderSpec(type="llm", prompt="{{ output }}", name="judge"),
-        GraderSpec(type="code", module="g.py", function="ok")]})
+    case = CASE.model_copy(
+        update={
+            "graders": [
+                GraderSpec(type="llm", prompt="{{ output }}", name="judge"),
+                GraderSpec(type="code", module="g.py", function="ok"),
+            ]
+        }
+    )
     fake = FakeModel(ModelReply(content="Answer: FAIL\nReason: not funny"))
     s = await score_case_async(case, [], TRACE.output, call=fake, base_dir=tmp_path)
     assert [g.grader for g in s.grades] == ["judge", "ok"]
@@ -133,11 +162,15 @@ def test_grade_result_helpers():
 
 @pytest.mark.model
 async def test_llm_grader_against_the_embedded_model():
-    spec = GraderSpec(type="llm", prompt=(
-        "You are a strict grader. The assistant was asked: {{ input }}\n"
-        "It answered: {{ output }}\n"
-        "Is that a joke about cats? Reply with one word, PASS or FAIL, then a line "
-        "'Reason: ...'."))
+    spec = GraderSpec(
+        type="llm",
+        prompt=(
+            "You are a strict grader. The assistant was asked: {{ input }}\n"
+            "It answered: {{ output }}\n"
+            "Is that a joke about cats? Reply with one word, PASS or FAIL, then a line "
+            "'Reason: ...'."
+        ),
+    )
     case = CASE.model_copy(update={"graders": [spec]})
     try:
         grades = await run_graders_async(case, TRACE)

@@ -11,30 +11,39 @@ from tooleval_nb.scoring import interval_method, mean_ci
 from tooleval_nb.scoring.interval import t_ppf, wilson
 
 
-@pytest.mark.parametrize(("q", "df", "want"), [
-    pytest.param(0.975, 1, 12.7062, id="df1"),
-    pytest.param(0.975, 10, 2.2281, id="df10"),
-    pytest.param(0.95, 30, 1.6973, id="df30-one-sided"),
-    pytest.param(0.5, 5, 0.0, id="median"),
-])
+@pytest.mark.parametrize(
+    ("q", "df", "want"),
+    [
+        pytest.param(0.975, 1, 12.7062, id="df1"),
+        pytest.param(0.975, 10, 2.2281, id="df10"),
+        pytest.param(0.95, 30, 1.6973, id="df30-one-sided"),
+        pytest.param(0.5, 5, 0.0, id="median"),
+    ],
+)
 def test_t_quantiles_match_the_tables(q, df, want):
     assert t_ppf(q, df) == pytest.approx(want, abs=1e-3)
 
 
-@pytest.mark.parametrize(("k", "n", "want"), [
-    pytest.param(8, 10, (0.4902, 0.9433), id="8-of-10"),
-    pytest.param(0, 10, (0.0, 0.2775), id="none"),
-    pytest.param(0, 0, (0.0, 1.0), id="no-trials"),
-])
+@pytest.mark.parametrize(
+    ("k", "n", "want"),
+    [
+        pytest.param(8, 10, (0.4902, 0.9433), id="8-of-10"),
+        pytest.param(0, 10, (0.0, 0.2775), id="none"),
+        pytest.param(0, 0, (0.0, 1.0), id="no-trials"),
+    ],
+)
 def test_wilson_matches_the_textbook(k, n, want):
     assert wilson(k, n) == pytest.approx(want, abs=1e-3)
 
 
-@pytest.mark.parametrize(("values", "method"), [
-    pytest.param([1, 0, 1, 1], "wilson", id="pass-rate"),
-    pytest.param([0.5, 1.0, 0.25], "t", id="scores"),
-    pytest.param([1.0, 1.0], "wilson", id="all-passed"),
-])
+@pytest.mark.parametrize(
+    ("values", "method"),
+    [
+        pytest.param([1, 0, 1, 1], "wilson", id="pass-rate"),
+        pytest.param([0.5, 1.0, 0.25], "t", id="scores"),
+        pytest.param([1.0, 1.0], "wilson", id="all-passed"),
+    ],
+)
 def test_the_method_follows_the_values(values, method):
     assert interval_method(values) == method
 

@@ -55,8 +55,11 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("mode", "expected", "actual", "cfg", "ok"), CASES,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("mode", "expected", "actual", "cfg", "ok"),
+    CASES,
+    ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)],
+)
 def test_mode(mode, expected, actual, cfg, ok):
     assert match_value(expected, actual, mode, cfg) is ok
 
@@ -79,15 +82,25 @@ def test_unknown_mode():
         match_value("a", "a", "telepathy")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("expected", "actual", "ok"), [
-    ("New York City", "NYC", True),
-    ("Paris", "Paris, France", True),
-    ("apple", "car engine", False),
-    ("Tokyo", "New York City", False),
-    ("weather forecast", "Weather Forecast", True),
-    (7, 7.0, True),
-], ids=["abbreviation", "qualified-name", "unrelated", "unrelated-city", "same-text-other-case",
-        "numbers-exact"])
+@pytest.mark.parametrize(
+    ("expected", "actual", "ok"),
+    [
+        ("New York City", "NYC", True),
+        ("Paris", "Paris, France", True),
+        ("apple", "car engine", False),
+        ("Tokyo", "New York City", False),
+        ("weather forecast", "Weather Forecast", True),
+        (7, 7.0, True),
+    ],
+    ids=[
+        "abbreviation",
+        "qualified-name",
+        "unrelated",
+        "unrelated-city",
+        "same-text-other-case",
+        "numbers-exact",
+    ],
+)
 def test_semantic_with_offline_embeddings(expected, actual, ok):
     assert match_value(expected, actual, "semantic") is ok
 
@@ -97,7 +110,10 @@ def test_semantic_threshold_configurable():
 
     sim = similarity("New York City", "NYC")
     assert 0.5 < sim < 0.95
-    assert match_value("New York City", "NYC", "semantic", ScoringConfig(threshold=sim + 0.01)) \
+    assert (
+        match_value("New York City", "NYC", "semantic", ScoringConfig(threshold=sim + 0.01))
         is False
-    assert match_value("New York City", "NYC", "semantic", ScoringConfig(threshold=sim - 0.01)) \
-        is True
+    )
+    assert (
+        match_value("New York City", "NYC", "semantic", ScoringConfig(threshold=sim - 0.01)) is True
+    )

@@ -20,22 +20,42 @@ def call(name, **args):
 
 
 def chain_case(**kw):
-    base = dict(prompt="Book a flight from NYC to London", multi_turn=True,
-                expected_tool="book_flight", expected_params={"origin": "NYC", "destination": "London"},
-                optimal_hops=2, valid_prerequisites=["search_flights", "get_availability"])
+    base = dict(
+        prompt="Book a flight from NYC to London",
+        multi_turn=True,
+        expected_tool="book_flight",
+        expected_params={"origin": "NYC", "destination": "London"},
+        optimal_hops=2,
+        valid_prerequisites=["search_flights", "get_availability"],
+    )
     return EvalCase(**{**base, **kw})
 
 
-@pytest.mark.parametrize(("optimal", "actual", "value"), [
-    (2, 2, 1.0), (2, 4, 0.5), (3, 2, 1.0), (2, 0, 0.0), (None, 3, 1.0), (1, 3, 1 / 3),
-], ids=["optimal", "twice-as-long", "capped-at-one", "no-calls", "unset", "a-third"])
+@pytest.mark.parametrize(
+    ("optimal", "actual", "value"),
+    [
+        (2, 2, 1.0),
+        (2, 4, 0.5),
+        (3, 2, 1.0),
+        (2, 0, 0.0),
+        (None, 3, 1.0),
+        (1, 3, 1 / 3),
+    ],
+    ids=["optimal", "twice-as-long", "capped-at-one", "no-calls", "unset", "a-third"],
+)
 def test_efficiency(optimal, actual, value):
     assert efficiency(optimal, actual) == pytest.approx(value)
 
 
 def test_redundancy_counts_consecutive_identical_calls_only():
-    calls = [call("a", x=1), call("a", x=1), call("a", x=1), call("b"), call("a", x=1),
-             call("a", x=2)]
+    calls = [
+        call("a", x=1),
+        call("a", x=1),
+        call("a", x=1),
+        call("b"),
+        call("a", x=1),
+        call("a", x=2),
+    ]
     assert redundancy_penalty(calls) == pytest.approx(0.2)
 
 
@@ -46,26 +66,40 @@ def test_detour_counts_calls_outside_prerequisites():
     assert detour_penalty(calls, [], ["BOOK"]) == pytest.approx(0.3)
 
 
-@pytest.mark.parametrize(("c", "e", "r", "d", "value"), [
-    (1.0, 1.0, 0.0, 0.0, 1.0), (1.0, 0.5, 0.1, 0.0, 0.4), (0.6, 1.0, 0.3, 0.5, 0.0),
-    (1.0, 1.0, -0.5, 0.0, 1.0),
-], ids=["perfect", "penalised", "clamped-low", "clamped-high"])
+@pytest.mark.parametrize(
+    ("c", "e", "r", "d", "value"),
+    [
+        (1.0, 1.0, 0.0, 0.0, 1.0),
+        (1.0, 0.5, 0.1, 0.0, 0.4),
+        (0.6, 1.0, 0.3, 0.5, 0.0),
+        (1.0, 1.0, -0.5, 0.0, 1.0),
+    ],
+    ids=["perfect", "penalised", "clamped-low", "clamped-high"],
+)
 def test_overall_formula(c, e, r, d, value):
     assert multi_turn_overall(c, e, r, d) == pytest.approx(value)
 
 
 def test_optimal_chain():
-    s = score_case(chain_case(), [call("search_flights", origin="NYC"),
-                                  call("book_flight", origin="NYC", destination="London")])
+    s = score_case(
+        chain_case(),
+        [
+            call("search_flights", origin="NYC"),
+            call("book_flight", origin="NYC", destination="London"),
+        ],
+    )
     assert (s.completion, s.efficiency, s.redundancy_penalty, s.detour_penalty) == (1.0, 1.0, 0, 0)
     assert s.overall == 1.0 and s.passed and s.multi_turn and s.n_hops == 2
     assert [t.role for t in s.turns] == ["prerequisite", "final"]
 
 
 def test_long_chain_with_redundancy_and_detour():
-    calls = [call("search_flights", origin="NYC"), call("search_flights", origin="NYC"),
-             call("get_weather", city="London"),
-             call("book_flight", origin="NYC", destination="London")]
+    calls = [
+        call("search_flights", origin="NYC"),
+        call("search_flights", origin="NYC"),
+        call("get_weather", city="London"),
+        call("book_flight", origin="NYC", destination="London"),
+    ]
     s = score_case(chain_case(), calls)
     assert s.completion == 1.0
     assert s.efficiency == pytest.approx(0.5)
@@ -78,8 +112,10 @@ def test_long_chain_with_redundancy_and_detour():
 
 
 def test_final_call_with_wrong_parameter():
-    s = score_case(chain_case(), [call("search_flights"),
-                                  call("book_flight", origin="NYC", destination="Paris")])
+    s = score_case(
+        chain_case(),
+        [call("search_flights"), call("book_flight", origin="NYC", destination="Paris")],
+    )
     assert s.completion == pytest.approx(0.6 + 0.4 * 0.5)
     assert s.overall == pytest.approx(0.8)
     assert not s.passed and s.failure_mode == "wrong_value"

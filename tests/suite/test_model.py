@@ -6,24 +6,50 @@ import pytest
 
 from tooleval_nb.suite import EvalCase, Suite, Tool
 
-WEATHER = Tool.create("get_weather", "Weather for a city", {"city": {"type": "string"},
-                      "units": {"type": "string"}}, required=["city"])
+WEATHER = Tool.create(
+    "get_weather",
+    "Weather for a city",
+    {"city": {"type": "string"}, "units": {"type": "string"}},
+    required=["city"],
+)
 OWN = Tool.create("math.factorial", "n!", {"number": {"type": "integer"}})
 
 
 @pytest.fixture
 def suite() -> Suite:
-    return Suite(name="s", description="demo", tools=[WEATHER], system_prompt="Use tools.", cases=[
-        EvalCase(name="paris", prompt="Weather in Paris?", expected_tool="get_weather",
-                 expected_params={"city": "Paris"}, tags=["smoke", "Weather"]),
-        EvalCase(prompt="Hi", tags=["irrelevance"]),
-        EvalCase(id="simple_0", messages=[{"role": "user", "content": "5!"}], tools=[OWN],
-                 expected_calls=[{"name": "math.factorial", "arguments": {"number": [5]}}],
-                 category="simple_python", tags=["bfcl"]),
-        EvalCase(name="two", prompt="Weather in A and B", tags=["parallel"],
-                 expected_calls=[{"name": "get_weather", "arguments": {"city": "A"}},
-                                 {"name": "get_weather", "arguments": {"city": "B"}}]),
-    ])
+    return Suite(
+        name="s",
+        description="demo",
+        tools=[WEATHER],
+        system_prompt="Use tools.",
+        cases=[
+            EvalCase(
+                name="paris",
+                prompt="Weather in Paris?",
+                expected_tool="get_weather",
+                expected_params={"city": "Paris"},
+                tags=["smoke", "Weather"],
+            ),
+            EvalCase(prompt="Hi", tags=["irrelevance"]),
+            EvalCase(
+                id="simple_0",
+                messages=[{"role": "user", "content": "5!"}],
+                tools=[OWN],
+                expected_calls=[{"name": "math.factorial", "arguments": {"number": [5]}}],
+                category="simple_python",
+                tags=["bfcl"],
+            ),
+            EvalCase(
+                name="two",
+                prompt="Weather in A and B",
+                tags=["parallel"],
+                expected_calls=[
+                    {"name": "get_weather", "arguments": {"city": "A"}},
+                    {"name": "get_weather", "arguments": {"city": "B"}},
+                ],
+            ),
+        ],
+    )
 
 
 def test_ids_come_from_id_name_or_index(suite: Suite) -> None:
@@ -44,35 +70,78 @@ def test_tools_for_prefers_the_case_tools(suite: Suite) -> None:
 def test_cases_df(suite: Suite) -> None:
     df = suite.cases_df()
     assert list(df.columns) == [
-        "case_id", "name", "prompt", "expected_tool", "expected_params", "n_expected_calls",
-        "param_scoring", "multi_turn", "max_rounds", "optimal_hops", "category", "tags",
-        "has_expectations", "n_graders", "draft"]
+        "case_id",
+        "name",
+        "prompt",
+        "expected_tool",
+        "expected_params",
+        "n_expected_calls",
+        "param_scoring",
+        "multi_turn",
+        "max_rounds",
+        "optimal_hops",
+        "category",
+        "tags",
+        "has_expectations",
+        "n_graders",
+        "draft",
+    ]
     assert df["prompt"].tolist() == ["Weather in Paris?", "Hi", "5!", "Weather in A and B"]
-    assert df["expected_tool"].tolist() == ["get_weather", None, "math.factorial",
-                                            ["get_weather", "get_weather"]]
+    assert df["expected_tool"].tolist() == [
+        "get_weather",
+        None,
+        "math.factorial",
+        ["get_weather", "get_weather"],
+    ]
     assert df["n_expected_calls"].tolist() == [1, 0, 1, 2]
 
 
 def test_tools_df(suite: Suite) -> None:
     df = suite.tools_df()
-    assert list(df.columns) == ["name", "description", "parameters", "required", "n_params",
-                                "scope", "n_cases"]
+    assert list(df.columns) == [
+        "name",
+        "description",
+        "parameters",
+        "required",
+        "n_params",
+        "scope",
+        "n_cases",
+    ]
     assert df.to_dict("records") == [
-        {"name": "get_weather", "description": "Weather for a city", "parameters": ["city", "units"],
-         "required": ["city"], "n_params": 2, "scope": "suite", "n_cases": 3},
-        {"name": "math.factorial", "description": "n!", "parameters": ["number"], "required": [],
-         "n_params": 1, "scope": "case", "n_cases": 1}]
+        {
+            "name": "get_weather",
+            "description": "Weather for a city",
+            "parameters": ["city", "units"],
+            "required": ["city"],
+            "n_params": 2,
+            "scope": "suite",
+            "n_cases": 3,
+        },
+        {
+            "name": "math.factorial",
+            "description": "n!",
+            "parameters": ["number"],
+            "required": [],
+            "n_params": 1,
+            "scope": "case",
+            "n_cases": 1,
+        },
+    ]
 
 
-@pytest.mark.parametrize(("kwargs", "ids"), [
-    ({"tags": ["smoke"]}, ["paris"]),
-    ({"tags": ["WEATHER", "parallel"]}, ["paris", "two"]),
-    ({"tags": []}, []),
-    ({"ids": ["case_1", "two"]}, ["case_1", "two"]),
-    ({"category": "simple_python"}, ["simple_0"]),
-    ({"tags": ["smoke", "bfcl"], "category": "simple_python"}, ["simple_0"]),
-    ({}, ["paris", "case_1", "simple_0", "two"]),
-], ids=["one-tag", "any-tag-case-insensitive", "no-tags", "ids", "category", "combined", "all"])
+@pytest.mark.parametrize(
+    ("kwargs", "ids"),
+    [
+        ({"tags": ["smoke"]}, ["paris"]),
+        ({"tags": ["WEATHER", "parallel"]}, ["paris", "two"]),
+        ({"tags": []}, []),
+        ({"ids": ["case_1", "two"]}, ["case_1", "two"]),
+        ({"category": "simple_python"}, ["simple_0"]),
+        ({"tags": ["smoke", "bfcl"], "category": "simple_python"}, ["simple_0"]),
+        ({}, ["paris", "case_1", "simple_0", "two"]),
+    ],
+    ids=["one-tag", "any-tag-case-insensitive", "no-tags", "ids", "category", "combined", "all"],
+)
 def test_filter(suite: Suite, kwargs: dict, ids: list[str]) -> None:
     kept = suite.filter(**kwargs)
     assert [c.id for c in kept.cases] == ids
@@ -118,10 +187,18 @@ def test_suite_text_is_json_dumps_sorted_character_for_character() -> None:
     from tooleval_nb.suite import SuiteText
 
     data = Path(__file__).resolve().parents[2] / "data"
-    suites = [s for p in sorted(data.glob("*.*")) if p.suffix in (".json", ".yaml")
-              for s in (lambda x: x if isinstance(x, list) else [x])(load_suite(p))]
-    odd = Suite(name="naïve, \"quoted\": ünïcode", description="x: y, z", tools=[], cases=[
-        EvalCase(id="é", prompt="say {\"a\": 1, \"b\": [1.5, 1e16, -0.0]} ✓")])
+    suites = [
+        s
+        for p in sorted(data.glob("*.*"))
+        if p.suffix in (".json", ".yaml")
+        for s in (lambda x: x if isinstance(x, list) else [x])(load_suite(p))
+    ]
+    odd = Suite(
+        name='naïve, "quoted": ünïcode',
+        description="x: y, z",
+        tools=[],
+        cases=[EvalCase(id="é", prompt='say {"a": 1, "b": [1.5, 1e16, -0.0]} ✓')],
+    )
     assert len(suites) >= 8
     for one in [*suites, odd]:
         dumped = one.model_dump(mode="json")
@@ -135,8 +212,11 @@ def test_suite_text_is_json_dumps_sorted_character_for_character() -> None:
 
 
 def test_display(suite: Suite) -> None:
-    assert repr(suite) == str(suite) == (
-        f"Suite(name='s', tools=1, cases=4, fingerprint='{suite.fingerprint()}')")
+    assert (
+        repr(suite)
+        == str(suite)
+        == (f"Suite(name='s', tools=1, cases=4, fingerprint='{suite.fingerprint()}')")
+    )
     bundle = suite._repr_mimebundle_()
     assert bundle["text/plain"] == repr(suite)
     assert "<b>s</b> — 1 tools, 4 cases" in bundle["text/html"] and "<table" in bundle["text/html"]

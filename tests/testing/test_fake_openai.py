@@ -115,11 +115,20 @@ def test_default_answer_reads_the_prompt(prompt, expected):
         ("get_weather city O'Hare", [("get_weather", {"city": "O'Hare"})]),
         ("get_weather city 'Oslo", [("get_weather", {"city": "'Oslo"})]),
         ('get_weather city "" days 1', [("get_weather", {"city": "", "days": 1})]),
-        ("get_time tz 東京 ; get_weather city Zürich", [
-            ("get_time", {"tz": "東京"}), ("get_weather", {"city": "Zürich"})]),
+        (
+            "get_time tz 東京 ; get_weather city Zürich",
+            [("get_time", {"tz": "東京"}), ("get_weather", {"city": "Zürich"})],
+        ),
     ],
-    ids=["double-quoted-unicode", "apostrophe-in-quotes", "apostrophe-in-double-quotes",
-         "bare-apostrophe", "unmatched-quote", "empty-quotes", "unicode-words"],
+    ids=[
+        "double-quoted-unicode",
+        "apostrophe-in-quotes",
+        "apostrophe-in-double-quotes",
+        "bare-apostrophe",
+        "unmatched-quote",
+        "empty-quotes",
+        "unicode-words",
+    ],
 )
 def test_default_answer_takes_quotes_and_apostrophes(prompt, expected):
     message = default_answer({"messages": [{"role": "user", "content": prompt}], "tools": TOOLS})
@@ -131,7 +140,8 @@ def test_default_answer_takes_quotes_and_apostrophes(prompt, expected):
 
 
 @pytest.mark.parametrize(
-    "prompt", ["What's the weather? I'd like to know", "it's \"quoted", "l'été à Paris"],
+    "prompt",
+    ["What's the weather? I'd like to know", "it's \"quoted", "l'été à Paris"],
     ids=["apostrophes", "unmatched-double", "french"],
 )
 def test_prose_with_apostrophes_is_a_text_answer(prompt):

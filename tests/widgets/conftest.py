@@ -8,25 +8,50 @@ import pytest
 from tooleval_nb import Suite, Tool
 from tooleval_nb.testing import FakeOpenAIServer
 
-WEATHER = Tool.create("get_weather", "Current weather for a city", {
-    "city": {"type": "string"}, "units": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-    required=["city"])
+WEATHER = Tool.create(
+    "get_weather",
+    "Current weather for a city",
+    {"city": {"type": "string"}, "units": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+    required=["city"],
+)
 
 
 @pytest.fixture
 def weather_suite() -> Suite:
     """Prompts in the fake server's language: ``<tool> <key> <value>`` answers that call."""
-    return Suite(name="fake weather", tools=[WEATHER], cases=[
-        {"name": "paris", "prompt": "get_weather city Paris", "expected_tool": "get_weather",
-         "expected_params": {"city": "Paris"}, "tags": ["smoke"]},
-        {"name": "milan_for_rome", "prompt": "get_weather city Milan",
-         "expected_tool": "get_weather", "expected_params": {"city": "Rome"}, "tags": ["hard"]},
-        {"name": "units", "prompt": "get_weather city Oslo units celsius",
-         "expected_tool": "get_weather",
-         "expected_params": {"city": "Oslo", "units": "fahrenheit"}, "tags": ["hard"]},
-        {"name": "chat", "prompt": "hello there", "expected_tool": None,
-         "tags": ["irrelevance"]},
-    ])
+    return Suite(
+        name="fake weather",
+        tools=[WEATHER],
+        cases=[
+            {
+                "name": "paris",
+                "prompt": "get_weather city Paris",
+                "expected_tool": "get_weather",
+                "expected_params": {"city": "Paris"},
+                "tags": ["smoke"],
+            },
+            {
+                "name": "milan_for_rome",
+                "prompt": "get_weather city Milan",
+                "expected_tool": "get_weather",
+                "expected_params": {"city": "Rome"},
+                "tags": ["hard"],
+            },
+            {
+                "name": "units",
+                "prompt": "get_weather city Oslo units celsius",
+                "expected_tool": "get_weather",
+                "expected_params": {"city": "Oslo", "units": "fahrenheit"},
+                "tags": ["hard"],
+            },
+            {
+                "name": "chat",
+                "prompt": "hello there",
+                "expected_tool": None,
+                "tags": ["irrelevance"],
+            },
+        ],
+    )
 
 
 @pytest.fixture

@@ -34,7 +34,8 @@ def test_tools_are_validated_as_you_type(editor):
 
 def test_removing_a_tool_flags_the_cases_that_need_it(editor):
     editor.tools_input.value = json.dumps(
-        [{"name": "search", "parameters": {"type": "object", "properties": {}}}])
+        [{"name": "search", "parameters": {"type": "object", "properties": {}}}]
+    )
     assert "not among the tools" in editor.errors["cases"].value
     with pytest.raises(SuiteError, match="get_weather"):
         _ = editor.suite
@@ -77,9 +78,14 @@ def test_add_update_delete(editor, weather_suite):
 
 
 def test_a_case_added_from_a_loaded_draft_is_a_new_reviewed_case(weather_suite):
-    draft = weather_suite.cases[0].model_copy(update={
-        "id": "draft_paris", "draft": True, "tags": ["draft"],
-        "metadata": {"draft": {"source": "model"}}})
+    draft = weather_suite.cases[0].model_copy(
+        update={
+            "id": "draft_paris",
+            "draft": True,
+            "tags": ["draft"],
+            "metadata": {"draft": {"source": "model"}},
+        }
+    )
     editor = SuiteEditor(weather_suite.model_copy(update={"cases": [draft]}))
     editor.select_case(0)
     editor.case_prompt.value = "get_weather city Lyon"

@@ -21,8 +21,10 @@ TEST_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "demo_se
 DEMO_TOOLS = ["get_weather", "calculate", "convert_currency", "add_note", "search_notes"]
 ANSWERS = {
     "get_weather": {"prompt": "Is it warm in Rome today?", "arguments": {"city": "Rome"}},
-    "calculate": {"prompt": "What is 6 times 7?",
-                  "arguments": {"operation": "multiply", "a": 6, "b": 7}},
+    "calculate": {
+        "prompt": "What is 6 times 7?",
+        "arguments": {"operation": "multiply", "a": 6, "b": 7},
+    },
 }
 
 
@@ -67,8 +69,9 @@ async def test_import_fills_an_empty_editor() -> None:
 async def test_import_over_http_merges_and_reports_clashes(weather_suite, transport) -> None:
     import subprocess
 
-    proc = subprocess.Popen([*DEMO.split(), "--transport", transport], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [*DEMO.split(), "--transport", transport], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline().split()[1])  # printed once it listens
@@ -93,12 +96,16 @@ def _closed_port_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
 
 
-@pytest.mark.parametrize(("target", "form", "message"), [
-    (_closed_port_url(), {}, "could not reach MCP server"),
-    (f"{sys.executable} {TEST_SERVER} --list-delay 60", {"timeout": 4.0}, "within 4 s"),
-    ("no-such-mcp-command --flag", {}, "was not found"),
-    (f"{sys.executable} -c 'print(42)'", {"timeout": 20.0}, "MCP server"),
-], ids=["unreachable", "slow", "missing-command", "not-mcp"])
+@pytest.mark.parametrize(
+    ("target", "form", "message"),
+    [
+        (_closed_port_url(), {}, "could not reach MCP server"),
+        (f"{sys.executable} {TEST_SERVER} --list-delay 60", {"timeout": 4.0}, "within 4 s"),
+        ("no-such-mcp-command --flag", {}, "was not found"),
+        (f"{sys.executable} -c 'print(42)'", {"timeout": 20.0}, "MCP server"),
+    ],
+    ids=["unreachable", "slow", "missing-command", "not-mcp"],
+)
 async def test_bad_servers_give_clear_errors(weather_suite, target, form, message) -> None:
     editor = SuiteEditor(weather_suite)
     await _import(editor, target, **form)
@@ -116,10 +123,14 @@ async def test_invalid_tools_are_warned_per_tool() -> None:
     assert "broken_schema:" in status and "bad_required:" in status
 
 
-@pytest.mark.parametrize(("target", "transport", "message"), [
-    ("", None, "give the server&#x27;s URL"),
-    ("http://127.0.0.1:9/mcp", "stdio", "is a URL but transport=&#x27;stdio&#x27;"),
-], ids=["empty", "url-as-stdio"])
+@pytest.mark.parametrize(
+    ("target", "transport", "message"),
+    [
+        ("", None, "give the server&#x27;s URL"),
+        ("http://127.0.0.1:9/mcp", "stdio", "is a URL but transport=&#x27;stdio&#x27;"),
+    ],
+    ids=["empty", "url-as-stdio"],
+)
 def test_form_problems_start_nothing(target, transport, message) -> None:
     editor = SuiteEditor()
     editor.mcp.target_input.value = target

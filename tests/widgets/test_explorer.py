@@ -18,7 +18,7 @@ def test_filters_and_detail(finished_run):
     assert explorer.case_select.options == ()
     assert "no result matches" in explorer.detail.value
     explorer.outcome_filter.value = "all"
-    (label, index), = explorer.case_select.options
+    ((label, index),) = explorer.case_select.options
     assert "chat" in label and "no call expected and none made" in explorer.detail.value
 
 

@@ -17,14 +17,18 @@ from tooleval_nb.widgets.exploring import (
 
 
 def calls(*items) -> str:
-    return json.dumps([{"id": f"c{i}", "type": "function",
-                        "function": {"name": n, "arguments": json.dumps(a)}}
-                       for i, (n, a) in enumerate(items)])
+    return json.dumps(
+        [
+            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, (n, a) in enumerate(items)
+        ]
+    )
 
 
 def test_diff_marks_each_parameter():
-    expected = json.dumps({"expected_tool": "get_weather",
-                           "expected_params": {"city": "Paris", "units": "celsius"}})
+    expected = json.dumps(
+        {"expected_tool": "get_weather", "expected_params": {"city": "Paris", "units": "celsius"}}
+    )
     actual = calls(("get_weather", {"city": "paris ", "units": "kelvin", "days": 3}))
     (diff,) = call_diff(expected, actual)
     status = {p.name: p.status for p in diff.params}
@@ -33,12 +37,21 @@ def test_diff_marks_each_parameter():
 
 
 def test_diff_pairs_by_name_and_reports_missing_and_extra_calls():
-    expected = json.dumps({"expected_calls": [
-        {"name": "a", "arguments": {"x": [1]}}, {"name": "b", "arguments": {"y": ["", 2]}}]})
+    expected = json.dumps(
+        {
+            "expected_calls": [
+                {"name": "a", "arguments": {"x": [1]}},
+                {"name": "b", "arguments": {"y": ["", 2]}},
+            ]
+        }
+    )
     actual = calls(("b", {}), ("c", {"z": 1}), ("a", {"x": 1.0}))
     diffs = call_diff(expected, actual)
     assert [(d.expected, d.actual) for d in diffs] == [
-        ("a(x=1)", "a(x=1.0)"), ('b(y=2 (optional))', "b()"), (None, "c(z=1)")]
+        ("a(x=1)", "a(x=1.0)"),
+        ("b(y=2 (optional))", "b()"),
+        (None, "c(z=1)"),
+    ]
     assert diffs[0].ok and diffs[1].ok  # y may be omitted
     missing = call_diff(json.dumps({"expected_tool": "a", "expected_params": {"x": 1}}), "[]")
     assert missing[0].actual is None and missing[0].params == []
@@ -48,10 +61,16 @@ def test_diff_of_nothing_expected_and_nothing_called():
     assert call_diff(json.dumps({"expected_tool": None}), "[]") == []
 
 
-@pytest.mark.parametrize("outcome, expected", [
-    ("all", {"paris", "milan_for_rome", "units", "chat"}), ("passed", {"paris", "chat"}),
-    ("failed", {"milan_for_rome", "units"}), ("errored", set())],
-    ids=["all", "passed", "failed", "errored"])
+@pytest.mark.parametrize(
+    "outcome, expected",
+    [
+        ("all", {"paris", "milan_for_rome", "units", "chat"}),
+        ("passed", {"paris", "chat"}),
+        ("failed", {"milan_for_rome", "units"}),
+        ("errored", set()),
+    ],
+    ids=["all", "passed", "failed", "errored"],
+)
 def test_filter_by_outcome(finished_run, outcome, expected):
     df = filter_results(finished_run.results_df(), outcome=outcome)
     assert set(df["case_id"]) == expected

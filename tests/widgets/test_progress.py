@@ -16,12 +16,29 @@ from tooleval_nb.widgets.progress import WidgetProgress
 
 def test_widget_progress_values():
     widget = WidgetProgress(interval=0.0)
-    widget(Event("tool_eval_init", "j", {"suite": "weather", "targets": [
-        {"model": "m1", "total": 2}, {"model": "m2", "total": 3}]}))
+    widget(
+        Event(
+            "tool_eval_init",
+            "j",
+            {
+                "suite": "weather",
+                "targets": [{"model": "m1", "total": 2}, {"model": "m2", "total": 3}],
+            },
+        )
+    )
     for ok in (True, False):
-        widget(Event("tool_eval_result", "j", {"model": "m1", "passed": ok,
-                                               "overall": 1.0 if ok else 0.0,
-                                               "error": None if ok else "429"}))
+        widget(
+            Event(
+                "tool_eval_result",
+                "j",
+                {
+                    "model": "m1",
+                    "passed": ok,
+                    "overall": 1.0 if ok else 0.0,
+                    "error": None if ok else "429",
+                },
+            )
+        )
     widget(Event("job_completed", "j", {}))
     (bar, info), (bar2, _) = widget.rows.values()
     assert (bar.value, bar.max, bar.bar_style) == (2, 2, "success")
@@ -53,7 +70,8 @@ def test_the_widget_display_does_not_depend_on_the_import_path(way):
         print([type(create_display("widget")).__name__ for _ in range(2)])
         print("tooleval_nb.widgets.progress" in sys.modules)
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["['WidgetProgress',", "'WidgetProgress']", "True"]

@@ -60,9 +60,15 @@ def test_bad_values_are_shown_and_nothing_runs(panel):
 
 
 async def test_cancel_button_stops_the_run(weather_suite, fake_server, store):
-    many = weather_suite.model_copy(update={"cases": [
-        c.model_copy(update={"id": f"{c.id}_{i}", "prompt": f"{c.prompt} [latency:0.3]"})
-        for i in range(6) for c in weather_suite.cases]})
+    many = weather_suite.model_copy(
+        update={
+            "cases": [
+                c.model_copy(update={"id": f"{c.id}_{i}", "prompt": f"{c.prompt} [latency:0.3]"})
+                for i in range(6)
+                for c in weather_suite.cases
+            ]
+        }
+    )
     spec = {"model": "openai/fake", "api_base": fake_server.url, "api_key": "k"}
     panel = RunPanel([many], models=[spec], store=store, max_concurrency=2)
     panel.run_button.click()
@@ -85,8 +91,9 @@ async def test_cancel_button_stops_the_run(weather_suite, fake_server, store):
 
 
 async def test_attach_a_job_started_from_code(weather_suite, fake_model, store):
-    job = run_eval(weather_suite, [fake_model], temperature=0.2, store=store, progress="none",
-                   cache=False)
+    job = run_eval(
+        weather_suite, [fake_model], temperature=0.2, store=store, progress="none", cache=False
+    )
     panel = RunPanel.attach(job)
     assert panel.temperature_input.value == 0.2
     assert list(panel.models_input.value) == ["openai/fake"]

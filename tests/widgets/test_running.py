@@ -9,29 +9,53 @@ from tooleval_nb.widgets.running import LiveResults, model_name, run_request
 
 
 def test_request_from_valid_values():
-    request, problems = run_request(["local/smollm2-135m", " openai/x ", "openai/x"],
-                                    temperature=0.3, tool_choice="auto", mode="hermes",
-                                    system_prompt="Use tools.", tags="smoke, hard", max_cases=2,
-                                    specs={"openai/x": {"model": "openai/x", "api_base": "u"}})
+    request, problems = run_request(
+        ["local/smollm2-135m", " openai/x ", "openai/x"],
+        temperature=0.3,
+        tool_choice="auto",
+        mode="hermes",
+        system_prompt="Use tools.",
+        tags="smoke, hard",
+        max_cases=2,
+        specs={"openai/x": {"model": "openai/x", "api_base": "u"}},
+    )
     assert problems == {}
     assert request.models == ["local/smollm2-135m", {"model": "openai/x", "api_base": "u"}]
-    assert request.options == {"temperature": 0.3, "tool_choice": "auto",
-                               "system_prompt": "Use tools.", "tags": ["smoke", "hard"],
-                               "mode": "hermes"}
+    assert request.options == {
+        "temperature": 0.3,
+        "tool_choice": "auto",
+        "system_prompt": "Use tools.",
+        "tags": ["smoke", "hard"],
+        "mode": "hermes",
+    }
     assert request.max_cases == 2
 
 
-@pytest.mark.parametrize("kwargs, field, message", [
-    ({"models": []}, "models", "at least one model"),
-    ({"temperature": 3.0}, "temperature", "between 0 and 2"),
-    ({"tool_choice": "always"}, "tool_choice", "one of"),
-    ({"mode": "xml"}, "mode", "one of"),
-    ({"system_prompt": "{oops", "per_model_prompt": True}, "system_prompt", "JSON object"),
-    ({"system_prompt": '{"other": "x"}', "per_model_prompt": True}, "system_prompt",
-     "no chosen model is called other"),
-    ({"max_cases": -1}, "max_cases", "0 (all)"),
-], ids=["no-model", "temperature", "tool-choice", "mode", "prompt-json", "prompt-model",
-        "max-cases"])
+@pytest.mark.parametrize(
+    "kwargs, field, message",
+    [
+        ({"models": []}, "models", "at least one model"),
+        ({"temperature": 3.0}, "temperature", "between 0 and 2"),
+        ({"tool_choice": "always"}, "tool_choice", "one of"),
+        ({"mode": "xml"}, "mode", "one of"),
+        ({"system_prompt": "{oops", "per_model_prompt": True}, "system_prompt", "JSON object"),
+        (
+            {"system_prompt": '{"other": "x"}', "per_model_prompt": True},
+            "system_prompt",
+            "no chosen model is called other",
+        ),
+        ({"max_cases": -1}, "max_cases", "0 (all)"),
+    ],
+    ids=[
+        "no-model",
+        "temperature",
+        "tool-choice",
+        "mode",
+        "prompt-json",
+        "prompt-model",
+        "max-cases",
+    ],
+)
 def test_request_problems_are_keyed_by_field(kwargs, field, message):
     values = {"models": ["m"], **kwargs}
     request, problems = run_request(values.pop("models"), **values)
@@ -54,10 +78,22 @@ def test_live_results_from_events():
     live = LiveResults(max_rows=2)
     live.update(Event("tool_eval_init", "j", {"targets": [{"model": "m", "total": 3}]}))
     for i, passed in enumerate([True, False, True]):
-        live.update(Event("tool_eval_result", "j", {
-            "model": "m", "case_id": f"c{i}", "sample": 0, "passed": passed,
-            "overall": 1.0 if passed else 0.25, "failure_mode": None if passed else "wrong_tool",
-            "latency_ms": 12.5, "error": None}))
+        live.update(
+            Event(
+                "tool_eval_result",
+                "j",
+                {
+                    "model": "m",
+                    "case_id": f"c{i}",
+                    "sample": 0,
+                    "passed": passed,
+                    "overall": 1.0 if passed else 0.25,
+                    "failure_mode": None if passed else "wrong_tool",
+                    "latency_ms": 12.5,
+                    "error": None,
+                },
+            )
+        )
     assert len(live.rows) == 3 and not live.finished
     table = live.table_html()
     assert "data-rows='3'" in table and "1 earlier rows not shown" in table

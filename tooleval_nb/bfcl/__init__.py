@@ -30,17 +30,43 @@ if TYPE_CHECKING:  # pragma: no cover
     from .scores import category_table, leaderboard
     from .verdicts import ENTRY_COLUMNS
 
-__all__ = ["run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun", "BfclData", "locate_data",
-           "CATEGORIES", "GROUPS", "resolve_categories", "score_result_files", "leaderboard",
-           "category_table", "ENTRY_COLUMNS", "Environments", "multi_turn_verdict",
-           "memory_verdict"]
+__all__ = [
+    "run_bfcl",
+    "run_bfcl_async",
+    "BfclJob",
+    "BfclRun",
+    "BfclData",
+    "locate_data",
+    "CATEGORIES",
+    "GROUPS",
+    "resolve_categories",
+    "score_result_files",
+    "leaderboard",
+    "category_table",
+    "ENTRY_COLUMNS",
+    "Environments",
+    "multi_turn_verdict",
+    "memory_verdict",
+]
 
-_WHERE = {"run_bfcl": "run", "run_bfcl_async": "run", "BfclJob": "run", "BfclRun": "run",
-          "BfclData": "data", "locate_data": "data", "CATEGORIES": "categories",
-          "GROUPS": "categories", "resolve_categories": "categories",
-          "score_result_files": "rescore", "leaderboard": "scores", "category_table": "scores",
-          "ENTRY_COLUMNS": "verdicts", "Environments": "environments",
-          "multi_turn_verdict": "multiturn_check", "memory_verdict": "memory_check"}
+_WHERE = {
+    "run_bfcl": "run",
+    "run_bfcl_async": "run",
+    "BfclJob": "run",
+    "BfclRun": "run",
+    "BfclData": "data",
+    "locate_data": "data",
+    "CATEGORIES": "categories",
+    "GROUPS": "categories",
+    "resolve_categories": "categories",
+    "score_result_files": "rescore",
+    "leaderboard": "scores",
+    "category_table": "scores",
+    "ENTRY_COLUMNS": "verdicts",
+    "Environments": "environments",
+    "multi_turn_verdict": "multiturn_check",
+    "memory_verdict": "memory_check",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -20,8 +20,13 @@ __all__ = ["tools_to_functions", "expected_to_ground_truth", "calls_to_decoded"]
 
 #: JSON Schema type -> gorilla type, for tools that carry no ``x-bfcl-type``
 _JSON_TO_GORILLA = {
-    "string": "string", "integer": "integer", "number": "float", "boolean": "boolean",
-    "array": "array", "object": "dict", "null": "any",
+    "string": "string",
+    "integer": "integer",
+    "number": "float",
+    "boolean": "boolean",
+    "array": "array",
+    "object": "dict",
+    "null": "any",
 }
 
 
@@ -49,10 +54,16 @@ def tools_to_functions(functions: Sequence[Any]) -> list[dict[str, Any]]:
             fn_dict = f.get("function", f)
             name, schema = fn_dict["name"], fn_dict.get("parameters") or {}
         props = schema.get("properties") or {}
-        out.append({"name": name, "parameters": {
-            "type": "dict",
-            "properties": {k: _gorilla(v) for k, v in props.items()},
-            "required": list(schema.get("required") or [])}})
+        out.append(
+            {
+                "name": name,
+                "parameters": {
+                    "type": "dict",
+                    "properties": {k: _gorilla(v) for k, v in props.items()},
+                    "required": list(schema.get("required") or []),
+                },
+            }
+        )
     return out
 
 

@@ -33,44 +33,115 @@ from typing import Literal
 
 from ..errors import SuiteError
 
-__all__ = ["Category", "Language", "CATEGORIES", "SINGLE_TURN", "NON_LIVE", "LIVE", "MULTI_TURN",
-           "MEMORY", "MEMORY_BACKENDS", "MEMORY_SCENARIOS", "WEB_SEARCH", "AGENTIC",
-           "FORMAT_SENSITIVITY", "KNOWN_CATEGORIES", "SCORING", "ENTRY_COUNTS", "OVERALL_WEIGHTS", "GROUPS",
-           "NOT_OFFLINE", "SIMPLE_PARTS",
-           "NON_LIVE_AST", "LIVE_AST", "HALLUCINATION", "VERSION_PREFIX", "Selection",
-           "select_categories", "resolve_categories", "offline_categories", "not_run_reason",
-           "memory_vector_available", "group_of", "folder_of", "language_of", "is_relevance",
-           "is_multi_turn", "is_memory", "is_memory_prereq", "is_agentic", "is_web_search",
-           "is_format_sensitivity", "category_of", "category_of_file", "memory_backend",
-           "result_file_name", "score_file_name", "sort_key"]
+__all__ = [
+    "Category",
+    "Language",
+    "CATEGORIES",
+    "SINGLE_TURN",
+    "NON_LIVE",
+    "LIVE",
+    "MULTI_TURN",
+    "MEMORY",
+    "MEMORY_BACKENDS",
+    "MEMORY_SCENARIOS",
+    "WEB_SEARCH",
+    "AGENTIC",
+    "FORMAT_SENSITIVITY",
+    "KNOWN_CATEGORIES",
+    "SCORING",
+    "ENTRY_COUNTS",
+    "OVERALL_WEIGHTS",
+    "GROUPS",
+    "NOT_OFFLINE",
+    "SIMPLE_PARTS",
+    "NON_LIVE_AST",
+    "LIVE_AST",
+    "HALLUCINATION",
+    "VERSION_PREFIX",
+    "Selection",
+    "select_categories",
+    "resolve_categories",
+    "offline_categories",
+    "not_run_reason",
+    "memory_vector_available",
+    "group_of",
+    "folder_of",
+    "language_of",
+    "is_relevance",
+    "is_multi_turn",
+    "is_memory",
+    "is_memory_prereq",
+    "is_agentic",
+    "is_web_search",
+    "is_format_sensitivity",
+    "category_of",
+    "category_of_file",
+    "memory_backend",
+    "result_file_name",
+    "score_file_name",
+    "sort_key",
+]
 
 #: BFCL's file-name prefix for this data version
 VERSION_PREFIX = "BFCL_v4"
 
 Category = Literal[
-    "simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
-    "parallel_multiple", "irrelevance", "live_simple", "live_multiple", "live_parallel",
-    "live_parallel_multiple", "live_irrelevance", "live_relevance", "multi_turn_base",
-    "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context", "memory_kv",
-    "memory_vector", "memory_rec_sum", "format_sensitivity"]
+    "simple_python",
+    "simple_java",
+    "simple_javascript",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "live_irrelevance",
+    "live_relevance",
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+    "memory_kv",
+    "memory_vector",
+    "memory_rec_sum",
+    "format_sensitivity",
+]
 
 #: the language BFCL checks a category's values in
 Language = Literal["Python", "Java", "JavaScript"]
 
-NON_LIVE: tuple[str, ...] = ("simple_python", "simple_java", "simple_javascript", "multiple",
-                             "parallel", "parallel_multiple", "irrelevance")
-LIVE: tuple[str, ...] = ("live_simple", "live_multiple", "live_parallel",
-                         "live_parallel_multiple", "live_irrelevance", "live_relevance")
+NON_LIVE: tuple[str, ...] = (
+    "simple_python",
+    "simple_java",
+    "simple_javascript",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+)
+LIVE: tuple[str, ...] = (
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "live_irrelevance",
+    "live_relevance",
+)
 #: the thirteen single-turn categories, in BFCL's order
 SINGLE_TURN: tuple[str, ...] = NON_LIVE + LIVE
-MULTI_TURN: tuple[str, ...] = ("multi_turn_base", "multi_turn_miss_func",
-                               "multi_turn_miss_param", "multi_turn_long_context")
+MULTI_TURN: tuple[str, ...] = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
 #: memory backends, in BFCL's order (``memory_<backend>`` is a category)
 MEMORY_BACKENDS: tuple[str, ...] = ("kv", "vector", "rec_sum")
 MEMORY: tuple[str, ...] = tuple(f"memory_{b}" for b in MEMORY_BACKENDS)
 #: the memory scenarios, each with its prerequisite conversation, in BFCL's order
-MEMORY_SCENARIOS: tuple[str, ...] = ("student", "customer", "finance", "healthcare",
-                                     "notetaker")
+MEMORY_SCENARIOS: tuple[str, ...] = ("student", "customer", "finance", "healthcare", "notetaker")
 WEB_SEARCH: tuple[str, ...] = ("web_search_base", "web_search_no_snippet")
 AGENTIC: tuple[str, ...] = MEMORY + WEB_SEARCH
 FORMAT_SENSITIVITY = "format_sensitivity"
@@ -80,37 +151,71 @@ CATEGORIES: tuple[str, ...] = SINGLE_TURN + MULTI_TURN + MEMORY + (FORMAT_SENSIT
 KNOWN_CATEGORIES: tuple[str, ...] = SINGLE_TURN + MULTI_TURN + AGENTIC + (FORMAT_SENSITIVITY,)
 #: group name -> its categories (``all``: see :func:`offline_categories`)
 GROUPS: dict[str, tuple[str, ...]] = {
-    "non_live": NON_LIVE, "live": LIVE, "single_turn": SINGLE_TURN, "multi_turn": MULTI_TURN,
-    "memory": MEMORY, "web_search": WEB_SEARCH, "agentic": AGENTIC, "all": KNOWN_CATEGORIES}
+    "non_live": NON_LIVE,
+    "live": LIVE,
+    "single_turn": SINGLE_TURN,
+    "multi_turn": MULTI_TURN,
+    "memory": MEMORY,
+    "web_search": WEB_SEARCH,
+    "agentic": AGENTIC,
+    "all": KNOWN_CATEGORIES,
+}
 #: why a category never runs offline here
 NOT_OFFLINE: dict[str, str] = {
-    c: ("web search needs a search API (SerpAPI, SERPAPI_API_KEY) and the internet: it is not "
-        "run offline") for c in WEB_SEARCH}
-_VECTOR_NEEDS = ("memory_vector needs sentence-transformers and faiss (pip install "
-                 "sentence-transformers faiss-cpu) and the all-MiniLM-L6-v2 encoder in the "
-                 "Hugging Face cache: not installed here")
+    c: (
+        "web search needs a search API (SerpAPI, SERPAPI_API_KEY) and the internet: it is not "
+        "run offline"
+    )
+    for c in WEB_SEARCH
+}
+_VECTOR_NEEDS = (
+    "memory_vector needs sentence-transformers and faiss (pip install "
+    "sentence-transformers faiss-cpu) and the all-MiniLM-L6-v2 encoder in the "
+    "Hugging Face cache: not installed here"
+)
 
 #: the categories that count in BFCL V4's overall score (format sensitivity does not)
 SCORING: tuple[str, ...] = SINGLE_TURN + MULTI_TURN + AGENTIC
 #: entries per scoring category in BFCL V4's data (bfcl-eval counts a category not run with its
 #: full size: it weighs the live overall)
 ENTRY_COUNTS: dict[str, int] = {
-    "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
-    "parallel": 200, "parallel_multiple": 200, "irrelevance": 240, "live_simple": 258,
-    "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
-    "live_irrelevance": 884, "live_relevance": 16, **dict.fromkeys(MULTI_TURN, 200),
-    **dict.fromkeys(MEMORY, 155), **dict.fromkeys(WEB_SEARCH, 100)}
+    "simple_python": 400,
+    "simple_java": 100,
+    "simple_javascript": 50,
+    "multiple": 200,
+    "parallel": 200,
+    "parallel_multiple": 200,
+    "irrelevance": 240,
+    "live_simple": 258,
+    "live_multiple": 1053,
+    "live_parallel": 16,
+    "live_parallel_multiple": 24,
+    "live_irrelevance": 884,
+    "live_relevance": 16,
+    **dict.fromkeys(MULTI_TURN, 200),
+    **dict.fromkeys(MEMORY, 155),
+    **dict.fromkeys(WEB_SEARCH, 100),
+}
 #: BFCL V4's overall score: the weight of each part (bfcl-eval's generate_leaderboard_csv;
 #: it normalises them by their sum)
 OVERALL_WEIGHTS: dict[str, int] = {
-    "non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
+    "non_live": 10,
+    "live": 10,
+    "irrelevance": 10,
+    "multi_turn": 30,
+    "agentic": 40,
+}
 #: the parts of the non-live "simple" score (their unweighted mean)
 SIMPLE_PARTS: tuple[str, ...] = ("simple_python", "simple_java", "simple_javascript")
 #: the non-live overall: unweighted mean of simple (itself a mean) and these three
 NON_LIVE_AST: tuple[str, ...] = ("multiple", "parallel", "parallel_multiple")
 #: the live overall: mean over these categories weighted by their sample counts
-LIVE_AST: tuple[str, ...] = ("live_simple", "live_multiple", "live_parallel",
-                             "live_parallel_multiple")
+LIVE_AST: tuple[str, ...] = (
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+)
 #: hallucination measurement: irrelevance (no call wanted) and relevance (a call wanted)
 HALLUCINATION: tuple[str, ...] = ("irrelevance", "live_irrelevance", "live_relevance")
 
@@ -187,21 +292,27 @@ def select_categories(spec: str | Iterable[str] | None = None) -> Selection:
         raise SuiteError(
             f"unknown BFCL categor{'y' if len(unknown) == 1 else 'ies'} "
             f"{', '.join(map(repr, unknown))}; valid categories: {', '.join(CATEGORIES)}; "
-            f"groups: {', '.join(GROUPS)} ({'; '.join(_not_offline_lines())})")
+            f"groups: {', '.join(GROUPS)} ({'; '.join(_not_offline_lines())})"
+        )
     if refused:
-        raise SuiteError(f"BFCL categories that cannot run here: {'; '.join(refused)}; "
-                         f"the categories that can: {', '.join(offline_categories())}")
+        raise SuiteError(
+            f"BFCL categories that cannot run here: {'; '.join(refused)}; "
+            f"the categories that can: {', '.join(offline_categories())}"
+        )
     if not chosen:
         raise SuiteError(f"no BFCL category given; name some of: {', '.join(CATEGORIES)}")
     for c in chosen:
         not_run.pop(c, None)
-    return Selection(tuple(c for c in KNOWN_CATEGORIES if c in chosen),
-                     {c: not_run[c] for c in KNOWN_CATEGORIES if c in not_run})
+    return Selection(
+        tuple(c for c in KNOWN_CATEGORIES if c in chosen),
+        {c: not_run[c] for c in KNOWN_CATEGORIES if c in not_run},
+    )
 
 
 def _not_offline_lines() -> list[str]:
-    lines = ["web_search_base, web_search_no_snippet: not run offline (a search API and the "
-             "internet)"]
+    lines = [
+        "web_search_base, web_search_no_snippet: not run offline (a search API and the internet)"
+    ]
     if not memory_vector_available():
         lines.append("memory_vector: needs sentence-transformers and faiss")
     return lines

@@ -39,8 +39,14 @@ __all__ = [
 ]
 
 _PY_TYPES: dict[str, type] = {
-    "string": str, "integer": int, "float": float, "boolean": bool, "array": list,
-    "tuple": list, "dict": dict, "any": str,
+    "string": str,
+    "integer": int,
+    "float": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+    "any": str,
 }
 _CONVERTED_NESTED = ("Array", "ArrayList", "array")
 _STRIP = str.maketrans("", "", " ,./-_*^")
@@ -84,8 +90,9 @@ def _answer_type(answers: Any) -> type | None:
     return None
 
 
-def _type_check(param: str, value: Any, answers: Any, desc: str, expected: type,
-                nested: type | None) -> tuple[BfclVerdict, bool]:
+def _type_check(
+    param: str, value: Any, answers: Any, desc: str, expected: type, nested: type | None
+) -> tuple[BfclVerdict, bool]:
     """(verdict, is_variable): the value's type against the declared one, as BFCL does it."""
     ans_type = _answer_type(answers)
     is_variable = ans_type is not None and ans_type != expected
@@ -105,19 +112,28 @@ def _type_check(param: str, value: Any, answers: Any, desc: str, expected: type,
         nested_failed = True
     if ans_type is not None and type(value) is ans_type:
         if nested_failed:
-            return _fail("type_error:nested", f"Nested type checking failed for parameter "
-                         f"{param!r}: expected {desc} of {nested}, got {value!r}."), True
+            return _fail(
+                "type_error:nested",
+                f"Nested type checking failed for parameter "
+                f"{param!r}: expected {desc} of {nested}, got {value!r}.",
+            ), True
         return _PASS, True
-    return _fail("type_error:simple", f"Incorrect type for parameter {param!r}. Expected type "
-                 f"{desc}, got {type(value).__name__}. Parameter value: {value!r}."), False
+    return _fail(
+        "type_error:simple",
+        f"Incorrect type for parameter {param!r}. Expected type "
+        f"{desc}, got {type(value).__name__}. Parameter value: {value!r}.",
+    ), False
 
 
 def _string_check(param: str, value: str, answers: list[Any]) -> BfclVerdict:
     wanted = [standardize_string(a) for a in answers if type(a) is str]
     if standardize_string(value) in wanted:
         return _PASS
-    return _fail("value_error:string", f"Invalid value for parameter {param!r}: {value!r}. "
-                 f"Expected one of {answers}. Case insensitive.")
+    return _fail(
+        "value_error:string",
+        f"Invalid value for parameter {param!r}: {value!r}. "
+        f"Expected one of {answers}. Case insensitive.",
+    )
 
 
 def _std_items(items: Any) -> list[Any]:
@@ -127,8 +143,10 @@ def _std_items(items: Any) -> list[Any]:
 def _list_check(param: str, value: list[Any], answers: list[Any]) -> BfclVerdict:
     if _std_items(value) in [_std_items(a) for a in answers]:
         return _PASS
-    return _fail("value_error:list/tuple", f"Invalid value for parameter {param!r}: {value!r}. "
-                 f"Expected one of {answers}.")
+    return _fail(
+        "value_error:list/tuple",
+        f"Invalid value for parameter {param!r}: {value!r}. Expected one of {answers}.",
+    )
 
 
 def _dict_check(param: str, value: dict[Any, Any], answers: list[Any]) -> BfclVerdict:
@@ -145,8 +163,10 @@ def _dict_check(param: str, value: dict[Any, Any], answers: list[Any]) -> BfclVe
                 break
             sv = standardize_string(v) if type(v) is str else v
             if sv not in _std_items(answer[key]):
-                result = _fail("value_error:dict_value", f"Invalid value for parameter {key!r}: "
-                               f"{v!r}. Expected one of {answer[key]}.")
+                result = _fail(
+                    "value_error:dict_value",
+                    f"Invalid value for parameter {key!r}: {v!r}. Expected one of {answer[key]}.",
+                )
                 ok = False
                 break
         for key, acceptable in answer.items():
@@ -163,7 +183,9 @@ def _list_dict_check(param: str, value: list[Any], answers: list[Any]) -> BfclVe
     result = BfclVerdict(False, "list_dict_checker:unclear")
     for answer in answers:
         if len(value) != len(answer):
-            result = _fail("value_error:list_dict_count", "Wrong number of dictionaries in the list.")
+            result = _fail(
+                "value_error:list_dict_count", "Wrong number of dictionaries in the list."
+            )
             continue
         ok = True
         for i, item in enumerate(value):
@@ -177,8 +199,13 @@ def _list_dict_check(param: str, value: list[Any], answers: list[Any]) -> BfclVe
 
 
 # -- call checkers -----------------------------------------------------------------------------
-def _check_one(func: dict[str, Any], call: dict[str, Any], answer: dict[str, Any],
-               language: Language, underscore_to_dot: bool) -> BfclVerdict:
+def _check_one(
+    func: dict[str, Any],
+    call: dict[str, Any],
+    answer: dict[str, Any],
+    language: Language,
+    underscore_to_dot: bool,
+) -> BfclVerdict:
     acceptable: dict[str, list[Any]] = next(iter(answer.values()))
     name = func["name"]
     params_schema = func["parameters"]
@@ -187,17 +214,22 @@ def _check_one(func: dict[str, Any], call: dict[str, Any], answer: dict[str, Any
         name = name.replace(".", "_")
     found = call.get(name)
     if found is None and name not in call:
-        return _fail("simple_function_checker:wrong_func_name",
-                     f"Function name {name!r} not found in model output.")
+        return _fail(
+            "simple_function_checker:wrong_func_name",
+            f"Function name {name!r} not found in model output.",
+        )
     given: dict[str, Any] = found  # type: ignore[assignment]  # a dict: checked by is_call_list
     python = language == "Python"
     for p in params_schema.get("required", ()):
         if p not in given:
-            return _fail("simple_function_checker:missing_required",
-                         f"Missing required parameter: {p!r}.")
+            return _fail(
+                "simple_function_checker:missing_required", f"Missing required parameter: {p!r}."
+            )
     for p, value in given.items():
         if p not in props or p not in acceptable:
-            return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {p!r}.")
+            return _fail(
+                "simple_function_checker:unexpected_param", f"Unexpected parameter: {p!r}."
+            )
         spec = props[p]
         desc = spec["type"]
         nested: type | None = None
@@ -214,12 +246,16 @@ def _check_one(func: dict[str, Any], call: dict[str, Any], answer: dict[str, Any
         else:
             from .convert import JAVA_TYPES, JS_TYPES, java_convert, js_convert
 
-            table, convert = (JAVA_TYPES, java_convert) if language == "Java" else (JS_TYPES, js_convert)
+            table, convert = (
+                (JAVA_TYPES, java_convert) if language == "Java" else (JS_TYPES, js_convert)
+            )
             expected = table[desc]
             if type(value) is not str:
-                return _fail("type_error:java" if language == "Java" else "type_error:js",
-                             f"Incorrect type for parameter {p!r}. Expected type String, got "
-                             f"{type(value).__name__}. Parameter value: {value!r}.")
+                return _fail(
+                    "type_error:java" if language == "Java" else "type_error:js",
+                    f"Incorrect type for parameter {p!r}. Expected type String, got "
+                    f"{type(value).__name__}. Parameter value: {value!r}.",
+                )
             items = spec.get("items")
             if desc in _CONVERTED_NESTED and items is not None:
                 nested = table[items["type"]]
@@ -243,14 +279,18 @@ def _check_one(func: dict[str, Any], call: dict[str, Any], answer: dict[str, Any
             if expected is str:
                 get = _STD_CACHE.get
                 if (get(value) or standardize_string(value)) in [
-                        get(a) or standardize_string(a) for a in answers if type(a) is str]:
+                    get(a) or standardize_string(a) for a in answers if type(a) is str
+                ]:
                     continue
                 return _string_check(p, value, answers)
             if expected is dict:
                 verdict = _dict_check(p, value, answers)
             elif expected is list:
-                verdict = (_list_dict_check(p, value, answers) if nested is dict
-                           else _list_check(p, value, answers))
+                verdict = (
+                    _list_dict_check(p, value, answers)
+                    if nested is dict
+                    else _list_check(p, value, answers)
+                )
             else:
                 verdict = None  # type: ignore[assignment]
             if verdict is not None:
@@ -258,12 +298,16 @@ def _check_one(func: dict[str, Any], call: dict[str, Any], answer: dict[str, Any
                     return verdict
                 continue
         if value not in answers:
-            return _fail("value_error:others", f"Invalid value for parameter {p!r}: {value!r}. "
-                         f"Expected one of {answers}.")
+            return _fail(
+                "value_error:others",
+                f"Invalid value for parameter {p!r}: {value!r}. Expected one of {answers}.",
+            )
     for p, values in acceptable.items():
         if p not in given and "" not in values:
-            return _fail("simple_function_checker:missing_optional",
-                         f"Optional parameter {p!r} not provided and not marked as optional.")
+            return _fail(
+                "simple_function_checker:missing_optional",
+                f"Optional parameter {p!r} not provided and not marked as optional.",
+            )
     return _PASS
 
 
@@ -271,20 +315,29 @@ def _find(functions: list[dict[str, Any]], name: str) -> dict[str, Any]:
     for f in functions:
         if f["name"] == name:
             return f
-    raise ScoringError(f"the ground truth names function {name!r}, which is not among the "
-                       f"entry's functions ({', '.join(f['name'] for f in functions)}); "
-                       "fix the answer file or the question's function list")
+    raise ScoringError(
+        f"the ground truth names function {name!r}, which is not among the "
+        f"entry's functions ({', '.join(f['name'] for f in functions)}); "
+        "fix the answer file or the question's function list"
+    )
 
 
-def check_calls(functions: Sequence[dict[str, Any]] | dict[str, Any], decoded: list[Any],
-                ground_truth: list[dict[str, Any]], category: str,
-                language: Language | None = None, underscore_to_dot: bool = False) -> BfclVerdict:
+def check_calls(
+    functions: Sequence[dict[str, Any]] | dict[str, Any],
+    decoded: list[Any],
+    ground_truth: list[dict[str, Any]],
+    category: str,
+    language: Language | None = None,
+    underscore_to_dot: bool = False,
+) -> BfclVerdict:
     """BFCL's ``ast_checker``: decoded calls against the ground truth of one entry."""
     funcs = [functions] if isinstance(functions, dict) else list(functions)
     lang = language or language_of(category)
     if "parallel" in category:
         if len(decoded) != len(ground_truth):
-            return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
+            return _fail(
+                "parallel_function_checker_no_order:wrong_count", "Wrong number of functions."
+            )
         used: set[int] = set()
         for i, answer in enumerate(ground_truth):
             func = _find(funcs, next(iter(answer)))
@@ -297,9 +350,14 @@ def check_calls(functions: Sequence[dict[str, Any]] | dict[str, Any], decoded: l
                     used.add(j)
                     break
             if not last.passed:
-                return BfclVerdict(False, "parallel_function_checker_no_order:cannot_find_match",
-                                   (f"Could not find a matching function for index {i} of "
-                                    f"possible answers.", *last.errors))
+                return BfclVerdict(
+                    False,
+                    "parallel_function_checker_no_order:cannot_find_match",
+                    (
+                        f"Could not find a matching function for index {i} of possible answers.",
+                        *last.errors,
+                    ),
+                )
         return _PASS
     if "multiple" in category:
         if len(decoded) != len(ground_truth):
@@ -312,8 +370,14 @@ def check_calls(functions: Sequence[dict[str, Any]] | dict[str, Any], decoded: l
 
 
 # -- one entry, any shape ----------------------------------------------------------------------
-def bfcl_verdict(result: Any, functions: Sequence[Any], ground_truth: Sequence[Any] | None,
-                 category: str, *, underscore_to_dot: bool = False) -> BfclVerdict:
+def bfcl_verdict(
+    result: Any,
+    functions: Sequence[Any],
+    ground_truth: Sequence[Any] | None,
+    category: str,
+    *,
+    underscore_to_dot: bool = False,
+) -> BfclVerdict:
     """The BFCL verdict of one entry.
 
     Args:
@@ -328,21 +392,30 @@ def bfcl_verdict(result: Any, functions: Sequence[Any], ground_truth: Sequence[A
     """
     lang, relevance = _category_info(category)
     try:
-        decoded = calls_to_decoded(result) if _is_tool_call_list(result) else decode_result(
-            result, "Python" if relevance else lang)
+        decoded = (
+            calls_to_decoded(result)
+            if _is_tool_call_list(result)
+            else decode_result(result, "Python" if relevance else lang)
+        )
     except DecodeError as exc:
         if "irrelevance" in category:
             return _PASS
         if relevance:
             return _fail("relevance_error:decoder_failed", f"Invalid syntax. {exc}")
         return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
-    return decoded_verdict(decoded, functions, ground_truth, category,
-                           underscore_to_dot=underscore_to_dot)
+    return decoded_verdict(
+        decoded, functions, ground_truth, category, underscore_to_dot=underscore_to_dot
+    )
 
 
-def decoded_verdict(decoded: list[Any], functions: Sequence[Any],
-                    ground_truth: Sequence[Any] | None, category: str, *,
-                    underscore_to_dot: bool = False) -> BfclVerdict:
+def decoded_verdict(
+    decoded: list[Any],
+    functions: Sequence[Any],
+    ground_truth: Sequence[Any] | None,
+    category: str,
+    *,
+    underscore_to_dot: bool = False,
+) -> BfclVerdict:
     """The BFCL verdict of one entry whose result is decoded already (``[{name: {param:
     value}}]``, as :func:`calls_to_decoded` makes of tool calls whose arguments are JSON
     objects): :func:`bfcl_verdict` after its decoding step."""
@@ -350,27 +423,43 @@ def decoded_verdict(decoded: list[Any], functions: Sequence[Any],
     if relevance:
         has_call = not is_empty_calls(decoded)
         if "irrelevance" in category:
-            return _fail("irrelevance_error:decoder_success", "Valid syntax. Successfully decode "
-                         "AST when it should not.") if has_call else _PASS
-        return _PASS if has_call else _fail("relevance_error:decoder_failed",
-                                            "Invalid syntax. Failed to decode AST.")
+            return (
+                _fail(
+                    "irrelevance_error:decoder_success",
+                    "Valid syntax. Successfully decode AST when it should not.",
+                )
+                if has_call
+                else _PASS
+            )
+        return (
+            _PASS
+            if has_call
+            else _fail("relevance_error:decoder_failed", "Invalid syntax. Failed to decode AST.")
+        )
     if not is_call_list(decoded):
-        return _fail("ast_decoder:decoder_wrong_output_format",
-                     "Did not output in the specified format.")
+        return _fail(
+            "ast_decoder:decoder_wrong_output_format", "Did not output in the specified format."
+        )
     if ground_truth is None:
         raise ScoringError(f"category {category!r} needs a ground truth (possible answer)")
     try:
-        return check_calls(tools_to_functions(functions), decoded,
-                           expected_to_ground_truth(ground_truth), category, lang,
-                           underscore_to_dot)
+        return check_calls(
+            tools_to_functions(functions),
+            decoded,
+            expected_to_ground_truth(ground_truth),
+            category,
+            lang,
+            underscore_to_dot,
+        )
     except ScoringError:
         raise
     except Exception as exc:  # where BFCL itself would crash (unknown type, odd answer shape)
         return _fail(f"checker_error:{type(exc).__name__}", f"the checker cannot apply: {exc}")
 
 
-def format_sensitivity_verdict(result: Any, functions: Sequence[Any],
-                               ground_truth: Sequence[Any], entry_id: str) -> BfclVerdict:
+def format_sensitivity_verdict(
+    result: Any, functions: Sequence[Any], ground_truth: Sequence[Any], entry_id: str
+) -> BfclVerdict:
     """The BFCL verdict of one format-sensitivity entry (``format_sensitivity_<n>:<config>:
     <original id>``), as bfcl-eval's ``format_sensitivity_runner``: the reply decoded in the
     configuration's return format (and ``<TOOLCALL>`` tag), then checked as Python against the
@@ -383,16 +472,23 @@ def format_sensitivity_verdict(result: Any, functions: Sequence[Any],
     try:
         if not isinstance(result, str):
             raise DecodeError(f"a prompt-mode result is text, not {type(result).__name__}")
-        decoded = decode_prompt(result, "Python", return_format=config.return_format,
-                                tool_call_tag=config.tool_call_tag)
+        decoded = decode_prompt(
+            result, "Python", return_format=config.return_format, tool_call_tag=config.tool_call_tag
+        )
     except DecodeError as exc:
         return _fail("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
     if not is_call_list(decoded):
-        return _fail("ast_decoder:decoder_wrong_output_format",
-                     "Did not output in the specified format.")
+        return _fail(
+            "ast_decoder:decoder_wrong_output_format", "Did not output in the specified format."
+        )
     try:
-        return check_calls(tools_to_functions(functions), decoded,
-                           expected_to_ground_truth(ground_truth), original, "Python")
+        return check_calls(
+            tools_to_functions(functions),
+            decoded,
+            expected_to_ground_truth(ground_truth),
+            original,
+            "Python",
+        )
     except ScoringError:
         raise
     except Exception as exc:  # where BFCL itself would crash (unknown type, odd answer shape)

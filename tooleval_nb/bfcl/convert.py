@@ -18,14 +18,34 @@ __all__ = ["JAVA_TYPES", "JS_TYPES", "java_convert", "js_convert"]
 
 #: Java type name -> the Python type a converted value has
 JAVA_TYPES: dict[str, type] = {
-    "byte": int, "short": int, "integer": int, "float": float, "double": float, "long": int,
-    "boolean": bool, "char": str, "Array": list, "ArrayList": list, "Set": set, "HashMap": dict,
-    "Hashtable": dict, "Queue": list, "Stack": list, "String": str, "any": str,
+    "byte": int,
+    "short": int,
+    "integer": int,
+    "float": float,
+    "double": float,
+    "long": int,
+    "boolean": bool,
+    "char": str,
+    "Array": list,
+    "ArrayList": list,
+    "Set": set,
+    "HashMap": dict,
+    "Hashtable": dict,
+    "Queue": list,
+    "Stack": list,
+    "String": str,
+    "any": str,
 }
 #: JavaScript type name -> the Python type a converted value has
 JS_TYPES: dict[str, type] = {
-    "String": str, "integer": int, "float": float, "Bigint": int, "Boolean": bool, "dict": dict,
-    "array": list, "any": str,
+    "String": str,
+    "integer": int,
+    "float": float,
+    "Bigint": int,
+    "Boolean": bool,
+    "dict": dict,
+    "array": list,
+    "any": str,
 }
 
 # Patterns. ``re.match`` + ``$`` (which also accepts one trailing newline) on purpose: it is the
@@ -48,7 +68,8 @@ _HASHMAP_EMPTY = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
 _JS_FLOAT = re.compile(r"-?\d+(\.\d+)?$")
 _JS_BIGINT = re.compile(r"-?\d+n$")
 _JS_ARRAY_2D = re.compile(
-    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)")
+    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
+)
 _JS_ARRAY = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
 _JS_INNER = re.compile(r"\[(.*?)\]")
 _JS_DICT = re.compile(r"\{(.*?)\}")
@@ -163,7 +184,8 @@ def js_convert(value: str, kind: str, nested: str | None = None) -> Any:
         raise ValueError(f"unsupported JavaScript type: {kind}")
     if kind == "String":
         quoted = (value.startswith('"') and value.endswith('"')) or (
-            value.startswith("'") and value.endswith("'"))
+            value.startswith("'") and value.endswith("'")
+        )
         return value[1:-1] if quoted else str(value)
     if kind == "integer":
         return int(value) if _INT.match(value) else str(value)
@@ -244,6 +266,7 @@ def js_value(text: str) -> Any:
     if text == "false":
         return False
     if (text.startswith('"') and text.endswith('"')) or (
-            text.startswith("'") and text.endswith("'")):
+        text.startswith("'") and text.endswith("'")
+    ):
         return text[1:-1]
     return _number_or_text(text)

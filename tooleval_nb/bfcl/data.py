@@ -59,32 +59,51 @@ from .categories import (
 )
 from .prompt import AGENTIC_RESPONSE_FORMAT, FORMAT_SENSITIVITY_CONFIGS
 
-__all__ = ["BfclData", "CategoryData", "locate_data", "read_jsonl", "JsonLines", "DATA_ENV",
-           "DISTRIBUTION", "FUNC_DOC_FILES", "memory_class"]
+__all__ = [
+    "BfclData",
+    "CategoryData",
+    "locate_data",
+    "read_jsonl",
+    "JsonLines",
+    "DATA_ENV",
+    "DISTRIBUTION",
+    "FUNC_DOC_FILES",
+    "memory_class",
+]
 
 #: an environment class -> its function docs in ``multi_turn_func_doc/`` (bfcl-eval's
 #: ``MULTI_TURN_FUNC_DOC_FILE_MAPPING``)
 FUNC_DOC_FILES: dict[str, str] = {
-    "GorillaFileSystem": "gorilla_file_system.json", "MathAPI": "math_api.json",
-    "MessageAPI": "message_api.json", "TwitterAPI": "posting_api.json",
-    "TicketAPI": "ticket_api.json", "TradingBot": "trading_bot.json",
-    "TravelAPI": "travel_booking.json", "VehicleControlAPI": "vehicle_control.json",
-    "WebSearchAPI": "web_search.json", "MemoryAPI_kv": "memory_kv.json",
-    "MemoryAPI_vector": "memory_vector.json", "MemoryAPI_rec_sum": "memory_rec_sum.json"}
+    "GorillaFileSystem": "gorilla_file_system.json",
+    "MathAPI": "math_api.json",
+    "MessageAPI": "message_api.json",
+    "TwitterAPI": "posting_api.json",
+    "TicketAPI": "ticket_api.json",
+    "TradingBot": "trading_bot.json",
+    "TravelAPI": "travel_booking.json",
+    "VehicleControlAPI": "vehicle_control.json",
+    "WebSearchAPI": "web_search.json",
+    "MemoryAPI_kv": "memory_kv.json",
+    "MemoryAPI_vector": "memory_vector.json",
+    "MemoryAPI_rec_sum": "memory_rec_sum.json",
+}
 
 
 def memory_class(category: str) -> str:
     """The environment class of a memory category: ``memory_kv`` -> ``MemoryAPI_kv``."""
     return f"MemoryAPI_{memory_backend(category)}"
 
+
 #: the environment variable naming a BFCL data folder
 DATA_ENV = "TOOLEVAL_BFCL_DATA"
 #: the PyPI distribution whose data files are used when no folder is given
 DISTRIBUTION = "bfcl-eval"
 
-_HOW = (f"give the folder holding BFCL_v4_<category>.json and possible_answer/ as "
-        f"data_dir=... (CLI: --data-dir; or set {DATA_ENV}), or install the data with "
-        f"{install_command('bfcl')}")
+_HOW = (
+    f"give the folder holding BFCL_v4_<category>.json and possible_answer/ as "
+    f"data_dir=... (CLI: --data-dir; or set {DATA_ENV}), or install the data with "
+    f"{install_command('bfcl')}"
+)
 
 
 def _installed_data() -> Path | None:
@@ -126,13 +145,28 @@ class _Lines:
     it is used.
     """
 
-    __slots__ = ("path", "fields", "shape", "rename", "transform", "_text", "_numbers", "_ids",
-                 "_parsed", "_index")
+    __slots__ = (
+        "path",
+        "fields",
+        "shape",
+        "rename",
+        "transform",
+        "_text",
+        "_numbers",
+        "_ids",
+        "_parsed",
+        "_index",
+    )
 
-    def __init__(self, raw: bytes, path: Path, fields: tuple[str, ...] = ("id",),
-                 shape: str = "a JSON object with a text id",
-                 rename: Callable[[str], str] | None = None,
-                 transform: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        raw: bytes,
+        path: Path,
+        fields: tuple[str, ...] = ("id",),
+        shape: str = "a JSON object with a text id",
+        rename: Callable[[str], str] | None = None,
+        transform: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         """``rename`` maps each id of the file to the entry's id (memory's backends);
         ``transform`` completes a parsed entry in place (after its id is renamed)."""
         self.path, self.fields, self.shape = path, fields, shape
@@ -140,8 +174,10 @@ class _Lines:
         lines = raw.splitlines()
         self._text: list[bytes] = [line for line in lines if line.strip()]
         self._numbers: Sequence[int] = (
-            range(1, len(lines) + 1) if len(self._text) == len(lines)
-            else [n for n, line in enumerate(lines, 1) if line.strip()])
+            range(1, len(lines) + 1)
+            if len(self._text) == len(lines)
+            else [n for n, line in enumerate(lines, 1) if line.strip()]
+        )
         self._parsed: dict[int, dict[str, Any]] = {}
         # every id at once when every line starts with one (BFCL's files): each match starts a
         # line, in order, so as many matches as lines means one per line
@@ -155,8 +191,11 @@ class _Lines:
             match = _ID_AT_START.match
             for i, line in enumerate(self._text):
                 at_start = match(line)  # a parsed line's id is renamed already
-                self._ids.append(same(at_start.group(1).decode("utf-8")) if at_start is not None
-                                 else self._parse(i)[fields[0]])
+                self._ids.append(
+                    same(at_start.group(1).decode("utf-8"))
+                    if at_start is not None
+                    else self._parse(i)[fields[0]]
+                )
         self._index = {entry_id: i for i, entry_id in enumerate(self._ids)}  # the last wins
 
     def __len__(self) -> int:
@@ -197,18 +236,25 @@ class _Lines:
         if self.rename is not None:
             obj[fields[0]] = self.rename(obj[fields[0]])
         if i < len(self._ids) and obj[fields[0]] != self._ids[i]:
-            raise SuiteError(f"{path}, line {n}: field {fields[0]}: each line must be "
-                             f"{self.shape}, its id first", path=str(path))
+            raise SuiteError(
+                f"{path}, line {n}: field {fields[0]}: each line must be "
+                f"{self.shape}, its id first",
+                path=str(path),
+            )
         if self.transform is not None:
             try:
                 self.transform(obj)
             except KeyError as exc:
-                raise SuiteError(f"{path}, line {n} ({obj[fields[0]]}): field {exc.args[0]} is "
-                                 f"missing; each line must be {self.shape}",
-                                 path=str(path)) from None
+                raise SuiteError(
+                    f"{path}, line {n} ({obj[fields[0]]}): field {exc.args[0]} is "
+                    f"missing; each line must be {self.shape}",
+                    path=str(path),
+                ) from None
             except (TypeError, ValueError, AttributeError, IndexError) as exc:
-                raise SuiteError(f"{path}, line {n} ({obj[fields[0]]}): {exc}; each line must "
-                                 f"be {self.shape}", path=str(path)) from None
+                raise SuiteError(
+                    f"{path}, line {n} ({obj[fields[0]]}): {exc}; each line must be {self.shape}",
+                    path=str(path),
+                ) from None
         self._parsed[i] = obj
         return obj
 
@@ -304,9 +350,16 @@ class CategoryData:
     functions to ``function``) changes a copy.
     """
 
-    def __init__(self, category: str, questions: _Source, answers: _Source | None,
-                 questions_path: Path, answers_path: Path | None, fingerprint: str,
-                 prereq: Sequence[dict[str, Any]] = ()) -> None:
+    def __init__(
+        self,
+        category: str,
+        questions: _Source,
+        answers: _Source | None,
+        questions_path: Path,
+        answers_path: Path | None,
+        fingerprint: str,
+        prereq: Sequence[dict[str, Any]] = (),
+    ) -> None:
         self.category = category
         self.questions_path = questions_path
         self.answers_path = answers_path
@@ -319,11 +372,13 @@ class CategoryData:
         self.by_id: Mapping[str, dict[str, Any]] = _ById(questions)
         #: entry id -> its ground truth (``None`` for the relevance categories)
         self.answers: Mapping[str, list[Any]] | None = (
-            _ById(answers, "ground_truth") if answers is not None else None)
+            _ById(answers, "ground_truth") if answers is not None else None
+        )
 
     def __repr__(self) -> str:
-        return (f"CategoryData({self.category!r}, {len(self._questions)} entries, "
-                f"{self.fingerprint})")
+        return (
+            f"CategoryData({self.category!r}, {len(self._questions)} entries, {self.fingerprint})"
+        )
 
     def __len__(self) -> int:
         return len(self._questions)
@@ -351,9 +406,15 @@ class JsonLines(NamedTuple):
     lines: list[int]
 
 
-def read_jsonl(path: str | os.PathLike[str], *, what: str = "BFCL data file",
-               fields: tuple[str, ...] = ("id",), shape: str = "a JSON object with a text id",
-               hint: str = _HOW, problems: list[str] | None = None) -> JsonLines:
+def read_jsonl(
+    path: str | os.PathLike[str],
+    *,
+    what: str = "BFCL data file",
+    fields: tuple[str, ...] = ("id",),
+    shape: str = "a JSON object with a text id",
+    hint: str = _HOW,
+    problems: list[str] | None = None,
+) -> JsonLines:
     """One JSON Lines file of BFCL's (questions, answers, results, function docs; blank lines
     skipped): the one reader of them.
 
@@ -380,13 +441,18 @@ def _read_bytes(path: Path, what: str, hint: str) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         tail = f"; {hint}" if hint else ""
-        raise SuiteError(f"cannot read {what} {path}: {exc.strerror}{tail}",
-                         path=str(path)) from None
+        raise SuiteError(
+            f"cannot read {what} {path}: {exc.strerror}{tail}", path=str(path)
+        ) from None
 
 
-def _parse_jsonl(raw: bytes, path: Path, fields: tuple[str, ...] = ("id",),
-                 shape: str = "a JSON object with a text id",
-                 problems: list[str] | None = None) -> JsonLines:
+def _parse_jsonl(
+    raw: bytes,
+    path: Path,
+    fields: tuple[str, ...] = ("id",),
+    shape: str = "a JSON object with a text id",
+    problems: list[str] | None = None,
+) -> JsonLines:
     if problems is None and fields[:1] == ("id",):  # indexed by id at once (BFCL's files)
         lines = _Lines(raw, path, fields, shape)
         return JsonLines(raw, [lines.get(i) for i in range(len(lines))], list(lines.numbers))
@@ -415,30 +481,40 @@ def _not_json(path: Path, n: int, exc: ValueError, shape: str) -> str:
     return f"{path}, line {n}: not JSON ({exc}); each line must be {shape}"
 
 
-def _shape_problem(obj: Any, path: Path, n: int, fields: tuple[str, ...], shape: str
-                   ) -> str | None:
+def _shape_problem(obj: Any, path: Path, n: int, fields: tuple[str, ...], shape: str) -> str | None:
     """Why a parsed line is not ``shape`` (None when it is)."""
     if not isinstance(obj, dict):
         return f"{path}, line {n}: each line must be {shape}, not {type(obj).__name__}"
-    if fields and (not isinstance(obj.get(fields[0]), str)
-                   or any(f not in obj for f in fields[1:])):
+    if fields and (
+        not isinstance(obj.get(fields[0]), str) or any(f not in obj for f in fields[1:])
+    ):
         return f"{path}, line {n}: field {'/'.join(fields)}: each line must be {shape}"
     return None
 
 
-def _category_data(category: str, qpath: Path, raw: bytes, apath: Path | None, araw: bytes,
-                   fingerprint: str, rename: Callable[[str], str] | None = None,
-                   transform: Callable[[dict[str, Any]], None] | None = None,
-                   prereq: Sequence[dict[str, Any]] = ()) -> CategoryData:
+def _category_data(
+    category: str,
+    qpath: Path,
+    raw: bytes,
+    apath: Path | None,
+    araw: bytes,
+    fingerprint: str,
+    rename: Callable[[str], str] | None = None,
+    transform: Callable[[dict[str, Any]], None] | None = None,
+    prereq: Sequence[dict[str, Any]] = (),
+) -> CategoryData:
     questions = _Lines(raw, qpath, rename=rename, transform=transform)
     answers = None
     if apath is not None:
         answers = _Lines(araw, apath, rename=rename)
         missing = [i for i in questions.ids if answers.position(i) is None]
         if missing:
-            raise SuiteError(f"{apath}: no ground truth for {len(missing)} question(s) of "
-                             f"{qpath.name}, e.g. {missing[:5]}; the two files must come "
-                             "from the same BFCL version", path=str(apath))
+            raise SuiteError(
+                f"{apath}: no ground truth for {len(missing)} question(s) of "
+                f"{qpath.name}, e.g. {missing[:5]}; the two files must come "
+                "from the same BFCL version",
+                path=str(apath),
+            )
     return CategoryData(category, questions, answers, qpath, apath, fingerprint, prereq)
 
 
@@ -492,14 +568,19 @@ class BfclData:
     def _read(self, category: str) -> CategoryData:
         qpath = self.questions_path(category)
         if not qpath.is_file():
-            raise SuiteError(f"{qpath}: no question file for BFCL category {category!r} in "
-                             f"{self.folder}; {_HOW}", path=str(qpath))
+            raise SuiteError(
+                f"{qpath}: no question file for BFCL category {category!r} in "
+                f"{self.folder}; {_HOW}",
+                path=str(qpath),
+            )
         raw = _read_bytes(qpath, "BFCL data file", _HOW)
         apath = self.answers_path(category)
         if apath is not None and not apath.is_file():
             _parse_jsonl(raw, qpath)  # a bad line of the questions is named first
-            raise SuiteError(f"{apath}: no possible-answer file for BFCL category "
-                             f"{category!r}; {_HOW}", path=str(apath))
+            raise SuiteError(
+                f"{apath}: no possible-answer file for BFCL category {category!r}; {_HOW}",
+                path=str(apath),
+            )
         araw = _read_bytes(apath, "BFCL data file", _HOW) if apath is not None else b""
         digest = hashlib.sha256(raw)
         digest.update(araw)
@@ -507,8 +588,11 @@ class BfclData:
         transform: Callable[[dict[str, Any]], None] | None = None
         prereq: list[dict[str, Any]] = []
         if is_multi_turn(category) or is_memory(category):
-            classes = ([memory_class(category)] if is_memory(category) else
-                       [c for c in FUNC_DOC_FILES if not c.startswith(("Memory", "WebSearch"))])
+            classes = (
+                [memory_class(category)]
+                if is_memory(category)
+                else [c for c in FUNC_DOC_FILES if not c.startswith(("Memory", "WebSearch"))]
+            )
             for name in classes:  # a missing one is named when an entry needs it
                 if (self.folder / "multi_turn_func_doc" / FUNC_DOC_FILES[name]).is_file():
                     digest.update(self._func_doc_file(name)[0])
@@ -516,12 +600,12 @@ class BfclData:
             transform = self._multi_turn_entry
         elif is_memory(category):
             prereq = self._prereq(category, digest)
-            depends = {s: [e["id"] for e in prereq if e["scenario"] == s]
-                       for s in MEMORY_SCENARIOS}
+            depends = {s: [e["id"] for e in prereq if e["scenario"] == s] for s in MEMORY_SCENARIOS}
             rename = _renamer(category)
             transform = self._memory_entry(category, depends)
-        return _category_data(category, qpath, raw, apath, araw, digest.hexdigest()[:16],
-                              rename, transform, prereq)
+        return _category_data(
+            category, qpath, raw, apath, araw, digest.hexdigest()[:16], rename, transform, prereq
+        )
 
     # -- function docs -------------------------------------------------------------------------
     def _func_doc_file(self, class_name: str) -> tuple[bytes, list[dict[str, Any]]]:
@@ -529,12 +613,16 @@ class BfclData:
         if found is None:
             name = FUNC_DOC_FILES.get(class_name)
             if name is None:
-                raise SuiteError(f"no function docs for BFCL class {class_name!r}; the classes "
-                                 f"with docs: {', '.join(FUNC_DOC_FILES)}")
+                raise SuiteError(
+                    f"no function docs for BFCL class {class_name!r}; the classes "
+                    f"with docs: {', '.join(FUNC_DOC_FILES)}"
+                )
             path = self.folder / "multi_turn_func_doc" / name
             raw = _read_bytes(path, "BFCL function-doc file", _HOW)
-            found = (raw, _parse_jsonl(raw, path, ("name",),
-                                       "a JSON object with a text name").objects)
+            found = (
+                raw,
+                _parse_jsonl(raw, path, ("name",), "a JSON object with a text name").objects,
+            )
             self._docs[class_name] = found
         return found
 
@@ -581,8 +669,9 @@ class BfclData:
         out.sort(key=lambda e: _number(e["id"]))
         return out
 
-    def _memory_entry(self, category: str, depends: dict[str, list[str]]
-                      ) -> Callable[[dict[str, Any]], None]:
+    def _memory_entry(
+        self, category: str, depends: dict[str, list[str]]
+    ) -> Callable[[dict[str, Any]], None]:
         class_name = memory_class(category)
 
         def complete(entry: dict[str, Any]) -> None:
@@ -590,12 +679,12 @@ class BfclData:
             ``populate_test_cases_with_predefined_functions`` on one memory entry."""
             scenario = entry["scenario"]
             if scenario not in depends:
-                raise ValueError(f"field scenario: {scenario!r} is not one of "
-                                 f"{', '.join(MEMORY_SCENARIOS)}")
+                raise ValueError(
+                    f"field scenario: {scenario!r} is not one of {', '.join(MEMORY_SCENARIOS)}"
+                )
             entry["depends_on"] = list(depends[scenario])
             entry["involved_classes"] = [class_name]
-            entry["question"][0].insert(0, {"role": "system",
-                                            "content": AGENTIC_RESPONSE_FORMAT})
+            entry["question"][0].insert(0, {"role": "system", "content": AGENTIC_RESPONSE_FORMAT})
             entry["function"] = self.func_docs(class_name)
 
         return complete
@@ -609,13 +698,16 @@ class BfclData:
         try:
             listed = json.loads(raw)
         except ValueError as exc:
-            raise SuiteError(f"{qpath}: not JSON ({exc}); it must map categories to entry ids",
-                             path=str(qpath)) from None
+            raise SuiteError(
+                f"{qpath}: not JSON ({exc}); it must map categories to entry ids", path=str(qpath)
+            ) from None
         if not isinstance(listed, dict) or not all(
-                isinstance(v, list) and all(isinstance(i, str) for i in v)
-                for v in listed.values()):
-            raise SuiteError(f"{qpath}: it must be a JSON object mapping categories to lists "
-                             "of entry ids", path=str(qpath))
+            isinstance(v, list) and all(isinstance(i, str) for i in v) for v in listed.values()
+        ):
+            raise SuiteError(
+                f"{qpath}: it must be a JSON object mapping categories to lists of entry ids",
+                path=str(qpath),
+            )
         digest = hashlib.sha256(raw)
         entries: list[dict[str, Any]] = []
         answers: list[dict[str, Any]] = []
@@ -626,9 +718,11 @@ class BfclData:
             wanted = set(ids)
             missing = wanted.difference(data.ids)
             if missing:
-                raise SuiteError(f"{qpath}: field {category}: ids not in "
-                                 f"{data.questions_path.name}: {sorted(missing)[:5]}",
-                                 path=str(qpath))
+                raise SuiteError(
+                    f"{qpath}: field {category}: ids not in "
+                    f"{data.questions_path.name}: {sorted(missing)[:5]}",
+                    path=str(qpath),
+                )
             for original_id in data.ids:
                 if original_id not in wanted:
                     continue
@@ -640,8 +734,14 @@ class BfclData:
                     entries.append(entry)
                     answers.append({"id": entry["id"], "ground_truth": truth})
                     index += 1
-        return CategoryData(FORMAT_SENSITIVITY, _Listed(entries), _Listed(answers), qpath,
-                            None, digest.hexdigest()[:16])
+        return CategoryData(
+            FORMAT_SENSITIVITY,
+            _Listed(entries),
+            _Listed(answers),
+            qpath,
+            None,
+            digest.hexdigest()[:16],
+        )
 
 
 def _renamer(category: str) -> Callable[[str], str]:

@@ -23,8 +23,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DecodeError", "decode_result", "decode_prompt", "is_call_list", "is_empty_calls",
-           "RETURN_FORMATS"]
+__all__ = [
+    "DecodeError",
+    "decode_result",
+    "decode_prompt",
+    "is_call_list",
+    "is_empty_calls",
+    "RETURN_FORMATS",
+]
 
 #: the call formats a prompt may ask for (BFCL's format-sensitivity configurations)
 RETURN_FORMATS: tuple[str, ...] = ("python", "json", "verbose_xml", "concise_xml")
@@ -101,8 +107,13 @@ def is_empty_calls(decoded: Any) -> bool:
 
 
 # -- prompt style ----------------------------------------------------------------------------
-def decode_prompt(text: str, language: str = "Python", *, return_format: str = "python",
-                  tool_call_tag: bool = False) -> list[Any]:
+def decode_prompt(
+    text: str,
+    language: str = "Python",
+    *,
+    return_format: str = "python",
+    tool_call_tag: bool = False,
+) -> list[Any]:
     """Decode prompt-style text ``[f(a=1), g(b='x')]`` (brackets optional), as BFCL's
     ``default_decode_ast_prompting``.
 
@@ -188,15 +199,24 @@ def _parse_xml(source: str, verbose: bool) -> list[Any]:
                 elements = (container if container is not None else func).findall("param")
                 for param in elements:
                     params[param.attrib.get("name")] = _xml_value(
-                        param.attrib.get("value", ""), param.attrib.get("type", "string"))
+                        param.attrib.get("value", ""), param.attrib.get("type", "string")
+                    )
             else:
                 for param in func.findall("param"):
                     params[param.attrib["name"]] = _xml_value(
-                        (param.text or "").strip(), param.attrib.get("type", "string"))
+                        (param.text or "").strip(), param.attrib.get("type", "string")
+                    )
             out.append({func.attrib["name"]: params})
         return out
-    except (ET.ParseError, KeyError, ValueError, SyntaxError, TypeError, MemoryError,
-            RecursionError) as exc:
+    except (
+        ET.ParseError,
+        KeyError,
+        ValueError,
+        SyntaxError,
+        TypeError,
+        MemoryError,
+        RecursionError,
+    ) as exc:
         raise DecodeError(f"not BFCL's XML call format: {exc}") from None
 
 
@@ -266,13 +286,23 @@ def _value(node: ast.expr) -> Any:
 
 # -- safe arithmetic (what BFCL evaluates with eval) -------------------------------------------
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
-    ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.BitAnd: operator.and_,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.BitAnd: operator.and_,
 }
 _UNARY: dict[type, Callable[[Any], Any]] = {
-    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Not: operator.not_,
     ast.Invert: operator.invert,
 }
 _MAX_SIZE = 100_000
@@ -354,7 +384,7 @@ def _balanced(text: str, start: int) -> tuple[str, int]:
         elif stack and ch == stack[-1]:
             stack.pop()
             if not stack:
-                return text[start + 1:i], i + 1
+                return text[start + 1 : i], i + 1
         i += 1
     raise DecodeError("unbalanced brackets")
 
@@ -366,7 +396,7 @@ def _split_top(body: str) -> list[str]:
         ch = body[i]
         if quote:
             if ch == "\\" and i + 1 < len(body):
-                cur.append(body[i:i + 2])
+                cur.append(body[i : i + 2])
                 i += 2
                 continue
             if ch == quote:

@@ -47,21 +47,39 @@ from typing import Any, Literal
 from ..errors import SuiteError
 from .decode import DecodeError, decode_prompt
 
-__all__ = ["Environments", "decode_execute", "is_empty_execute", "load_class", "BFCL_INSTALL",
-           "long_context_of", "MEMORY_CLASSES", "ExecuteMode"]
+__all__ = [
+    "Environments",
+    "decode_execute",
+    "is_empty_execute",
+    "load_class",
+    "BFCL_INSTALL",
+    "long_context_of",
+    "MEMORY_CLASSES",
+    "ExecuteMode",
+]
 
 #: how to get BFCL's environment classes (the ``bfcl`` extra)
-BFCL_INSTALL = ("pip install --no-deps bfcl-eval==2026.3.23 mpmath rank-bm25 (the 'bfcl' extra: "
-                "pip install 'tooleval_nb[bfcl]')")
+BFCL_INSTALL = (
+    "pip install --no-deps bfcl-eval==2026.3.23 mpmath rank-bm25 (the 'bfcl' extra: "
+    "pip install 'tooleval_nb[bfcl]')"
+)
 _BACKEND = "bfcl_eval.constants.executable_backend_config"
 #: the memory backends' classes (their entries name ``MemoryAPI`` until a backend is chosen)
 MEMORY_CLASSES = ("MemoryAPI_kv", "MemoryAPI_vector", "MemoryAPI_rec_sum")
 #: the PyPI package of a module the environment classes import
-_PACKAGES = {"mpmath": "mpmath", "rank_bm25": "rank-bm25", "overrides": "overrides",
-             "filelock": "filelock", "faiss": "faiss-cpu",
-             "sentence_transformers": "sentence-transformers", "numpy": "numpy",
-             "bs4": "beautifulsoup4", "serpapi": "google-search-results",
-             "html2text": "html2text", "requests": "requests"}
+_PACKAGES = {
+    "mpmath": "mpmath",
+    "rank_bm25": "rank-bm25",
+    "overrides": "overrides",
+    "filelock": "filelock",
+    "faiss": "faiss-cpu",
+    "sentence_transformers": "sentence-transformers",
+    "numpy": "numpy",
+    "bs4": "beautifulsoup4",
+    "serpapi": "google-search-results",
+    "html2text": "html2text",
+    "requests": "requests",
+}
 #: BFCL refuses these before ``eval`` (the name after the first ``.`` of the text before ``(``)
 _FORBIDDEN = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 #: a function name followed by ``(``: the names BFCL prefixes with an instance
@@ -76,8 +94,10 @@ def _backend() -> Any:
     try:
         return importlib.import_module(_BACKEND)
     except ImportError as exc:
-        raise SuiteError(f"BFCL's multi-turn environments need the bfcl-eval package, which is "
-                         f"not installed ({exc}): {BFCL_INSTALL}") from None
+        raise SuiteError(
+            f"BFCL's multi-turn environments need the bfcl-eval package, which is "
+            f"not installed ({exc}): {BFCL_INSTALL}"
+        ) from None
 
 
 def load_class(name: str) -> type:
@@ -94,8 +114,9 @@ def load_class(name: str) -> type:
 def _load_class(name: str) -> type:
     modules = _backend().CLASS_FILE_PATH_MAPPING
     if name not in modules:
-        raise SuiteError(f"unknown BFCL environment class {name!r}; bfcl-eval knows "
-                         f"{', '.join(sorted(modules))}")
+        raise SuiteError(
+            f"unknown BFCL environment class {name!r}; bfcl-eval knows {', '.join(sorted(modules))}"
+        )
     if name in MEMORY_CLASSES or name == "WebSearchAPI":
         # bfcl_eval.utils (which memory imports) makes result/ and score/ folders under its
         # project root when imported: keep them out of site-packages
@@ -105,9 +126,10 @@ def _load_class(name: str) -> type:
     except ImportError as exc:
         missing = exc.name or str(exc)
         package = _PACKAGES.get(missing.split(".")[0], missing)
-        raise SuiteError(f"BFCL's environment class {name} cannot be imported: module "
-                         f"{missing!r} is missing; install it with pip install {package}"
-                         ) from None
+        raise SuiteError(
+            f"BFCL's environment class {name} cannot be imported: module "
+            f"{missing!r} is missing; install it with pip install {package}"
+        ) from None
     return getattr(module, name)  # type: ignore[no-any-return]
 
 
@@ -140,9 +162,15 @@ class Environments:
         SuiteError: the classes cannot be imported (see :func:`load_class`).
     """
 
-    def __init__(self, involved_classes: Sequence[str], initial_config: Mapping[str, Any],
-                 *, entry_id: str, model_name: str = "tooleval",
-                 long_context: bool | None = None) -> None:
+    def __init__(
+        self,
+        involved_classes: Sequence[str],
+        initial_config: Mapping[str, Any],
+        *,
+        entry_id: str,
+        model_name: str = "tooleval",
+        long_context: bool | None = None,
+    ) -> None:
         stateless = set(_backend().STATELESS_CLASSES)
         if long_context is None:
             long_context = long_context_of(entry_id)
@@ -157,8 +185,9 @@ class Environments:
         for class_name in involved_classes:
             instance = load_class(class_name)()
             if class_name not in stateless:
-                instance._load_scenario(_copy_config(initial_config.get(class_name, {})),
-                                        long_context=long_context)
+                instance._load_scenario(
+                    _copy_config(initial_config.get(class_name, {})), long_context=long_context
+                )
             self._add(class_name, instance)
 
     def _add(self, class_name: str, instance: Any) -> None:
@@ -169,10 +198,16 @@ class Environments:
             self._methods[method_name] = var
 
     @classmethod
-    def from_entry(cls, entry: Mapping[str, Any], *, model_name: str = "tooleval",
-                   evaluation: bool = False, long_context: bool | None = None,
-                   result_dir: str | os.PathLike[str] | None = None,
-                   backend: str | None = None) -> Environments:
+    def from_entry(
+        cls,
+        entry: Mapping[str, Any],
+        *,
+        model_name: str = "tooleval",
+        evaluation: bool = False,
+        long_context: bool | None = None,
+        result_dir: str | os.PathLike[str] | None = None,
+        backend: str | None = None,
+    ) -> Environments:
         """The environments of one BFCL multi-turn or memory entry.
 
         Args:
@@ -197,17 +232,23 @@ class Environments:
                 if c in config:
                     continue
                 if result_dir is None:
-                    raise SuiteError(f"memory entry {entry_id}: give result_dir=, the folder "
-                                     "where the memory snapshots of this model are kept")
-                config[c] = {"model_result_dir": Path(result_dir),
-                             "scenario": entry.get("scenario"), "test_id": entry_id,
-                             "test_category": entry_id.rsplit("_", 1)[0]}
+                    raise SuiteError(
+                        f"memory entry {entry_id}: give result_dir=, the folder "
+                        "where the memory snapshots of this model are kept"
+                    )
+                config[c] = {
+                    "model_result_dir": Path(result_dir),
+                    "scenario": entry.get("scenario"),
+                    "test_id": entry_id,
+                    "test_category": entry_id.rsplit("_", 1)[0],
+                }
         if evaluation:
             model_name += "_eval"
         else:
             model_name = model_name.replace("/", "_").replace("-", "_").replace(".", "_")
-        return cls(classes, config, entry_id=entry_id, model_name=model_name,
-                   long_context=long_context)
+        return cls(
+            classes, config, entry_id=entry_id, model_name=model_name, long_context=long_context
+        )
 
     # -- execution ---------------------------------------------------------------------------
     def execute(self, calls: Iterable[str]) -> list[str]:
@@ -313,8 +354,11 @@ def _public_methods(instance: Any) -> tuple[str, ...]:
     cls = type(instance)
     found = _METHODS.get(cls)
     if found is None or any(name in vars(instance) for name in found):
-        found = tuple(name for name, _ in inspect.getmembers(instance, inspect.ismethod)
-                      if not name.startswith("_"))
+        found = tuple(
+            name
+            for name, _ in inspect.getmembers(instance, inspect.ismethod)
+            if not name.startswith("_")
+        )
         _METHODS[cls] = found
     return found
 
@@ -351,21 +395,33 @@ def _memory_class(name: str, entry_id: str, backend: str | None) -> str:
     if backend is None:
         m = re.match(r"memory_(kv|vector|rec_sum)", entry_id)
         if m is None:
-            raise SuiteError(f"memory entry {entry_id} names MemoryAPI without a backend: give "
-                             "backend='kv', 'vector' or 'rec_sum'")
+            raise SuiteError(
+                f"memory entry {entry_id} names MemoryAPI without a backend: give "
+                "backend='kv', 'vector' or 'rec_sum'"
+            )
         backend = m.group(1)
     return f"MemoryAPI_{backend}"
 
 
 # -- the interpreter of one call text ------------------------------------------------------------
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.Pow: operator.pow, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-    ast.BitAnd: operator.and_}
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.BitAnd: operator.and_,
+}
 _UNARY: dict[type, Callable[[Any], Any]] = {
-    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
-    ast.Invert: operator.invert}
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Not: operator.not_,
+    ast.Invert: operator.invert,
+}
 _MAX_SIZE = 1_000_000
 
 
@@ -414,8 +470,9 @@ class _Interpreter:
         if isinstance(node, ast.Attribute):
             obj = self.value(node.value)
             if id(obj) not in self.instances or node.attr.startswith("_"):
-                raise AttributeError(f"'{type(obj).__name__}' object attribute "
-                                     f"'{node.attr}' is not available here")
+                raise AttributeError(
+                    f"'{type(obj).__name__}' object attribute '{node.attr}' is not available here"
+                )
             return getattr(obj, node.attr)
         if isinstance(node, ast.List):
             return [self.value(e) for e in node.elts]
@@ -434,8 +491,9 @@ class _Interpreter:
         if isinstance(node, ast.Subscript):
             return self.value(node.value)[self.value(node.slice)]
         if isinstance(node, ast.Slice):
-            return slice(*(None if n is None else self.value(n)
-                           for n in (node.lower, node.upper, node.step)))
+            return slice(
+                *(None if n is None else self.value(n) for n in (node.lower, node.upper, node.step))
+            )
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
             return _UNARY[type(node.op)](self.value(node.operand))
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
@@ -452,8 +510,10 @@ def _no_repeated_keyword(node: ast.Call) -> None:
         for kw in node.keywords:
             if kw.arg is not None:
                 if kw.arg in seen:
-                    raise SyntaxError(f"keyword argument repeated: {kw.arg}",
-                                      ("<string>", 1, kw.col_offset + 1, None))
+                    raise SyntaxError(
+                        f"keyword argument repeated: {kw.arg}",
+                        ("<string>", 1, kw.col_offset + 1, None),
+                    )
                 seen.add(kw.arg)
 
 
@@ -486,8 +546,9 @@ def decode_execute(step: Any, mode: ExecuteMode) -> list[str]:
         if not isinstance(step, str):
             raise DecodeError(f"a prompt-mode step is text, not a {type(step).__name__}")
         decoded = decode_prompt(step, "Python")
-        return [_call_text(name, args, ", ", _nested)
-                for call in decoded for name, args in call.items()]
+        return [
+            _call_text(name, args, ", ", _nested) for call in decoded for name, args in call.items()
+        ]
     except DecodeError:
         raise
     except Exception as exc:  # BFCL's decoders fail in many ways; each is "no call"
@@ -504,16 +565,27 @@ class CallText(str):
     plan: tuple[str, str] | None
 
 
-def _call_text(name: Any, args: dict[Any, Any], sep: str, render: Callable[[Any], str],
-               given: str | None = None) -> CallText:
+def _call_text(
+    name: Any,
+    args: dict[Any, Any],
+    sep: str,
+    render: Callable[[Any], str],
+    given: str | None = None,
+) -> CallText:
     text = CallText(f"{name}({sep.join(f'{k}={render(v)}' for k, v in args.items())})")
     text.plan = None
-    if (isinstance(name, str) and name.isascii() and name.isidentifier()
-            and all(isinstance(k, str) and k.isascii() and k.isidentifier()
-                    and not keyword.iskeyword(k) for k in args)
-            and all(_plain(v) for v in args.values())
-            # prompt mode writes a dict argument its own way (a dict of dicts as a call)
-            and (render is repr or not any(type(v) is dict for v in args.values()))):
+    if (
+        isinstance(name, str)
+        and name.isascii()
+        and name.isidentifier()
+        and all(
+            isinstance(k, str) and k.isascii() and k.isidentifier() and not keyword.iskeyword(k)
+            for k in args
+        )
+        and all(_plain(v) for v in args.values())
+        # prompt mode writes a dict argument its own way (a dict of dicts as a call)
+        and (render is repr or not any(type(v) is dict for v in args.values()))
+    ):
         text.plan = (name, given if given is not None else json.dumps(args))
     return text
 

@@ -31,9 +31,14 @@ def _objects(path: str | Path, what: str, fields: tuple[str, ...]) -> list[dict[
     return read_jsonl(path, what=what, fields=fields, hint="check the path").objects
 
 
-def check_entries(results: Iterable[Mapping[str, Any]], questions: Mapping[str, Mapping[str, Any]],
-                  answers: Mapping[str, Any] | None, *, underscore_to_dot: bool = False,
-                  category: str | None = None) -> list[tuple[str, BfclVerdict]]:
+def check_entries(
+    results: Iterable[Mapping[str, Any]],
+    questions: Mapping[str, Mapping[str, Any]],
+    answers: Mapping[str, Any] | None,
+    *,
+    underscore_to_dot: bool = False,
+    category: str | None = None,
+) -> list[tuple[str, BfclVerdict]]:
     """Verdicts for in-memory entries (ids -> question / ground truth); no I/O."""
     out = []
     for entry in results:
@@ -41,22 +46,39 @@ def check_entries(results: Iterable[Mapping[str, Any]], questions: Mapping[str, 
         cat = category or category_of(entry_id)
         question = questions.get(entry_id)
         if question is None:
-            raise ScoringError(f"result {entry_id!r} has no question; give the questions file "
-                               f"of category {cat!r}")
+            raise ScoringError(
+                f"result {entry_id!r} has no question; give the questions file of category {cat!r}"
+            )
         truth = None
         if not is_relevance(cat):
             if answers is None or entry_id not in answers:
-                raise ScoringError(f"result {entry_id!r} has no possible answer; give the "
-                                   f"possible-answer file of category {cat!r}")
+                raise ScoringError(
+                    f"result {entry_id!r} has no possible answer; give the "
+                    f"possible-answer file of category {cat!r}"
+                )
             truth = answers[entry_id]
-        out.append((entry_id, bfcl_verdict(entry.get("result"), question["function"], truth, cat,
-                                           underscore_to_dot=underscore_to_dot)))
+        out.append(
+            (
+                entry_id,
+                bfcl_verdict(
+                    entry.get("result"),
+                    question["function"],
+                    truth,
+                    cat,
+                    underscore_to_dot=underscore_to_dot,
+                ),
+            )
+        )
     return out
 
 
-def bfcl_check(results_path: str | Path, questions_path: str | Path,
-               answers_path: str | Path | None = None, underscore_to_dot: bool = False,
-               category: str | None = None) -> pd.DataFrame:
+def bfcl_check(
+    results_path: str | Path,
+    questions_path: str | Path,
+    answers_path: str | Path | None = None,
+    underscore_to_dot: bool = False,
+    category: str | None = None,
+) -> pd.DataFrame:
     """BFCL verdicts for a result file, one row per id, as BFCL's own checker decides.
 
     Args:
@@ -81,19 +103,34 @@ def bfcl_check(results_path: str | Path, questions_path: str | Path,
         answers_path = guess if guess.exists() else None
     answers = None
     if answers_path is not None:
-        answers = {a["id"]: a["ground_truth"]
-                   for a in _objects(answers_path, "BFCL possible-answer file",
-                                     ("id", "ground_truth"))}
-    verdicts = check_entries(results, questions, answers, underscore_to_dot=underscore_to_dot,
-                             category=category)
-    rows = [{"id": i, "passed": v.passed, "error_type": v.error_type,
-             "category": category or category_of(i), "error": v.errors[0] if v.errors else None}
-            for i, v in verdicts]
+        answers = {
+            a["id"]: a["ground_truth"]
+            for a in _objects(answers_path, "BFCL possible-answer file", ("id", "ground_truth"))
+        }
+    verdicts = check_entries(
+        results, questions, answers, underscore_to_dot=underscore_to_dot, category=category
+    )
+    rows = [
+        {
+            "id": i,
+            "passed": v.passed,
+            "error_type": v.error_type,
+            "category": category or category_of(i),
+            "error": v.errors[0] if v.errors else None,
+        }
+        for i, v in verdicts
+    ]
     seen = {i for i, _ in verdicts}
     for qid in questions:
         if qid not in seen:
-            rows.append({"id": qid, "passed": False, "error_type": "missing_result",
-                         "category": category or category_of(qid),
-                         "error": f"no result for {qid} in {results_path}"})
+            rows.append(
+                {
+                    "id": qid,
+                    "passed": False,
+                    "error_type": "missing_result",
+                    "category": category or category_of(qid),
+                    "error": f"no result for {qid} in {results_path}",
+                }
+            )
     rows.sort(key=lambda r: (sort_key(str(r["id"])), str(r["id"])))
     return pd.DataFrame(rows, columns=BFCL_CHECK_COLUMNS)

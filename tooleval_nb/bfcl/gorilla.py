@@ -19,13 +19,32 @@ BFCL_TYPE_KEY = "x-bfcl-type"
 
 #: BFCL's gorilla → JSON Schema type table (``bfcl_eval/constants/type_mappings.py``)
 GORILLA_TO_OPENAPI: dict[str, str] = {
-    "integer": "integer", "number": "number", "float": "number", "string": "string",
-    "boolean": "boolean", "bool": "boolean", "array": "array", "list": "array",
-    "dict": "object", "object": "object", "tuple": "array", "any": "string",
-    "byte": "integer", "short": "integer", "long": "integer", "double": "number",
-    "char": "string", "ArrayList": "array", "Array": "array", "HashMap": "object",
-    "Hashtable": "object", "Queue": "array", "Stack": "array", "Any": "string",
-    "String": "string", "Bigint": "integer",
+    "integer": "integer",
+    "number": "number",
+    "float": "number",
+    "string": "string",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "dict": "object",
+    "object": "object",
+    "tuple": "array",
+    "any": "string",
+    "byte": "integer",
+    "short": "integer",
+    "long": "integer",
+    "double": "number",
+    "char": "string",
+    "ArrayList": "array",
+    "Array": "array",
+    "HashMap": "object",
+    "Hashtable": "object",
+    "Queue": "array",
+    "Stack": "array",
+    "Any": "string",
+    "String": "string",
+    "Bigint": "integer",
 }
 #: for schemas written by hand (no ``x-bfcl-type``): JSON Schema → gorilla
 _OPENAPI_TO_GORILLA = {"object": "dict", "number": "float"}
@@ -40,8 +59,10 @@ def to_openai_parameters(params: dict[str, Any], language: str = "python") -> di
     out = _to_openai(params)
     out["type"] = "object"
     if language in ("java", "javascript") and isinstance(out.get("properties"), dict):
-        out["properties"] = {name: {**prop, "type": "string"} if isinstance(prop, dict) else prop
-                             for name, prop in out["properties"].items()}
+        out["properties"] = {
+            name: {**prop, "type": "string"} if isinstance(prop, dict) else prop
+            for name, prop in out["properties"].items()
+        }
     return out
 
 
@@ -51,8 +72,9 @@ def _to_openai(node: Any) -> Any:
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "type":
-            out["type"] = GORILLA_TO_OPENAPI.get(value, "string") if isinstance(value, str) \
-                else "string"
+            out["type"] = (
+                GORILLA_TO_OPENAPI.get(value, "string") if isinstance(value, str) else "string"
+            )
             out[BFCL_TYPE_KEY] = value
         elif key == "properties" and isinstance(value, dict):
             out[key] = {name: _to_openai(sub) for name, sub in value.items()}
@@ -85,8 +107,9 @@ def _to_gorilla(node: Any) -> Any:
             continue
         if key == "type":
             if BFCL_TYPE_KEY not in node:
-                out["type"] = _OPENAPI_TO_GORILLA.get(value, value) if isinstance(value, str) \
-                    else value
+                out["type"] = (
+                    _OPENAPI_TO_GORILLA.get(value, value) if isinstance(value, str) else value
+                )
             elif node[BFCL_TYPE_KEY] is not None:
                 out["type"] = node[BFCL_TYPE_KEY]
         elif key == "properties" and isinstance(value, dict):

@@ -46,8 +46,17 @@ from .environments import Environments, decode_execute, is_empty_execute
 from .prompt import bfcl_tools, openai_tool, prompt_messages
 from .results import model_dir_name, model_name, step_result
 
-__all__ = ["BfclLoop", "LoopCases", "loop_cases", "loop_case", "memory_snapshot_paths", "Ask",
-           "MAXIMUM_STEP_LIMIT", "is_loop_category", "prompts"]
+__all__ = [
+    "BfclLoop",
+    "LoopCases",
+    "loop_cases",
+    "loop_case",
+    "memory_snapshot_paths",
+    "Ask",
+    "MAXIMUM_STEP_LIMIT",
+    "is_loop_category",
+    "prompts",
+]
 
 #: BFCL's step limit per turn (``constants/default_prompts.py``): a turn that needs more steps
 #: ends the entry (force-quit)
@@ -62,8 +71,9 @@ def is_loop_category(category: str) -> bool:
     return is_multi_turn(category) or is_memory(category)
 
 
-def memory_snapshot_paths(model_dir: Path, entry_id: str, category: str,
-                          scenario: str) -> tuple[Path, Path]:
+def memory_snapshot_paths(
+    model_dir: Path, entry_id: str, category: str, scenario: str
+) -> tuple[Path, Path]:
     """Where BFCL's memory classes keep a prerequisite conversation's snapshot and the
     scenario's latest memory (``MemoryAPI._prepare_snapshot``)::
 
@@ -80,10 +90,11 @@ def prompts() -> Any:
     try:
         return importlib.import_module("bfcl_eval.constants.default_prompts")
     except ImportError as exc:
-        raise ImportError("BFCL's multi-turn and memory categories need bfcl-eval's classes: "
-                          "pip install 'tooleval_nb[bfcl]' (the bfcl extra: bfcl-eval "
-                          f"installed with --no-deps and the few packages its classes use); {exc}"
-                          ) from exc
+        raise ImportError(
+            "BFCL's multi-turn and memory categories need bfcl-eval's classes: "
+            "pip install 'tooleval_nb[bfcl]' (the bfcl extra: bfcl-eval "
+            f"installed with --no-deps and the few packages its classes use); {exc}"
+        ) from exc
 
 
 @functools.lru_cache(maxsize=32)
@@ -94,8 +105,9 @@ def _system_text(functions: str, category: str, prompt_format: str) -> str:
     return str(prompt_messages(only, category, prompt_format)[0]["content"])  # type: ignore[arg-type]
 
 
-def with_system_prompt(turn: list[dict[str, Any]], functions: list[dict[str, Any]],
-                       category: str, prompt_format: str) -> list[dict[str, Any]]:
+def with_system_prompt(
+    turn: list[dict[str, Any]], functions: list[dict[str, Any]], category: str, prompt_format: str
+) -> list[dict[str, Any]]:
     """A first turn as BFCL's prompting handlers send it (:func:`.prompt.prompt_messages`: the
     system prompt first, or before the turn's own system message)."""
     text = _system_text(json.dumps(functions), category, prompt_format)
@@ -118,13 +130,23 @@ def _truth_calls(truth: Any) -> list[ExpectedCall]:
                 decoded = decode_prompt(str(source), "Python")
             except DecodeError:
                 continue
-            out += [ExpectedCall(name=name, arguments=args) for call in decoded
-                    for name, args in call.items()]
+            out += [
+                ExpectedCall(name=name, arguments=args)
+                for call in decoded
+                for name, args in call.items()
+            ]
     return out
 
 
-def loop_case(entry: dict[str, Any], truth: Any, category: str, mode: str,
-              prompt_format: str = "python", *, tools: list[Tool] | None = None) -> EvalCase:
+def loop_case(
+    entry: dict[str, Any],
+    truth: Any,
+    category: str,
+    mode: str,
+    prompt_format: str = "python",
+    *,
+    tools: list[Tool] | None = None,
+) -> EvalCase:
     """One multi-turn or memory entry as a runner case: its id and category, the first turn
     as messages (for display: the loop builds the real ones), the functions as tools, the
     ground-truth calls as expected calls (multi-turn), tags ``bfcl``, the category and
@@ -137,12 +159,21 @@ def loop_case(entry: dict[str, Any], truth: Any, category: str, mode: str,
         first = with_system_prompt(first, entry.get("function") or [], category, prompt_format)
     if not any(m.get("role") == "user" for m in first):
         first = [*first, {"role": "user", "content": ""}]
-    return EvalCase.model_validate({
-        "id": entry["id"], "messages": first, "tools": tools, "category": category,
-        "tags": ["bfcl", category, "bfcl_loop"],
-        "expected_calls": _truth_calls(truth) if is_multi_turn(category) else [],
-        "metadata": {"bfcl_mode": mode, "bfcl_language": "python",
-                     "bfcl_turns": len(entry.get("question") or [])}})
+    return EvalCase.model_validate(
+        {
+            "id": entry["id"],
+            "messages": first,
+            "tools": tools,
+            "category": category,
+            "tags": ["bfcl", category, "bfcl_loop"],
+            "expected_calls": _truth_calls(truth) if is_multi_turn(category) else [],
+            "metadata": {
+                "bfcl_mode": mode,
+                "bfcl_language": "python",
+                "bfcl_turns": len(entry.get("question") or []),
+            },
+        }
+    )
 
 
 @dataclass
@@ -158,8 +189,9 @@ class LoopCases:
     #: the tools built per function list (most entries share a few lists)
     tools: dict[str, list[Tool]] = field(default_factory=dict)
 
-    def add(self, entry: dict[str, Any], truth: Any, category: str, mode: str,
-            prompt_format: str) -> None:
+    def add(
+        self, entry: dict[str, Any], truth: Any, category: str, mode: str, prompt_format: str
+    ) -> None:
         key = json.dumps(entry.get("function") or [])
         tools = self.tools.get(key)
         if tools is None:
@@ -169,15 +201,23 @@ class LoopCases:
         self.categories[entry["id"]] = category
 
 
-def loop_cases(categories: Sequence[CategoryData], mode: str, *, limit: int | None = None,
-               prompt_format: str = "python", only: Set[str] | None = None) -> LoopCases:
+def loop_cases(
+    categories: Sequence[CategoryData],
+    mode: str,
+    *,
+    limit: int | None = None,
+    prompt_format: str = "python",
+    only: Set[str] | None = None,
+) -> LoopCases:
     """The first ``limit`` entries (all when None) of each multi-turn or memory category (of
     those in ``only`` when given) as cases, with the prerequisite conversations their memory
     scenarios need (a memory entry starts from the memory its scenario's conversations
     left)."""
     out = LoopCases()
-    chosen = [data.head(limit) if only is None else
-              [e for e in data.questions if e["id"] in only][:limit] for data in categories]
+    chosen = [
+        data.head(limit) if only is None else [e for e in data.questions if e["id"] in only][:limit]
+        for data in categories
+    ]
     for data, entries in zip(categories, chosen, strict=True):
         if is_memory(data.category):
             needed = {str(d) for e in entries for d in e.get("depends_on") or []}
@@ -210,9 +250,16 @@ def _plain_tools(functions: list[dict[str, Any]]) -> list[Tool]:
     for fn in functions:
         spec = openai_tool(fn)["function"]
         extra = {k: v for k, v in spec.items() if k not in ("name", "description", "parameters")}
-        tools.append(Tool.model_construct(function=FunctionDef.model_construct(
-            name=str(fn["name"]), description=str(spec.get("description", "")),
-            parameters=spec["parameters"], **extra)))
+        tools.append(
+            Tool.model_construct(
+                function=FunctionDef.model_construct(
+                    name=str(fn["name"]),
+                    description=str(spec.get("description", "")),
+                    parameters=spec["parameters"],
+                    **extra,
+                )
+            )
+        )
     return tools
 
 
@@ -245,9 +292,16 @@ class BfclLoop:
         done: ``(model label, entry id)`` already stored (a resumed run): not waited for.
     """
 
-    def __init__(self, entries: Mapping[str, dict[str, Any]], categories: Mapping[str, str],
-                 mode: str, prompt_format: str = "python", *, memory_root: Path | None = None,
-                 done: set[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        entries: Mapping[str, dict[str, Any]],
+        categories: Mapping[str, str],
+        mode: str,
+        prompt_format: str = "python",
+        *,
+        memory_root: Path | None = None,
+        done: set[tuple[str, str]] | None = None,
+    ) -> None:
         self.entries, self.categories = entries, categories
         self.mode, self.prompt_format = mode, prompt_format
         self.memory_root = memory_root or Path(tempfile.mkdtemp(prefix="tooleval_bfcl_memory_"))
@@ -295,8 +349,15 @@ class BfclLoop:
         finally:
             self._event(label, entry_id).set()
 
-    async def run_entry(self, entry: dict[str, Any], category: str, label: str, ask: Ask, *,
-                        tools: list[Tool] | None = None) -> CaseOutcome:
+    async def run_entry(
+        self,
+        entry: dict[str, Any],
+        category: str,
+        label: str,
+        ask: Ask,
+        *,
+        tools: list[Tool] | None = None,
+    ) -> CaseOutcome:
         """BFCL's ``inference_multi_turn_FC`` / ``_prompting`` for one entry; the outcome's hops
         are its steps (see the module docstring)."""
         defaults = prompts()
@@ -306,9 +367,12 @@ class BfclLoop:
         if memory_dir is not None and is_memory_prereq(category):
             self._restore_snapshot(entry, category, label)
         # on the loop: BFCL's classes are quick to build and call (a thread hop cost more)
-        env = Environments.from_entry(entry, model_name=_handler_name(label),
-                                      long_context="long_context" in category,
-                                      result_dir=memory_dir)
+        env = Environments.from_entry(
+            entry,
+            model_name=_handler_name(label),
+            long_context="long_context" in category,
+            result_dir=memory_dir,
+        )
         questions: list[list[dict[str, Any]]] = entry["question"]
         if memory:
             _add_memory_prompt(questions, category, entry.get("scenario", ""), env, defaults)
@@ -317,8 +381,7 @@ class BfclLoop:
         if self.mode == "fc":  # the case's tools are these (built once per function list)
             chat.tools = list(tools) if tools is not None else bfcl_tools(functions, category)
         else:
-            questions[0] = with_system_prompt(questions[0], functions, category,
-                                              self.prompt_format)
+            questions[0] = with_system_prompt(questions[0], functions, category, self.prompt_format)
         holdout = entry.get("missed_function") or {}
         outcome = CaseOutcome(cached=True)
         force_quit = False
@@ -330,13 +393,15 @@ class BfclLoop:
                     text = defaults.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
                 else:
                     text = defaults.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(
-                        functions=added)
+                        functions=added
+                    )
                 message = [{"role": "user", "content": text}]
             chat.messages.extend(message)
             step = 0
             while True:
-                reply = await ask(list(chat.messages), chat.tools,
-                                  "auto" if self.mode == "fc" else "none")
+                reply = await ask(
+                    list(chat.messages), chat.tools, "auto" if self.mode == "fc" else "none"
+                )
                 outcome.cached = outcome.cached and bool(reply.cached)
                 hop = add_hop(outcome, reply, len(outcome.hops))
                 hop["turn"], hop["step"] = turn, step
@@ -364,12 +429,15 @@ class BfclLoop:
                 results = env.execute(calls)
                 hop["execution_results"] = results
                 if self.mode == "fc":
-                    chat.messages += [{"role": "tool", "content": r, "tool_call_id": i}
-                                      for r, i in zip(results, _call_ids(reply, raw_message),
-                                                      strict=False)]
+                    chat.messages += [
+                        {"role": "tool", "content": r, "tool_call_id": i}
+                        for r, i in zip(results, _call_ids(reply, raw_message), strict=False)
+                    ]
                 else:
-                    listed = [{"role": "tool", "name": c, "content": r}
-                              for r, c in zip(results, calls, strict=False)]
+                    listed = [
+                        {"role": "tool", "name": c, "content": r}
+                        for r, c in zip(results, calls, strict=False)
+                    ]
                     chat.messages.append({"role": "user", "content": repr(listed)})
                 step += 1
                 if step > MAXIMUM_STEP_LIMIT:
@@ -382,19 +450,25 @@ class BfclLoop:
             await asyncio.to_thread(env.flush_memory)  # writes two files
         return outcome
 
-    def _assistant(self, reply: Any, raw_message: Mapping[str, Any],
-                   result: Any) -> dict[str, Any]:
+    def _assistant(self, reply: Any, raw_message: Mapping[str, Any], result: Any) -> dict[str, Any]:
         """The assistant message BFCL's OpenAI handler adds to the history (reasoning left
         out, as its handlers for reasoning models do)."""
         if self.mode != "fc":
             return {"role": "assistant", "content": raw_message.get("content", reply.content)}
         calls = raw_message.get("tool_calls")
         if calls is None and reply.tool_calls:
-            calls = [{"id": c.id, "type": "function",
-                      "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                     for c in reply.tool_calls]
-        message: dict[str, Any] = {"role": "assistant",
-                                   "content": raw_message.get("content", reply.content)}
+            calls = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.function.name, "arguments": c.function.arguments},
+                }
+                for c in reply.tool_calls
+            ]
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": raw_message.get("content", reply.content),
+        }
         if calls:
             message["tool_calls"] = calls
         return message
@@ -406,8 +480,9 @@ class BfclLoop:
         before = self._waits_for(entry["id"])
         if not before:
             return
-        checkpoint, latest = memory_snapshot_paths(self.memory_dir(label), before[0], category,
-                                                   str(entry.get("scenario", "")))
+        checkpoint, latest = memory_snapshot_paths(
+            self.memory_dir(label), before[0], category, str(entry.get("scenario", ""))
+        )
         if checkpoint.is_file():
             latest.parent.mkdir(parents=True, exist_ok=True)
             tmp = latest.with_suffix(f".{os.getpid()}.tmp")
@@ -415,20 +490,25 @@ class BfclLoop:
             tmp.replace(latest)
 
 
-def _add_memory_prompt(questions: list[list[dict[str, Any]]], category: str, scenario: str,
-                       env: Any, defaults: Any) -> None:
+def _add_memory_prompt(
+    questions: list[list[dict[str, Any]]], category: str, scenario: str, env: Any, defaults: Any
+) -> None:
     """BFCL's ``add_memory_instruction_system_prompt``: the memory instructions (the scenario,
     the core memory's content) before the first turn's system message, or as one."""
-    template = (defaults.MEMORY_BACKEND_INSTRUCTION_UNIFIED if "rec_sum" in category
-                else defaults.MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL)
-    text = template.format(scenario_setting=defaults.MEMORY_AGENT_SETTINGS[scenario],
-                           memory_content=env.memory._dump_core_memory_to_context())
+    template = (
+        defaults.MEMORY_BACKEND_INSTRUCTION_UNIFIED
+        if "rec_sum" in category
+        else defaults.MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL
+    )
+    text = template.format(
+        scenario_setting=defaults.MEMORY_AGENT_SETTINGS[scenario],
+        memory_content=env.memory._dump_core_memory_to_context(),
+    )
     first = questions[0]
     if first and first[0].get("role") == "system":
         first[0]["content"] = f"{text}\n\n{first[0]['content']}"
     else:
         first.insert(0, {"role": "system", "content": text})
-
 
 
 def _handler_name(label: str) -> str:

@@ -22,8 +22,14 @@ from typing import Any
 from .decode import DecodeError
 from .environments import ExecuteMode, decode_execute, is_empty_execute
 
-__all__ = ["MemoryVerdict", "memory_verdict", "standardize", "INFERENCE_ERROR",
-           "NO_LAST_MESSAGE", "ANSWER_NOT_FOUND"]
+__all__ = [
+    "MemoryVerdict",
+    "memory_verdict",
+    "standardize",
+    "INFERENCE_ERROR",
+    "NO_LAST_MESSAGE",
+    "ANSWER_NOT_FOUND",
+]
 
 INFERENCE_ERROR = "agentic:inference_error"
 NO_LAST_MESSAGE = "agentic:no_last_message"
@@ -49,18 +55,26 @@ def standardize(text: str) -> str:
     return _PUNCTUATION.sub("", text).lower().replace("'", '"')
 
 
-def memory_verdict(result: Any, possible_answers: Sequence[str],
-                   mode: ExecuteMode) -> MemoryVerdict:
+def memory_verdict(
+    result: Any, possible_answers: Sequence[str], mode: ExecuteMode
+) -> MemoryVerdict:
     """The official verdict of one memory entry's ``result``."""
     if type(result) is not list or len(result) != 1:
-        return MemoryVerdict(False, INFERENCE_ERROR, "Error during inference phase. Model did "
-                             "not output a list of model responses.")
+        return MemoryVerdict(
+            False,
+            INFERENCE_ERROR,
+            "Error during inference phase. Model did not output a list of model responses.",
+        )
     turn = result[0]
     try:
         steps = list(turn)
     except TypeError:
-        return MemoryVerdict(False, INFERENCE_ERROR, f"The turn is a {type(turn).__name__}, "
-                             "not a list of steps (BFCL's checker stops on it).")
+        return MemoryVerdict(
+            False,
+            INFERENCE_ERROR,
+            f"The turn is a {type(turn).__name__}, "
+            "not a list of steps (BFCL's checker stops on it).",
+        )
     last = None
     for step in steps:
         try:
@@ -71,8 +85,13 @@ def memory_verdict(result: Any, possible_answers: Sequence[str],
         if is_empty_execute(calls):
             last = step
     if not last:
-        return MemoryVerdict(False, NO_LAST_MESSAGE, "Cannot find the last chat message that "
-                             "is not a function call.", last, len(steps))
+        return MemoryVerdict(
+            False,
+            NO_LAST_MESSAGE,
+            "Cannot find the last chat message that is not a function call.",
+            last,
+            len(steps),
+        )
     text = last[0] if type(last) is list else last
     if type(text) is not str:
         text = str(text)
@@ -80,5 +99,10 @@ def memory_verdict(result: Any, possible_answers: Sequence[str],
     for answer in possible_answers:
         if re.search(rf"\b{re.escape(standardize(answer))}\b", found):
             return MemoryVerdict(True, answer=last, steps=len(steps))
-    return MemoryVerdict(False, ANSWER_NOT_FOUND, "None of the expected answers were found in "
-                         "the model response.", last, len(steps))
+    return MemoryVerdict(
+        False,
+        ANSWER_NOT_FOUND,
+        "None of the expected answers were found in the model response.",
+        last,
+        len(steps),
+    )

@@ -43,9 +43,17 @@ from .collector import collector_paused
 from .decode import DecodeError
 from .environments import Environments, ExecuteMode, decode_execute, is_empty_execute
 
-__all__ = ["MultiTurnVerdict", "TurnCheck", "multi_turn_verdict", "decode_turns",
-           "INFERENCE_ERROR", "FORCE_TERMINATED", "EMPTY_TURN", "STATE_MISMATCH",
-           "RESPONSE_MISMATCH"]
+__all__ = [
+    "MultiTurnVerdict",
+    "TurnCheck",
+    "multi_turn_verdict",
+    "decode_turns",
+    "INFERENCE_ERROR",
+    "FORCE_TERMINATED",
+    "EMPTY_TURN",
+    "STATE_MISMATCH",
+    "RESPONSE_MISMATCH",
+]
 
 INFERENCE_ERROR = "multi_turn:inference_error"
 FORCE_TERMINATED = "multi_turn:force_terminated"
@@ -136,9 +144,16 @@ def decode_turns(result: Sequence[Any], mode: ExecuteMode) -> list[list[list[str
     return out
 
 
-def multi_turn_verdict(result: Any, entry: Mapping[str, Any], truth: Sequence[Sequence[str]],
-                       mode: ExecuteMode, *, model_name: str = "tooleval",
-                       replay: bool = False, credit: bool = True) -> MultiTurnVerdict:
+def multi_turn_verdict(
+    result: Any,
+    entry: Mapping[str, Any],
+    truth: Sequence[Sequence[str]],
+    mode: ExecuteMode,
+    *,
+    model_name: str = "tooleval",
+    replay: bool = False,
+    credit: bool = True,
+) -> MultiTurnVerdict:
     """The official verdict of one entry's ``result`` and, with ``credit``, every turn's
     check (and with ``replay``, the replayed turns).
 
@@ -155,44 +170,71 @@ def multi_turn_verdict(result: Any, entry: Mapping[str, Any], truth: Sequence[Se
         return _verdict(result, entry, truth, mode, model_name, replay, credit)
 
 
-def _verdict(result: Any, entry: Mapping[str, Any], truth: Sequence[Sequence[str]],
-             mode: ExecuteMode, model_name: str, replay: bool, credit: bool
-             ) -> MultiTurnVerdict:
+def _verdict(
+    result: Any,
+    entry: Mapping[str, Any],
+    truth: Sequence[Sequence[str]],
+    mode: ExecuteMode,
+    model_name: str,
+    replay: bool,
+    credit: bool,
+) -> MultiTurnVerdict:
     n_truth = len(truth)
     if type(result) is not list:
-        return MultiTurnVerdict(False, INFERENCE_ERROR, _NOT_A_LIST, n_truth, 0,
-                                replay=() if replay else None)
+        return MultiTurnVerdict(
+            False, INFERENCE_ERROR, _NOT_A_LIST, n_truth, 0, replay=() if replay else None
+        )
     forced = len(result) != n_truth
     try:
         decoded = decode_turns(result, mode)
     except TypeError:
         if forced:  # BFCL tells this before it decodes
-            return MultiTurnVerdict(False, FORCE_TERMINATED,
-                                    _forced_message(len(result), n_truth), n_truth, len(result),
-                                    replay=() if replay else None)
+            return MultiTurnVerdict(
+                False,
+                FORCE_TERMINATED,
+                _forced_message(len(result), n_truth),
+                n_truth,
+                len(result),
+                replay=() if replay else None,
+            )
         bad = next(i for i, t in enumerate(result) if not _iterable(t))
-        return MultiTurnVerdict(False, INFERENCE_ERROR,
-                                f"{_NOT_A_LIST} Turn {bad} is a {type(result[bad]).__name__}, "
-                                "not a list of steps (BFCL's checker stops on it).",
-                                n_truth, len(result), replay=() if replay else None)
+        return MultiTurnVerdict(
+            False,
+            INFERENCE_ERROR,
+            f"{_NOT_A_LIST} Turn {bad} is a {type(result[bad]).__name__}, "
+            "not a list of steps (BFCL's checker stops on it).",
+            n_truth,
+            len(result),
+            replay=() if replay else None,
+        )
     if forced and not credit:
-        return MultiTurnVerdict(False, FORCE_TERMINATED, _forced_message(len(result), n_truth),
-                                n_truth, len(result))
+        return MultiTurnVerdict(
+            False, FORCE_TERMINATED, _forced_message(len(result), n_truth), n_truth, len(result)
+        )
     turns = _check_turns(decoded, truth, entry, model_name, stop=not credit)
     replayed = _replay_turns(decoded, truth, entry, model_name) if replay else None
     if forced:
         if turns and len(result) <= n_truth:  # the last turn run is the one stopped
             turns[-1] = TurnCheck(False, FORCE_TERMINATED, "the step limit stopped this turn")
-        turns += [TurnCheck(False, FORCE_TERMINATED, "a turn the ground truth does not have")
-                  ] * (len(result) - n_truth)
-        return MultiTurnVerdict(False, FORCE_TERMINATED, _forced_message(len(result), n_truth),
-                                n_truth, len(result), tuple(turns), replayed, decoded)
+        turns += [TurnCheck(False, FORCE_TERMINATED, "a turn the ground truth does not have")] * (
+            len(result) - n_truth
+        )
+        return MultiTurnVerdict(
+            False,
+            FORCE_TERMINATED,
+            _forced_message(len(result), n_truth),
+            n_truth,
+            len(result),
+            tuple(turns),
+            replayed,
+            decoded,
+        )
     failed = next((t for t in turns if not t.passed), None)
     if failed is None:
-        return MultiTurnVerdict(True, None, None, n_truth, n_truth, tuple(turns), replayed,
-                                decoded)
-    return MultiTurnVerdict(False, failed.error_type, failed.error, n_truth, n_truth,
-                            tuple(turns), replayed, decoded)
+        return MultiTurnVerdict(True, None, None, n_truth, n_truth, tuple(turns), replayed, decoded)
+    return MultiTurnVerdict(
+        False, failed.error_type, failed.error, n_truth, n_truth, tuple(turns), replayed, decoded
+    )
 
 
 def _iterable(value: Any) -> bool:
@@ -204,17 +246,24 @@ def _iterable(value: Any) -> bool:
 
 
 def _forced_message(n_model: int, n_truth: int) -> str:
-    return ("Model was force-terminated during inference phase. The length of the model result "
-            f"turns ({n_model}) does not match the length of the ground truth turns "
-            f"({n_truth}).")
+    return (
+        "Model was force-terminated during inference phase. The length of the model result "
+        f"turns ({n_model}) does not match the length of the ground truth turns "
+        f"({n_truth})."
+    )
 
 
 def _environments(entry: Mapping[str, Any], model_name: str) -> Environments:
     return Environments.from_entry(entry, model_name=model_name, evaluation=True)
 
 
-def _check_turns(decoded: list[list[list[str]]], truth: Sequence[Sequence[str]],
-                 entry: Mapping[str, Any], model_name: str, stop: bool) -> list[TurnCheck]:
+def _check_turns(
+    decoded: list[list[list[str]]],
+    truth: Sequence[Sequence[str]],
+    entry: Mapping[str, Any],
+    model_name: str,
+    stop: bool,
+) -> list[TurnCheck]:
     """BFCL's ``multi_turn_checker``, turn by turn (``stop``: at the first failure, as BFCL;
     else every turn, the model's state carried on)."""
     model = _environments(entry, model_name)
@@ -234,8 +283,15 @@ def _check_turns(decoded: list[list[list[str]]], truth: Sequence[Sequence[str]],
     return out
 
 
-def _turn(i: int, steps: list[list[str]], calls: Sequence[str], model: Environments,
-          ground: Environments, results: list[str], expected: list[str]) -> TurnCheck:
+def _turn(
+    i: int,
+    steps: list[list[str]],
+    calls: Sequence[str],
+    model: Environments,
+    ground: Environments,
+    results: list[str],
+    expected: list[str],
+) -> TurnCheck:
     if not calls:
         return TurnCheck(True)  # the model should not act here: BFCL does not check it
     if not steps:
@@ -243,13 +299,22 @@ def _turn(i: int, steps: list[list[str]], calls: Sequence[str], model: Environme
     differences = model.differences(ground)
     if differences:
         name = next(iter(differences))
-        return TurnCheck(False, STATE_MISMATCH, f"Model instance for {name} does not match the "
-                         "state with ground truth instance.", differences)
+        return TurnCheck(
+            False,
+            STATE_MISMATCH,
+            f"Model instance for {name} does not match the state with ground truth instance.",
+            differences,
+        )
     missing = _missing(expected, results)
     if missing:
-        return TurnCheck(False, RESPONSE_MISMATCH, "Model response execution results so far "
-                         "does not contain all the ground truth response execution results "
-                         f"for turn {i}.", missing)
+        return TurnCheck(
+            False,
+            RESPONSE_MISMATCH,
+            "Model response execution results so far "
+            "does not contain all the ground truth response execution results "
+            f"for turn {i}.",
+            missing,
+        )
     return TurnCheck(True)
 
 
@@ -266,8 +331,12 @@ def _missing(expected: list[str], results: list[str]) -> list[str]:
     return missing
 
 
-def _replay_turns(decoded: list[list[list[str]]], truth: Sequence[Sequence[str]],
-                  entry: Mapping[str, Any], model_name: str) -> tuple[TurnCheck, ...]:
+def _replay_turns(
+    decoded: list[list[list[str]]],
+    truth: Sequence[Sequence[str]],
+    entry: Mapping[str, Any],
+    model_name: str,
+) -> tuple[TurnCheck, ...]:
     """Each turn from the ground truth's state after the turns before it."""
     ground = _environments(entry, model_name + "_ground_truth")
     out = []

@@ -29,28 +29,64 @@ from typing import Any, Literal, NamedTuple
 from ..suite import FunctionDef, Tool
 from .categories import is_format_sensitivity, language_of
 
-__all__ = ["PromptFormat", "PROMPT_FORMATS", "bfcl_functions", "bfcl_tools", "openai_tool",
-           "system_prompt", "prompt_messages", "fc_messages", "GORILLA_TO_OPENAPI",
-           "AGENTIC_RESPONSE_FORMAT", "FORMAT_SENSITIVITY_CONFIGS", "DEFAULT_PROMPT_CONFIG",
-           "PromptConfig", "parse_prompt_config", "prompt_config_of", "config_system_prompt",
-           "function_doc"]
+__all__ = [
+    "PromptFormat",
+    "PROMPT_FORMATS",
+    "bfcl_functions",
+    "bfcl_tools",
+    "openai_tool",
+    "system_prompt",
+    "prompt_messages",
+    "fc_messages",
+    "GORILLA_TO_OPENAPI",
+    "AGENTIC_RESPONSE_FORMAT",
+    "FORMAT_SENSITIVITY_CONFIGS",
+    "DEFAULT_PROMPT_CONFIG",
+    "PromptConfig",
+    "parse_prompt_config",
+    "prompt_config_of",
+    "config_system_prompt",
+    "function_doc",
+]
 
 PromptFormat = Literal["python", "json"]
 PROMPT_FORMATS: tuple[str, ...] = ("python", "json")
 
 #: BFCL's type table for native tools (``constants/type_mappings.py``)
 GORILLA_TO_OPENAPI: dict[str, str] = {
-    "integer": "integer", "number": "number", "float": "number", "string": "string",
-    "boolean": "boolean", "bool": "boolean", "array": "array", "list": "array",
-    "dict": "object", "object": "object", "tuple": "array", "any": "string", "byte": "integer",
-    "short": "integer", "long": "integer", "double": "number", "char": "string",
-    "ArrayList": "array", "Array": "array", "HashMap": "object", "Hashtable": "object",
-    "Queue": "array", "Stack": "array", "Any": "string", "String": "string", "Bigint": "integer",
+    "integer": "integer",
+    "number": "number",
+    "float": "number",
+    "string": "string",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "dict": "object",
+    "object": "object",
+    "tuple": "array",
+    "any": "string",
+    "byte": "integer",
+    "short": "integer",
+    "long": "integer",
+    "double": "number",
+    "char": "string",
+    "ArrayList": "array",
+    "Array": "array",
+    "HashMap": "object",
+    "Hashtable": "object",
+    "Queue": "array",
+    "Stack": "array",
+    "Any": "string",
+    "String": "string",
+    "Bigint": "integer",
 }
 
-_HINT = {"Python": " Note that the provided function is in Python 3 syntax.",
-         "Java": " Note that the provided function is in Java 8 SDK syntax.",
-         "JavaScript": " Note that the provided function is in JavaScript syntax."}
+_HINT = {
+    "Python": " Note that the provided function is in Python 3 syntax.",
+    "Java": " Note that the provided function is in Java 8 SDK syntax.",
+    "JavaScript": " Note that the provided function is in JavaScript syntax.",
+}
 
 # BFCL's system prompt templates (``constants/default_prompts.py``): what a prompting model is told,
 # by style; the default is "classic" in plain text with the functions as indented JSON
@@ -58,76 +94,91 @@ _STYLES: dict[str, dict[str, str]] = {
     "classic": {
         "persona": "You are an expert in composing functions.",
         "task": "You are given a question and a set of possible functions. Based on the "
-                "question, you will need to make one or more function/tool calls to achieve the "
-                "purpose. If none of the functions can be used, point it out. If the given "
-                "question lacks the parameters required by the function, also point it out.",
+        "question, you will need to make one or more function/tool calls to achieve the "
+        "purpose. If none of the functions can be used, point it out. If the given "
+        "question lacks the parameters required by the function, also point it out.",
         "tool_call_no_tag": "You should only return the function calls in your response.\n\nIf "
-                            "you decide to invoke any of the function(s), you MUST put it in the "
-                            "format of {output_format}. {param_types} You SHOULD NOT include any "
-                            "other text in the response.",
+        "you decide to invoke any of the function(s), you MUST put it in the "
+        "format of {output_format}. {param_types} You SHOULD NOT include any "
+        "other text in the response.",
         "tool_call_with_tag": "You should only return the function calls in the <TOOLCALL> "
-                              "section. If you decide to invoke any of the function(s), you MUST "
-                              "put it in the format of <TOOLCALL>{output_format}</TOOLCALL>. "
-                              "{param_types} You SHOULD NOT include any other text in the "
-                              "response.",
+        "section. If you decide to invoke any of the function(s), you MUST "
+        "put it in the format of <TOOLCALL>{output_format}</TOOLCALL>. "
+        "{param_types} You SHOULD NOT include any other text in the "
+        "response.",
         "multiturn_behavior": "At each turn, you should try your best to complete the tasks "
-                              "requested by the user within the current turn. Continue to output "
-                              "functions to call until you have fulfilled the user's request to "
-                              "the best of your ability. Once you have no more functions to "
-                              "call, the system will consider the current turn complete and "
-                              "proceed to the next turn or task.",
+        "requested by the user within the current turn. Continue to output "
+        "functions to call until you have fulfilled the user's request to "
+        "the best of your ability. Once you have no more functions to "
+        "call, the system will consider the current turn complete and "
+        "proceed to the next turn or task.",
         "available_tools": "Here is a list of functions in {format} format that you can "
-                           "invoke.\n{functions}\n",
+        "invoke.\n{functions}\n",
     },
     "experimental": {
         "persona": "You are an expert in generating structured function calls.",
         "task": "You are given a user query and a set of available functions. Your task is to "
-                "produce one or more function/tool calls to fulfill the user's request. If no "
-                "suitable function exists, or required parameters are missing, clearly indicate "
-                "this.",
+        "produce one or more function/tool calls to fulfill the user's request. If no "
+        "suitable function exists, or required parameters are missing, clearly indicate "
+        "this.",
         "tool_call_no_tag": "Respond with only the function calls.\n\nYou MUST format it "
-                            "exactly as {output_format}. {param_types} Do NOT include any other "
-                            "text.",
+        "exactly as {output_format}. {param_types} Do NOT include any other "
+        "text.",
         "tool_call_with_tag": "Return only the function calls enclosed in <TOOLCALL> tags.\n\n"
-                              "You MUST format it exactly as <TOOLCALL>{output_format}</TOOLCALL>. "
-                              "{param_types} Do NOT include any other text.",
+        "You MUST format it exactly as <TOOLCALL>{output_format}</TOOLCALL>. "
+        "{param_types} Do NOT include any other text.",
         "multiturn_behavior": "At every turn, aim to complete the user's tasks within that "
-                              "turn. Continue emitting function calls until the request is "
-                              "satisfied to the best of your ability. Once no more calls are "
-                              "needed, the system will proceed to the next turn.",
+        "turn. Continue emitting function calls until the request is "
+        "satisfied to the best of your ability. Once no more calls are "
+        "needed, the system will proceed to the next turn.",
         "available_tools": "Below is a list of callable functions in the {format} style:\n"
-                           "{functions}\n",
+        "{functions}\n",
     },
 }
 _TEMPLATES = {
     "plaintext": "{persona}{task}\n\n{tool_call_format}\n\n{multiturn_behavior}\n\n"
-                 "{available_tools}",
+    "{available_tools}",
     "markdown": "{persona}\n\n## Task\n{task}\n\n## Tool Call Format\n{tool_call_format}\n\n"
-                "## Multi-turn Behavior\n{multiturn_behavior}\n\n## Available Tools\n"
-                "{available_tools}",
+    "## Multi-turn Behavior\n{multiturn_behavior}\n\n## Available Tools\n"
+    "{available_tools}",
 }
-_XML_TYPES = ("The type fields of the parameters in your function calls must be one of: string, "
-              "integer, float, boolean, array, dict, or tuple.")
+_XML_TYPES = (
+    "The type fields of the parameters in your function calls must be one of: string, "
+    "integer, float, boolean, array, dict, or tuple."
+)
 _OUTPUT_FORMATS = {
-    "python": ("[func_name1(params_name1=params_value1, params_name2=params_value2...), "
-               "func_name2(params)]", ""),
-    "json": ('```json\n[{"function":"func_name1","parameters":{"param1":"value1",'
-             '"param2":"value2"...}},{"function":"func_name2","parameters":{"param":"value"}}]'
-             "\n```", ""),
-    "verbose_xml": ('<functions><function name="func_name1"><params><param name="param1" '
-                    'value="value1" type="type1"/><param name="param2" value="value2" '
-                    'type="type2"/>...</params></function><function name="func_name2"><params>'
-                    '<param name="param3" value="value3" type="type3"/></params></function>'
-                    "</functions>", _XML_TYPES),
-    "concise_xml": ('<functions><function name="func_name1"><param name="param1" type="type1">'
-                    'value1</param><param name="param2" type="type2">value2</param>...</function>'
-                    '<function name="func_name2"><param name="param3" type="type3">value</param>'
-                    "</function></functions>", _XML_TYPES),
+    "python": (
+        "[func_name1(params_name1=params_value1, params_name2=params_value2...), "
+        "func_name2(params)]",
+        "",
+    ),
+    "json": (
+        '```json\n[{"function":"func_name1","parameters":{"param1":"value1",'
+        '"param2":"value2"...}},{"function":"func_name2","parameters":{"param":"value"}}]'
+        "\n```",
+        "",
+    ),
+    "verbose_xml": (
+        '<functions><function name="func_name1"><params><param name="param1" '
+        'value="value1" type="type1"/><param name="param2" value="value2" '
+        'type="type2"/>...</params></function><function name="func_name2"><params>'
+        '<param name="param3" value="value3" type="type3"/></params></function>'
+        "</functions>",
+        _XML_TYPES,
+    ),
+    "concise_xml": (
+        '<functions><function name="func_name1"><param name="param1" type="type1">'
+        'value1</param><param name="param2" type="type2">value2</param>...</function>'
+        '<function name="func_name2"><param name="param3" type="type3">value</param>'
+        "</function></functions>",
+        _XML_TYPES,
+    ),
 }
 _CONFIG = re.compile(
     r"^ret_fmt=(?P<return_format>python|json|verbose_xml|concise_xml)"
     r"&tool_call_tag=(?P<tool_call_tag>True|False)&func_doc_fmt=(?P<doc_format>python|xml|json)"
-    r"&prompt_fmt=(?P<prompt_format>plaintext|markdown)&style=(?P<style>classic|experimental)$")
+    r"&prompt_fmt=(?P<prompt_format>plaintext|markdown)&style=(?P<style>classic|experimental)$"
+)
 
 
 #: the system message BFCL puts first in every agentic (memory, web search) entry's first turn
@@ -138,25 +189,32 @@ AGENTIC_RESPONSE_FORMAT = (
     "answer or why it is correct}. If you do not know the answer, respond with {'answer': 'I do "
     "not know', 'context': 'I do not know'}. If you think the question cannot be properly "
     "answered, response with {'answer': 'I cannot answer this question', 'context': A short "
-    "reason explaining why this question cannot be answered}.\n")
+    "reason explaining why this question cannot be answered}.\n"
+)
 
 #: BFCL's default prompt configuration (every entry but format sensitivity's)
-DEFAULT_PROMPT_CONFIG = ("ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext"
-                         "&style=classic")
+DEFAULT_PROMPT_CONFIG = (
+    "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=classic"
+)
 
 
 def _format_sensitivity_configs() -> tuple[str, ...]:
     """BFCL's 26 prompt configurations of format sensitivity, in its order
     (``get_all_format_sensitivity_configs``): 4 return formats x tag or not x 3 function-doc
     formats in plain text and the classic style, then markdown, then the experimental style."""
-    configs = [f"ret_fmt={ret}&tool_call_tag={tag}&func_doc_fmt={doc}&prompt_fmt=plaintext"
-               "&style=classic"
-               for ret in ("python", "json", "verbose_xml", "concise_xml")
-               for tag in ("True", "False") for doc in ("python", "xml", "json")]
-    configs.append("ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=markdown"
-                   "&style=classic")
-    configs.append("ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext"
-                   "&style=experimental")
+    configs = [
+        f"ret_fmt={ret}&tool_call_tag={tag}&func_doc_fmt={doc}&prompt_fmt=plaintext&style=classic"
+        for ret in ("python", "json", "verbose_xml", "concise_xml")
+        for tag in ("True", "False")
+        for doc in ("python", "xml", "json")
+    ]
+    configs.append(
+        "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=markdown&style=classic"
+    )
+    configs.append(
+        "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext"
+        "&style=experimental"
+    )
     return tuple(configs)
 
 
@@ -192,21 +250,30 @@ def bfcl_functions(functions: list[dict[str, Any]], category: str) -> list[dict[
         for value in props.values():
             kind = value.get("type")
             if kind == "any":
-                _describe(value, f" This parameter can be of any type of {language} object in "
-                                 "string representation.")
+                _describe(
+                    value,
+                    f" This parameter can be of any type of {language} object in "
+                    "string representation.",
+                )
             else:
-                _describe(value, f" This is {language} {kind} type parameter in string "
-                                 "representation.")
+                _describe(
+                    value, f" This is {language} {kind} type parameter in string representation."
+                )
             listy = ("ArrayList", "Array") if language == "Java" else ("array",)
             if kind in listy:
                 item_type = (value.get("items") or {}).get("type")
-                _describe(value, f" The list elements are of type {item_type}; they are not in "
-                                 "string representation.")
+                _describe(
+                    value,
+                    f" The list elements are of type {item_type}; they are not in "
+                    "string representation.",
+                )
                 value.pop("items", None)
             if language == "JavaScript" and kind == "dict" and "properties" in value:
-                _describe(value, " The dictionary entries have the following schema; they are "
-                                 "not in string representation. "
-                                 + json.dumps(value["properties"]))
+                _describe(
+                    value,
+                    " The dictionary entries have the following schema; they are "
+                    "not in string representation. " + json.dumps(value["properties"]),
+                )
                 del value["properties"]
             value["type"] = "string"
     return out
@@ -278,9 +345,16 @@ def bfcl_tools(functions: list[dict[str, Any]], category: str) -> list[Tool]:
         if not name:
             raise ValueError("a function needs a name")
         extra = {k: v for k, v in fn.items() if k not in ("name", "description", "parameters")}
-        tools.append(Tool.model_construct(function=FunctionDef.model_construct(
-            name=name, description=str(fn.get("description", "")), parameters=params,
-            **extra)))
+        tools.append(
+            Tool.model_construct(
+                function=FunctionDef.model_construct(
+                    name=name,
+                    description=str(fn.get("description", "")),
+                    parameters=params,
+                    **extra,
+                )
+            )
+        )
     return tools
 
 
@@ -299,10 +373,16 @@ def parse_prompt_config(config: str) -> PromptConfig:
     """BFCL's ``parse_prompt_variation_params`` (ValueError naming a malformed config)."""
     m = _CONFIG.match(config)
     if m is None:
-        raise ValueError(f"not a BFCL prompt configuration: {config!r}; one looks like "
-                         f"{DEFAULT_PROMPT_CONFIG!r}")
-    return PromptConfig(m["return_format"], m["tool_call_tag"] == "True", m["doc_format"],
-                        m["prompt_format"], m["style"])
+        raise ValueError(
+            f"not a BFCL prompt configuration: {config!r}; one looks like {DEFAULT_PROMPT_CONFIG!r}"
+        )
+    return PromptConfig(
+        m["return_format"],
+        m["tool_call_tag"] == "True",
+        m["doc_format"],
+        m["prompt_format"],
+        m["style"],
+    )
 
 
 def prompt_config_of(entry_id: str) -> str:
@@ -323,12 +403,16 @@ def config_system_prompt(config: str, functions: list[dict[str, Any]]) -> str:
     style = _STYLES[cfg.style]
     output_format, param_types = _OUTPUT_FORMATS[cfg.return_format]
     call = style["tool_call_with_tag" if cfg.tool_call_tag else "tool_call_no_tag"]
-    tools = style["available_tools"].format(format=cfg.doc_format,
-                                            functions=function_doc(functions, cfg.doc_format))
+    tools = style["available_tools"].format(
+        format=cfg.doc_format, functions=function_doc(functions, cfg.doc_format)
+    )
     return _TEMPLATES[cfg.prompt_format].format(
-        persona=style["persona"], task=style["task"],
+        persona=style["persona"],
+        task=style["task"],
         tool_call_format=call.format(output_format=output_format, param_types=param_types),
-        multiturn_behavior=style["multiturn_behavior"], available_tools=tools)
+        multiturn_behavior=style["multiturn_behavior"],
+        available_tools=tools,
+    )
 
 
 def system_prompt(functions: list[dict[str, Any]], prompt_format: PromptFormat = "python") -> str:
@@ -336,9 +420,9 @@ def system_prompt(functions: list[dict[str, Any]], prompt_format: PromptFormat =
     (``prompt_format="json"``: the same asking for BFCL's JSON list)."""
     if prompt_format not in PROMPT_FORMATS:
         raise ValueError(f"prompt_format must be one of {PROMPT_FORMATS}, not {prompt_format!r}")
-    return config_system_prompt(DEFAULT_PROMPT_CONFIG.replace("ret_fmt=python",
-                                                              f"ret_fmt={prompt_format}"),
-                                functions)
+    return config_system_prompt(
+        DEFAULT_PROMPT_CONFIG.replace("ret_fmt=python", f"ret_fmt={prompt_format}"), functions
+    )
 
 
 def function_doc(functions: list[dict[str, Any]], doc_format: str) -> str:
@@ -370,8 +454,10 @@ def _xml_param(name: str, meta: dict[str, Any], required: list[str] | None, leve
     attrs = [f'name="{name}", type="{kind}", required="{is_required}"']
     if "default" in meta:
         attrs.append(f'default="{meta["default"]!r}"')
-    parts = [f"{indent}<param " + " ".join(attrs).replace(",", "") + ">\n",
-             f"{indent}  <desc>{desc}</desc>\n"]
+    parts = [
+        f"{indent}<param " + " ".join(attrs).replace(",", "") + ">\n",
+        f"{indent}  <desc>{desc}</desc>\n",
+    ]
     if "properties" in meta:
         parts.append(f"{indent}  <params>\n")
         for child, child_meta in meta["properties"].items():
@@ -428,8 +514,9 @@ def _python_function(fn: dict[str, Any]) -> str:
     return "".join(lines)
 
 
-def prompt_messages(entry: dict[str, Any], category: str,
-                    prompt_format: PromptFormat = "python") -> list[dict[str, Any]]:
+def prompt_messages(
+    entry: dict[str, Any], category: str, prompt_format: PromptFormat = "python"
+) -> list[dict[str, Any]]:
     """The first turn of an entry with BFCL's system prompt, as a prompting handler sends it.
 
     A format-sensitivity entry gets its own configuration (from its id) and, as BFCL's

@@ -37,22 +37,40 @@ def find_result_files(folder: str | os.PathLike[str]) -> dict[str, Path]:
     files = [root] if root.is_file() else sorted(root.rglob(f"{VERSION_PREFIX}_*_result.json"))
     out: dict[str, Path] = {}
     for path in files:
-        category = path.name[len(VERSION_PREFIX) + 1:-len("_result.json")]
+        category = path.name[len(VERSION_PREFIX) + 1 : -len("_result.json")]
         if category not in SCORED:
             continue  # memory prerequisites, web search: not scored (BFCL skips the first)
         if category in out:
-            raise SuiteError(f"{folder}: two result files for {category}: {out[category]} and "
-                             f"{path}; give one model's folder", path=str(folder))
+            raise SuiteError(
+                f"{folder}: two result files for {category}: {out[category]} and "
+                f"{path}; give one model's folder",
+                path=str(folder),
+            )
         out[category] = path
     if out:
         return {c: out[c] for c in SCORED if c in out}  # BFCL's order
-    raise SuiteError(f"{folder}: no BFCL_v4_<category>_result.json of a category scored here "
-                     f"found ({', '.join(SCORED)})", path=str(folder))
+    raise SuiteError(
+        f"{folder}: no BFCL_v4_<category>_result.json of a category scored here "
+        f"found ({', '.join(SCORED)})",
+        path=str(folder),
+    )
 
 
 #: the folders BFCL nests result files in under a model's folder
-_GROUP_FOLDERS = frozenset({"non_live", "live", "multi_turn", "agentic", "memory", "kv",
-                            "vector", "rec_sum", "format_sensitivity", "web_search"})
+_GROUP_FOLDERS = frozenset(
+    {
+        "non_live",
+        "live",
+        "multi_turn",
+        "agentic",
+        "memory",
+        "kv",
+        "vector",
+        "rec_sum",
+        "format_sensitivity",
+        "web_search",
+    }
+)
 
 
 def _folder_model(root: Path) -> str:
@@ -63,10 +81,15 @@ def _folder_model(root: Path) -> str:
     return folder.name
 
 
-def score_result_files(folder: str | os.PathLike[str], mode: str = "fc", *,
-                       data: BfclData | str | os.PathLike[str] | None = None,
-                       model: str | None = None, prompt_format: str = "python",
-                       credit: bool = True) -> pd.DataFrame:
+def score_result_files(
+    folder: str | os.PathLike[str],
+    mode: str = "fc",
+    *,
+    data: BfclData | str | os.PathLike[str] | None = None,
+    model: str | None = None,
+    prompt_format: str = "python",
+    credit: bool = True,
+) -> pd.DataFrame:
     """Verdicts (and partial or per-turn credit) for one model's result files.
 
     Args:
@@ -92,8 +115,15 @@ def score_result_files(folder: str | os.PathLike[str], mode: str = "fc", *,
         cat_data = bfcl.category(category)
         entries = read_result_file(path)
         check_result_file(path, entries, cat_data)
-        rows += verdict_rows(entries, cat_data, model=label, mode=mode,
-                             prompt_format=prompt_format, credit=credit, bfcl_model=bfcl_model)
+        rows += verdict_rows(
+            entries,
+            cat_data,
+            model=label,
+            mode=mode,
+            prompt_format=prompt_format,
+            credit=credit,
+            bfcl_model=bfcl_model,
+        )
     df = pd.DataFrame(rows, columns=list(ENTRY_COLUMNS))
     df["passed"] = df["passed"].astype(bool)
     return df

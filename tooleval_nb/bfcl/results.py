@@ -32,9 +32,24 @@ from ..suite import Tool
 from .categories import VERSION_PREFIX, folder_of
 from .data import CategoryData, read_jsonl
 
-__all__ = ["result_entry", "raw_result", "step_result", "multi_turn_entry", "sort_key", "model_name", "model_dir_name", "result_path",
-           "write_result_file", "read_result_file", "check_result_file", "MANIFEST",
-           "write_manifest", "read_manifest", "check_manifest", "ERROR_PREFIX"]
+__all__ = [
+    "result_entry",
+    "raw_result",
+    "step_result",
+    "multi_turn_entry",
+    "sort_key",
+    "model_name",
+    "model_dir_name",
+    "result_path",
+    "write_result_file",
+    "read_result_file",
+    "check_result_file",
+    "MANIFEST",
+    "write_manifest",
+    "read_manifest",
+    "check_manifest",
+    "ERROR_PREFIX",
+]
 
 #: the manifest file written beside a model's result folders
 MANIFEST = "tooleval_bfcl.json"
@@ -65,8 +80,13 @@ def model_dir_name(label: str, mode: str) -> str:
 def result_path(output: str | os.PathLike[str], model_dir: str, category: str) -> Path:
     """``<output>/result/<model dir>/<folder>/BFCL_v4_<category>_result.json`` (the folder as
     BFCL lays them out: ``non_live``, ``live``, ``multi_turn``, ``agentic/memory/kv`` ...)."""
-    return (Path(output) / "result" / model_dir / folder_of(category)
-            / f"{VERSION_PREFIX}_{category}_result.json")
+    return (
+        Path(output)
+        / "result"
+        / model_dir
+        / folder_of(category)
+        / f"{VERSION_PREFIX}_{category}_result.json"
+    )
 
 
 def _api_name(name: str, tools: Iterable[Tool]) -> str:
@@ -100,14 +120,21 @@ def step_result(hop: Mapping[str, Any], mode: str, tools: Iterable[Tool] = ()) -
         if mode == "fc":
             calls = message.get("tool_calls")
             if isinstance(calls, list):  # BFCL keeps [] as []; no tool_calls field -> the text
-                return [{(c.get("function") or {}).get("name"):
-                         (c.get("function") or {}).get("arguments")} for c in calls]
+                return [
+                    {
+                        (c.get("function") or {}).get("name"): (c.get("function") or {}).get(
+                            "arguments"
+                        )
+                    }
+                    for c in calls
+                ]
         return message.get("content")
     if mode == "fc":
         calls = hop.get("tool_calls") or []
         if calls:
-            return [{_api_name(c["function"]["name"], tools): c["function"]["arguments"]}
-                    for c in calls]
+            return [
+                {_api_name(c["function"]["name"], tools): c["function"]["arguments"]} for c in calls
+            ]
         return hop.get("content")
     return hop.get("raw_text", hop.get("content"))
 
@@ -140,18 +167,34 @@ def _inference_log(hops: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
             assistant["reasoning_content"] = hop["reasoning_content"]
         log.append(assistant)
         if "decode_error" in hop:
-            log.append({"role": "handler_log", "content": "Error decoding the model response. "
-                        "Proceed to next turn.", "error": hop["decode_error"]})
+            log.append(
+                {
+                    "role": "handler_log",
+                    "content": "Error decoding the model response. Proceed to next turn.",
+                    "error": hop["decode_error"],
+                }
+            )
         elif "decoded" in hop:
-            log.append({"role": "handler_log", "content": "Successfully decoded model response.",
-                        "model_response_decoded": hop["decoded"]})
+            log.append(
+                {
+                    "role": "handler_log",
+                    "content": "Successfully decoded model response.",
+                    "model_response_decoded": hop["decoded"],
+                }
+            )
             if not hop.get("execution_results") and not hop["decoded"]:
-                log.append({"role": "handler_log", "content": "Empty response from the model. "
-                            "Proceed to next turn.", "model_response_decoded": hop["decoded"]})
+                log.append(
+                    {
+                        "role": "handler_log",
+                        "content": "Empty response from the model. Proceed to next turn.",
+                        "model_response_decoded": hop["decoded"],
+                    }
+                )
         log += [{"role": "tool", "content": r} for r in hop.get("execution_results") or []]
         if hop.get("force_quit"):
-            log.append({"role": "handler_log", "content": "Model has been forced to quit after "
-                        "20 steps."})
+            log.append(
+                {"role": "handler_log", "content": "Model has been forced to quit after 20 steps."}
+            )
         turns[turn][f"step_{int(hop.get('step') or 0)}"] = log
     return turns
 
@@ -162,30 +205,43 @@ def multi_turn_entry(row: Mapping[str, Any], detail: Mapping[str, Any]) -> dict[
     ``output_token_count`` and ``latency`` (seconds) in the same shape; ``inference_log``; and
     ``reasoning_content`` when a step had some. A failed entry: BFCL's error line."""
     if row.get("error"):
-        return {"id": row["case_id"], "result": f"{ERROR_PREFIX}{row['error']}",
-                "traceback": f"{row.get('error_type') or 'Error'}: {row['error']}"}
+        return {
+            "id": row["case_id"],
+            "result": f"{ERROR_PREFIX}{row['error']}",
+            "traceback": f"{row.get('error_type') or 'Error'}: {row['error']}",
+        }
     hops = [h for h in detail.get("hops") or [] if "turn" in h]
-    entry = {"id": row["case_id"], "result": _turns(hops, lambda h: h.get("bfcl_result")),
-             "input_token_count": _turns(hops, lambda h: h.get("prompt_tokens") or 0),
-             "output_token_count": _turns(hops, lambda h: h.get("completion_tokens") or 0),
-             "latency": _turns(hops, lambda h: (h.get("latency_ms") or 0.0) / 1000.0),
-             "inference_log": _inference_log(hops)}
+    entry = {
+        "id": row["case_id"],
+        "result": _turns(hops, lambda h: h.get("bfcl_result")),
+        "input_token_count": _turns(hops, lambda h: h.get("prompt_tokens") or 0),
+        "output_token_count": _turns(hops, lambda h: h.get("completion_tokens") or 0),
+        "latency": _turns(hops, lambda h: (h.get("latency_ms") or 0.0) / 1000.0),
+        "inference_log": _inference_log(hops),
+    }
     if any(h.get("reasoning_content") for h in hops):
         entry["reasoning_content"] = _turns(hops, lambda h: h.get("reasoning_content") or "")
     return entry
 
 
-def result_entry(row: Mapping[str, Any], detail: Mapping[str, Any], mode: str,
-                 tools: Iterable[Tool] = ()) -> dict[str, Any]:
+def result_entry(
+    row: Mapping[str, Any], detail: Mapping[str, Any], mode: str, tools: Iterable[Tool] = ()
+) -> dict[str, Any]:
     """The line BFCL would have written for one stored result row."""
     if row.get("error"):
-        return {"id": row["case_id"], "result": f"{ERROR_PREFIX}{row['error']}",
-                "traceback": f"{row.get('error_type') or 'Error'}: {row['error']}"}
+        return {
+            "id": row["case_id"],
+            "result": f"{ERROR_PREFIX}{row['error']}",
+            "traceback": f"{row.get('error_type') or 'Error'}: {row['error']}",
+        }
     latency = row.get("latency_ms")
-    return {"id": row["case_id"], "result": raw_result(detail, mode, tools),
-            "input_token_count": row.get("prompt_tokens") or 0,
-            "output_token_count": row.get("completion_tokens") or 0,
-            "latency": (latency or 0.0) / 1000.0}
+    return {
+        "id": row["case_id"],
+        "result": raw_result(detail, mode, tools),
+        "input_token_count": row.get("prompt_tokens") or 0,
+        "output_token_count": row.get("completion_tokens") or 0,
+        "latency": (latency or 0.0) / 1000.0,
+    }
 
 
 def write_result_file(path: Path, entries: Iterable[Mapping[str, Any]]) -> Path:
@@ -200,8 +256,13 @@ def write_result_file(path: Path, entries: Iterable[Mapping[str, Any]]) -> Path:
 
 def read_result_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The entries of a result file (SuiteError naming the file and line when malformed)."""
-    return read_jsonl(path, what="BFCL result file", fields=("id", "result"),
-                      shape='{"id": ..., "result": ...}', hint="")[1]
+    return read_jsonl(
+        path,
+        what="BFCL result file",
+        fields=("id", "result"),
+        shape='{"id": ..., "result": ...}',
+        hint="",
+    )[1]
 
 
 def _show(ids: list[str], n: int = 10) -> str:
@@ -209,8 +270,9 @@ def _show(ids: list[str], n: int = 10) -> str:
     return ", ".join(ids[:n]) + more
 
 
-def check_result_file(path: str | os.PathLike[str], entries: list[dict[str, Any]],
-                      data: CategoryData) -> None:
+def check_result_file(
+    path: str | os.PathLike[str], entries: list[dict[str, Any]], data: CategoryData
+) -> None:
     """Refuse a result file whose ids are not entries of this dataset's category.
 
     Raises:
@@ -219,9 +281,11 @@ def check_result_file(path: str | os.PathLike[str], entries: list[dict[str, Any]
     known = data.by_id
     foreign = [e["id"] for e in entries if e["id"] not in known]
     if foreign:
-        raise SuiteError(f"{path}: {len(foreign)} id(s) are not entries of {data.questions_path} "
-                         f"(another dataset version or category): {_show(foreign)}",
-                         path=str(path))
+        raise SuiteError(
+            f"{path}: {len(foreign)} id(s) are not entries of {data.questions_path} "
+            f"(another dataset version or category): {_show(foreign)}",
+            path=str(path),
+        )
     seen: set[str] = set()
     twice = [e["id"] for e in entries if e["id"] in seen or seen.add(e["id"])]  # type: ignore[func-returns-value]
     if twice:
@@ -247,8 +311,9 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def check_manifest(folder: Path, model: str, mode: str,
-                   categories: Mapping[str, CategoryData]) -> None:
+def check_manifest(
+    folder: Path, model: str, mode: str, categories: Mapping[str, CategoryData]
+) -> None:
     """Refuse to write over result files made by another model, mode or dataset version.
 
     Raises:
@@ -262,18 +327,26 @@ def check_manifest(folder: Path, model: str, mode: str,
                 check_result_file(path, read_result_file(path), data)
         return
     if old.get("model") != model or old.get("mode") != mode:
-        raise SuiteError(f"{folder}: holds BFCL results of model {old.get('model')!r} "
-                         f"({old.get('mode')} mode), not {model!r} ({mode} mode); choose "
-                         "another output folder", path=str(folder))
+        raise SuiteError(
+            f"{folder}: holds BFCL results of model {old.get('model')!r} "
+            f"({old.get('mode')} mode), not {model!r} ({mode} mode); choose "
+            "another output folder",
+            path=str(folder),
+        )
     for category, data in categories.items():
         facts = (old.get("categories") or {}).get(category)
         if facts and facts.get("fingerprint") != data.fingerprint:
             path = folder / folder_of(category) / f"{VERSION_PREFIX}_{category}_result.json"
             entries = read_result_file(path) if path.is_file() else []
             foreign = [e["id"] for e in entries if e["id"] not in data.by_id]
-            shown = (f"ids not in the current data: {_show(foreign)}" if foreign else
-                     f"same ids, different questions or answers (data fingerprint "
-                     f"{facts.get('fingerprint')} vs {data.fingerprint})")
-            raise SuiteError(f"{path}: written from another BFCL dataset version than "
-                             f"{data.questions_path}; {shown}; choose another output folder",
-                             path=str(path))
+            shown = (
+                f"ids not in the current data: {_show(foreign)}"
+                if foreign
+                else f"same ids, different questions or answers (data fingerprint "
+                f"{facts.get('fingerprint')} vs {data.fingerprint})"
+            )
+            raise SuiteError(
+                f"{path}: written from another BFCL dataset version than "
+                f"{data.questions_path}; {shown}; choose another output folder",
+                path=str(path),
+            )

@@ -66,11 +66,27 @@ _PARSERS = {"python": "pythonic", "json": "json"}
 _TOOL_REJECTION = ("tool", "function")
 #: words of a bad request refused for its length (an entry too long for the model's context
 #: window: that entry's error, not a model that rejects native tools)
-_TOO_LONG = ("context length", "context_length", "context window", "maximum context",
-             "too many tokens", "reduce the length")
+_TOO_LONG = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "reduce the length",
+)
 #: :meth:`BfclRun.bfcl_turns_df`'s columns
-TURN_VIEW_COLUMNS = ("turn", "step", "user", "calls", "results", "text", "turn_passed",
-                "turn_error_type", "state_diff", "replay_passed")
+TURN_VIEW_COLUMNS = (
+    "turn",
+    "step",
+    "user",
+    "calls",
+    "results",
+    "text",
+    "turn_passed",
+    "turn_error_type",
+    "state_diff",
+    "replay_passed",
+)
 #: entries whose stored detail is read one by one at the end (more: the run's rows at once)
 _ONE_BY_ONE = 32
 
@@ -93,26 +109,44 @@ class BfclSpec:
         return "native" if self.mode == "fc" else _PARSERS[self.prompt_format]
 
 
-def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: int | None,
-          output: Any, entries: Any = None) -> BfclSpec:
+def _spec(
+    categories: Any,
+    mode: str,
+    prompt_format: str,
+    data_dir: Any,
+    limit: int | None,
+    output: Any,
+    entries: Any = None,
+) -> BfclSpec:
     cats = resolve_categories(categories)
     if mode not in BFCL_MODES:
-        raise SuiteError(f"mode must be 'fc' (native tools) or 'prompt' (BFCL's system prompt, "
-                         f"calls read from the reply text), not {mode!r}")
+        raise SuiteError(
+            f"mode must be 'fc' (native tools) or 'prompt' (BFCL's system prompt, "
+            f"calls read from the reply text), not {mode!r}"
+        )
     if prompt_format not in PROMPT_FORMATS:
-        raise SuiteError(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, not "
-                         f"{prompt_format!r}")
+        raise SuiteError(
+            f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, not {prompt_format!r}"
+        )
     data = BfclData(data_dir)
-    spec = BfclSpec(cats, mode, prompt_format, data, limit,  # type: ignore[arg-type]
-                    Path(output) if output is not None else None)
+    spec = BfclSpec(
+        cats,
+        mode,
+        prompt_format,
+        data,
+        limit,  # type: ignore[arg-type]
+        Path(output) if output is not None else None,
+    )
     spec.category_data = {c: data.category(c) for c in cats}
     if entries is not None:
         wanted = frozenset([entries] if isinstance(entries, str) else map(str, entries))
         unknown = sorted(wanted - {i for d in spec.category_data.values() for i in d.by_id})
         if unknown:
-            raise SuiteError(f"entries: {', '.join(map(repr, unknown[:10]))} are not entries of "
-                             f"the categories run ({', '.join(cats)}); name ids of those "
-                             "categories, or add their category")
+            raise SuiteError(
+                f"entries: {', '.join(map(repr, unknown[:10]))} are not entries of "
+                f"the categories run ({', '.join(cats)}); name ids of those "
+                "categories, or add their category"
+            )
         spec.entries = wanted
     return spec
 
@@ -120,10 +154,15 @@ def _spec(categories: Any, mode: str, prompt_format: str, data_dir: Any, limit: 
 def _run_options(spec: BfclSpec, options: Mapping[str, Any]) -> dict[str, Any]:
     taken = sorted(set(options) & set(_OWN_OPTIONS))
     if taken:
-        raise TypeError(f"run_bfcl sets {', '.join(taken)} itself (BFCL's prompts and tool "
-                        "choice); choose mode='fc' or 'prompt' and categories=... instead")
-    return {**options, "mode": spec.runner_mode(),
-            "tool_choice": "auto" if spec.mode == "fc" else "none"}
+        raise TypeError(
+            f"run_bfcl sets {', '.join(taken)} itself (BFCL's prompts and tool "
+            "choice); choose mode='fc' or 'prompt' and categories=... instead"
+        )
+    return {
+        **options,
+        "mode": spec.runner_mode(),
+        "tool_choice": "auto" if spec.mode == "fc" else "none",
+    }
 
 
 def _precheck_output(spec: BfclSpec, model: Any) -> None:
@@ -134,12 +173,19 @@ def _precheck_output(spec: BfclSpec, model: Any) -> None:
         check_manifest(folder, target.label, spec.mode, spec.category_data)
 
 
-def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
-             mode: BfclMode = "fc", limit: int | None = None, store: Any = None, *,
-             data_dir: str | os.PathLike[str] | None = None,
-             output: str | os.PathLike[str] | None = None,
-             prompt_format: PromptFormat = "python", entries: str | Iterable[str] | None = None,
-             **run_options: Any) -> BfclJob:
+def run_bfcl(
+    model: Any = None,
+    categories: str | Iterable[str] | None = "all",
+    mode: BfclMode = "fc",
+    limit: int | None = None,
+    store: Any = None,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    prompt_format: PromptFormat = "python",
+    entries: str | Iterable[str] | None = None,
+    **run_options: Any,
+) -> BfclJob:
     """Run a model on BFCL's single-turn categories; returns the :class:`BfclJob`.
 
     In a notebook the job runs on the kernel's loop and this returns at once
@@ -175,8 +221,7 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
         spec = _spec(categories, mode, prompt_format, data_dir, limit, output, entries)
         _precheck_output(spec, model)
         suite, loop = build_run_suite(spec)
-        job = prepare_job(suite, model, store=store, agent=loop,
-                          **_run_options(spec, run_options))
+        job = prepare_job(suite, model, store=store, agent=loop, **_run_options(spec, run_options))
         _prepare_loop(loop, job, spec)
     tally = _follow(job, spec, suite, loop)
     job.start()
@@ -186,17 +231,24 @@ def run_bfcl(model: Any = None, categories: str | Iterable[str] | None = "all",
     return bfcl_job
 
 
-async def run_bfcl_async(model: Any = None, categories: str | Iterable[str] | None = "all",
-                         mode: BfclMode = "fc", limit: int | None = None, store: Any = None, *,
-                         data_dir: str | os.PathLike[str] | None = None,
-                         output: str | os.PathLike[str] | None = None,
-                         prompt_format: PromptFormat = "python",
-                         entries: str | Iterable[str] | None = None,
-                         **run_options: Any) -> BfclRun:
+async def run_bfcl_async(
+    model: Any = None,
+    categories: str | Iterable[str] | None = "all",
+    mode: BfclMode = "fc",
+    limit: int | None = None,
+    store: Any = None,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    prompt_format: PromptFormat = "python",
+    entries: str | Iterable[str] | None = None,
+    **run_options: Any,
+) -> BfclRun:
     """:func:`run_bfcl` for async code: the finished :class:`BfclRun` (same arguments;
     ``progress`` defaults to ``"none"``)."""
-    spec = await asyncio.to_thread(_spec, categories, mode, prompt_format, data_dir, limit,
-                                   output, entries)
+    spec = await asyncio.to_thread(
+        _spec, categories, mode, prompt_format, data_dir, limit, output, entries
+    )
     _precheck_output(spec, model)
     suite, loop = await asyncio.to_thread(build_run_suite, spec)
     options = {"progress": "none", **_run_options(spec, run_options)}
@@ -218,22 +270,31 @@ def build_run_suite(spec: BfclSpec) -> tuple[Suite, BfclLoop | None]:
     if wanted is not None:
         single = [d for d in single if wanted & set(d.by_id)]
         looped = [d for d in looped if wanted & set(d.by_id)]
-    suite = build_suite(single, spec.mode, limit=spec.limit if wanted is None else None,
-                        prompt_format=spec.prompt_format) if single else None
+    suite = (
+        build_suite(
+            single,
+            spec.mode,
+            limit=spec.limit if wanted is None else None,
+            prompt_format=spec.prompt_format,
+        )
+        if single
+        else None
+    )
     if suite is not None and wanted is not None:
         suite = _only(suite, wanted, spec.limit)
     if not looped:
         assert suite is not None
         return suite, None
-    parts = loop_cases(looped, spec.mode, limit=spec.limit, prompt_format=spec.prompt_format,
-                       only=wanted)
+    parts = loop_cases(
+        looped, spec.mode, limit=spec.limit, prompt_format=spec.prompt_format, only=wanted
+    )
     loop = BfclLoop(parts.entries, parts.categories, spec.mode, spec.prompt_format)
     cases = [*(suite.cases if suite is not None else []), *parts.cases]
     names = "+".join(spec.category_data)
     suffix = "" if spec.mode == "fc" or spec.prompt_format == "python" else f"_{spec.prompt_format}"
-    return Suite.model_construct(name=f"bfcl_{spec.mode}{suffix}",
-                                 description=f"BFCL v4 ({spec.mode}): {names}",
-                                 cases=cases), loop
+    return Suite.model_construct(
+        name=f"bfcl_{spec.mode}{suffix}", description=f"BFCL v4 ({spec.mode}): {names}", cases=cases
+    ), loop
 
 
 def _only(suite: Suite, wanted: frozenset[str], limit: int | None) -> Suite:
@@ -253,16 +314,25 @@ def _prepare_loop(loop: BfclLoop | None, job: Job, spec: BfclSpec) -> None:
     resumed run stored already (not waited for)."""
     if loop is None:
         return
-    loop.memory_root = (spec.output / "result" if spec.output is not None
-                        else cache_dir() / "bfcl_memory" / job.run_id)
+    loop.memory_root = (
+        spec.output / "result"
+        if spec.output is not None
+        else cache_dir() / "bfcl_memory" / job.run_id
+    )
     loop.done = {(label, case_id) for label, _, case_id, _ in job.store.done_keys(job.run_id)}
 
 
 def _follow(job: Job, spec: BfclSpec, suite: Suite, loop: BfclLoop | None = None) -> EntryTally:
     """Judge the job's entries while it runs (:mod:`.tally`)."""
-    tally = EntryTally(job.store, job.run_id, spec.mode, spec.prompt_format,
-                       spec.category_data, suite.cases,
-                       loop.categories if loop is not None else None)
+    tally = EntryTally(
+        job.store,
+        job.run_id,
+        spec.mode,
+        spec.prompt_format,
+        spec.category_data,
+        suite.cases,
+        loop.categories if loop is not None else None,
+    )
     job.subscribe(tally, ["tool_eval_result"])
     return tally
 
@@ -283,8 +353,9 @@ class BfclJob:
     :class:`BfclRun` (its files written when an output folder was given). Everything else
     (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
 
-    def __init__(self, job: Job, spec: BfclSpec, suite: Suite,
-                 tally: EntryTally | None = None) -> None:
+    def __init__(
+        self, job: Job, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None
+    ) -> None:
         self.job = job
         self.spec = spec
         self.suite = suite
@@ -295,8 +366,7 @@ class BfclJob:
         return getattr(self.job, name)
 
     def __repr__(self) -> str:
-        return (f"BfclJob({self.spec.mode}, {len(self.spec.categories)} categories, "
-                f"{self.job!r})")
+        return f"BfclJob({self.spec.mode}, {len(self.spec.categories)} categories, {self.job!r})"
 
     def __await__(self) -> Generator[Any, None, BfclRun]:
         return self._wait().__await__()
@@ -304,8 +374,7 @@ class BfclJob:
     async def _wait(self) -> BfclRun:
         run = await self.job
         if self._run is None:
-            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite,
-                                                self.tally)
+            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite, self.tally)
         return self._run
 
     def result(self, timeout: float | None = None) -> BfclRun:
@@ -327,8 +396,7 @@ class BfclRun(Run):
     tally: EntryTally | None
 
     @classmethod
-    def of(cls, run: Run, spec: BfclSpec, suite: Suite,
-           tally: EntryTally | None = None) -> BfclRun:
+    def of(cls, run: Run, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None) -> BfclRun:
         out = cls.__new__(cls)
         out.__dict__.update(run.__dict__)
         out.spec, out.suite, out.tally = spec, suite, tally
@@ -338,8 +406,7 @@ class BfclRun(Run):
     # -- the written entries -----------------------------------------------------------------
     def bfcl_entries(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
         """``(model label, category)`` -> BFCL's result entries (as the files hold them)."""
-        cached: dict[tuple[str, str], list[dict[str, Any]]] | None = self.__dict__.get(
-            "_entries")
+        cached: dict[tuple[str, str], list[dict[str, Any]]] | None = self.__dict__.get("_entries")
         if cached is not None:
             return cached
         tools = {c.id: c.tools or [] for c in self.suite.cases}
@@ -351,11 +418,15 @@ class BfclRun(Run):
             detail = details.get((label, case_id))
             if is_loop_category(str(row.category)):
                 known = self.tally.entry(label, case_id) if self.tally is not None else None
-                entry = known if known is not None and detail is None else multi_turn_entry(
-                    row._asdict(), detail or {})
+                entry = (
+                    known
+                    if known is not None and detail is None
+                    else multi_turn_entry(row._asdict(), detail or {})
+                )
             else:
-                entry = result_entry(row._asdict(), detail or {}, self.spec.mode,
-                                     tools.get(case_id, []))
+                entry = result_entry(
+                    row._asdict(), detail or {}, self.spec.mode, tools.get(case_id, [])
+                )
                 if detail is None and not row.error and self.tally is not None:
                     entry["result"] = self.tally.result(label, case_id)[1]  # judged in the run
             out.setdefault((label, str(row.category)), []).append(entry)
@@ -366,15 +437,25 @@ class BfclRun(Run):
         """The stored detail of each entry that ran and whose result the tally has not: one by
         one when they are few (a resumed run's earlier entries), else all in one read."""
         tally = self.tally
-        wanted = [(r.model, r.case_id, r.sample or 0) for r in rows
-                  if not r.error
-                  and (tally is None or not (tally.result(r.model, r.case_id)[0]
-                                             or tally.entry(r.model, r.case_id) is not None))]
+        wanted = [
+            (r.model, r.case_id, r.sample or 0)
+            for r in rows
+            if not r.error
+            and (
+                tally is None
+                or not (
+                    tally.result(r.model, r.case_id)[0]
+                    or tally.entry(r.model, r.case_id) is not None
+                )
+            )
+        ]
         if len(wanted) > _ONE_BY_ONE:
             keys = {(m, c) for m, c, _ in wanted}
-            return {(r.model, r.case_id): json.loads(r.detail or "{}")
-                    for r in self.store.results(self.id, detail=True)
-                    if r.sample in (0, None) and (r.model, r.case_id) in keys}
+            return {
+                (r.model, r.case_id): json.loads(r.detail or "{}")
+                for r in self.store.results(self.id, detail=True)
+                if r.sample in (0, None) and (r.model, r.case_id) in keys
+            }
         out = {}
         for label, case_id, sample in wanted:
             text = self.store.result_detail(self.id, label, case_id, sample)
@@ -391,14 +472,19 @@ class BfclRun(Run):
         order = {c: i for i, c in enumerate(CATEGORIES)}
         judged = self.tally.judged if self.tally is not None else {}
         for (label, category), entries in sorted(
-                self.bfcl_entries().items(),
-                key=lambda kv: (kv[0][0], order.get(kv[0][1], len(order)))):
+            self.bfcl_entries().items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], len(order)))
+        ):
             if category not in self.spec.category_data:
                 continue  # memory's prerequisite conversations: not scored (as in BFCL)
-            rows += verdict_rows(entries, self.spec.category_data[category],
-                                 model=model_name(label),
-                                 mode=self.spec.mode, prompt_format=self.spec.prompt_format,
-                                 credit=credit, judged=judged.get(label))
+            rows += verdict_rows(
+                entries,
+                self.spec.category_data[category],
+                model=model_name(label),
+                mode=self.spec.mode,
+                prompt_format=self.spec.prompt_format,
+                credit=credit,
+                judged=judged.get(label),
+            )
         return rows
 
     def bfcl_turns_df(self, entry_id: str, model: str | None = None) -> pd.DataFrame:
@@ -417,39 +503,58 @@ class BfclRun(Run):
         import pandas as pd
 
         label = model or self.models[0]
-        category = next((c for c in self.spec.category_data
-                         if entry_id in self.spec.category_data[c].by_id), None)
+        category = next(
+            (c for c in self.spec.category_data if entry_id in self.spec.category_data[c].by_id),
+            None,
+        )
         if category is None or not category.startswith("multi_turn"):
-            raise KeyError(f"{entry_id!r} is not a multi-turn entry of this run "
-                           f"(categories: {', '.join(self.spec.categories)})")
+            raise KeyError(
+                f"{entry_id!r} is not a multi-turn entry of this run "
+                f"(categories: {', '.join(self.spec.categories)})"
+            )
         data = self.spec.category_data[category]
         text = self.store.result_detail(self.id, label, entry_id, 0)
         if text is None:
-            raise KeyError(f"{entry_id!r} has no stored result for model {label!r} (not run, "
-                           "or its model call failed)")
+            raise KeyError(
+                f"{entry_id!r} has no stored result for model {label!r} (not run, "
+                "or its model call failed)"
+            )
         hops = [h for h in json.loads(text).get("hops") or [] if "turn" in h]
         entry = multi_turn_entry({"case_id": entry_id}, {"hops": hops})
         truth = data.answers.get(entry_id) if data.answers is not None else None
-        verdict = multi_turn_verdict(entry["result"], data.by_id[entry_id], truth or [],
-                                     self.spec.mode, replay=True)  # type: ignore[arg-type]
+        verdict = multi_turn_verdict(
+            entry["result"], data.by_id[entry_id], truth or [], self.spec.mode, replay=True
+        )  # type: ignore[arg-type]
         rows = []
         for hop in hops:
             turn = int(hop["turn"])
             check = verdict.turns[turn] if turn < len(verdict.turns) else None
-            replay = (verdict.replay[turn] if verdict.replay is not None
-                      and turn < len(verdict.replay) else None)
+            replay = (
+                verdict.replay[turn]
+                if verdict.replay is not None and turn < len(verdict.replay)
+                else None
+            )
             query = hop.get("turn_query") or []
-            rows.append({
-                "turn": turn, "step": int(hop.get("step") or 0),
-                "user": next((m.get("content") for m in reversed(query)
-                              if m.get("role") == "user"), None),
-                "calls": hop.get("decoded") or [], "results": hop.get("execution_results") or [],
-                "text": None if hop.get("decoded") else hop.get("bfcl_result"),
-                "turn_passed": None if check is None else check.passed,
-                "turn_error_type": None if check is None else check.error_type,
-                "state_diff": (check.detail if check is not None and check.error_type
-                               and "state" in check.error_type else None),
-                "replay_passed": None if replay is None else replay.passed})
+            rows.append(
+                {
+                    "turn": turn,
+                    "step": int(hop.get("step") or 0),
+                    "user": next(
+                        (m.get("content") for m in reversed(query) if m.get("role") == "user"), None
+                    ),
+                    "calls": hop.get("decoded") or [],
+                    "results": hop.get("execution_results") or [],
+                    "text": None if hop.get("decoded") else hop.get("bfcl_result"),
+                    "turn_passed": None if check is None else check.passed,
+                    "turn_error_type": None if check is None else check.error_type,
+                    "state_diff": (
+                        check.detail
+                        if check is not None and check.error_type and "state" in check.error_type
+                        else None
+                    ),
+                    "replay_passed": None if replay is None else replay.passed,
+                }
+            )
         return pd.DataFrame(rows, columns=list(TURN_VIEW_COLUMNS))
 
     def bfcl_category_df(self) -> pd.DataFrame:
@@ -475,12 +580,14 @@ class BfclRun(Run):
                 continue
             kinds = [r.error_type for r in part if r.error_type is not None]
             if len(errors) == len(part) and (
-                    all(k == "ModelBadRequestError" for k in kinds)
-                    or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)):
+                all(k == "ModelBadRequestError" for k in kinds)
+                or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)
+            ):
                 raise ModelConfigError(
                     f"model {label!r} rejected native tools on every BFCL entry (first error: "
                     f"{str(errors[0])[:300]}); it cannot be run in mode='fc': run it with "
-                    "mode='prompt' (BFCL's prompting system prompt, calls read from the text)")
+                    "mode='prompt' (BFCL's prompting system prompt, calls read from the text)"
+                )
 
     def write_bfcl(self, output: str | os.PathLike[str]) -> dict[str, list[Path]]:
         """Write BFCL's result files and our score files under ``output``; returns the paths
@@ -498,14 +605,28 @@ class BfclRun(Run):
             done = [c for c in self.spec.categories if entries.get((label, c))]
             prereqs = [f"{c}_prereq" for c in done if entries.get((label, f"{c}_prereq"))]
             for category in [*done, *prereqs]:  # a category with no entry gets no file
-                paths.append(write_result_file(result_path(base, model_dir, category),
-                                               entries[(label, category)]))
-            write_manifest(folder, {
-                "model": label, "mode": self.spec.mode, "prompt_format": self.spec.prompt_format,
-                "run_id": self.id, "data": str(self.spec.data.folder),
-                "categories": {c: {"fingerprint": self.spec.category_data[c].fingerprint,
-                                   "entries": len(entries.get((label, c), []))}
-                               for c in done}})
+                paths.append(
+                    write_result_file(
+                        result_path(base, model_dir, category), entries[(label, category)]
+                    )
+                )
+            write_manifest(
+                folder,
+                {
+                    "model": label,
+                    "mode": self.spec.mode,
+                    "prompt_format": self.spec.prompt_format,
+                    "run_id": self.id,
+                    "data": str(self.spec.data.folder),
+                    "categories": {
+                        c: {
+                            "fingerprint": self.spec.category_data[c].fingerprint,
+                            "entries": len(entries.get((label, c), [])),
+                        }
+                        for c in done
+                    },
+                },
+            )
             mine = [r for r in rows if r["model"] == model_name(label)]
             paths += _write_scores(base / SCORE_FOLDER / model_dir, mine, label, done)
             written[label] = paths
@@ -520,8 +641,9 @@ def _entries_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return df
 
 
-def _write_scores(folder: Path, rows: list[dict[str, Any]], label: str,
-                  categories: list[str]) -> list[Path]:
+def _write_scores(
+    folder: Path, rows: list[dict[str, Any]], label: str, categories: list[str]
+) -> list[Path]:
     """Our score files: BFCL's score-file shape per category (header, then every failed entry
     with its error and our partial credit), every entry as CSV, and the leaderboard row
     (written from the rows: no DataFrame, so a run needs no pandas to finish)."""
@@ -532,20 +654,28 @@ def _write_scores(folder: Path, rows: list[dict[str, Any]], label: str,
     for category in categories:
         part = by_category.get(category, [])
         n, correct = len(part), sum(1 for r in part if r["passed"])
-        lines: list[dict[str, Any]] = [{"accuracy": correct / n if n else 0.0,
-                                        "correct_count": correct, "total_count": n}]
+        lines: list[dict[str, Any]] = [
+            {"accuracy": correct / n if n else 0.0, "correct_count": correct, "total_count": n}
+        ]
         for row in part:
             if not row["passed"]:
-                lines.append({"id": row["id"], "model_name": label, "test_category": category,
-                              "valid": False, "error": [row["error"]] if row["error"] else [],
-                              "error_type": row["error_type"], "model_result": row["result"],
-                              "tool_score": row.get("tool_score"),
-                              "param_score": row.get("param_score"),
-                              "call_matches": row.get("call_matches")})
+                lines.append(
+                    {
+                        "id": row["id"],
+                        "model_name": label,
+                        "test_category": category,
+                        "valid": False,
+                        "error": [row["error"]] if row["error"] else [],
+                        "error_type": row["error_type"],
+                        "model_result": row["result"],
+                        "tool_score": row.get("tool_score"),
+                        "param_score": row.get("param_score"),
+                        "call_matches": row.get("call_matches"),
+                    }
+                )
         path = folder / folder_of(category) / f"BFCL_v4_{category}_score.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(x, default=str) + "\n" for x in lines),
-                        encoding="utf-8")
+        path.write_text("".join(json.dumps(x, default=str) + "\n" for x in lines), encoding="utf-8")
         paths.append(path)
     folder.mkdir(parents=True, exist_ok=True)
     entries = folder / "entries.csv"

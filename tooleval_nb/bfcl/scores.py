@@ -57,25 +57,74 @@ from .prompt import prompt_config_of
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["CATEGORY_COLUMNS", "LEADERBOARD_COLUMNS", "OVERALL_WEIGHTS", "category_table",
-           "leaderboard", "category_rows", "leaderboard_rows", "v4_overall", "v4_parts",
-           "format_sensitivity_spread"]
+__all__ = [
+    "CATEGORY_COLUMNS",
+    "LEADERBOARD_COLUMNS",
+    "OVERALL_WEIGHTS",
+    "category_table",
+    "leaderboard",
+    "category_rows",
+    "leaderboard_rows",
+    "v4_overall",
+    "v4_parts",
+    "format_sensitivity_spread",
+]
 
 #: ``category_table``: one row per model × mode × category
 CATEGORY_COLUMNS: tuple[str, ...] = (
-    "model", "mode", "category", "group", "n", "n_passed", "accuracy", "ci_low", "ci_high",
-    "n_errored", "n_decoder_failed", "tool_score", "param_score", "overall")
+    "model",
+    "mode",
+    "category",
+    "group",
+    "n",
+    "n_passed",
+    "accuracy",
+    "ci_low",
+    "ci_high",
+    "n_errored",
+    "n_decoder_failed",
+    "tool_score",
+    "param_score",
+    "overall",
+)
 
 #: ``leaderboard`` (``run.bfcl_scores()``): one row per model × mode
 LEADERBOARD_COLUMNS: tuple[str, ...] = (
-    "model", "mode", "overall", "overall_partial", *(f"overall_{p}" for p in OVERALL_WEIGHTS),
-    "non_live_overall", "simple", *SIMPLE_PARTS,
-    *NON_LIVE_AST, "live_overall", *LIVE_AST, "irrelevance_detection", "relevance_detection",
-    "irrelevance", "live_irrelevance", "live_relevance", "multi_turn_overall", *MULTI_TURN,
-    "agentic_overall", "memory", *MEMORY, "web_search", *WEB_SEARCH, FORMAT_SENSITIVITY,
-    "format_sensitivity_max_delta", "format_sensitivity_std", "n_entries", "n_passed",
-    "n_errored", "n_decoder_failed", "tool_score", "param_score", "categories_run",
-    "categories_not_run")
+    "model",
+    "mode",
+    "overall",
+    "overall_partial",
+    *(f"overall_{p}" for p in OVERALL_WEIGHTS),
+    "non_live_overall",
+    "simple",
+    *SIMPLE_PARTS,
+    *NON_LIVE_AST,
+    "live_overall",
+    *LIVE_AST,
+    "irrelevance_detection",
+    "relevance_detection",
+    "irrelevance",
+    "live_irrelevance",
+    "live_relevance",
+    "multi_turn_overall",
+    *MULTI_TURN,
+    "agentic_overall",
+    "memory",
+    *MEMORY,
+    "web_search",
+    *WEB_SEARCH,
+    FORMAT_SENSITIVITY,
+    "format_sensitivity_max_delta",
+    "format_sensitivity_std",
+    "n_entries",
+    "n_passed",
+    "n_errored",
+    "n_decoder_failed",
+    "tool_score",
+    "param_score",
+    "categories_run",
+    "categories_not_run",
+)
 
 
 def category_table(entries: pd.DataFrame, ci: float = 0.95) -> pd.DataFrame:
@@ -94,8 +143,7 @@ def leaderboard(entries: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(LEADERBOARD_COLUMNS))
 
 
-def category_rows(entries: Iterable[Mapping[str, Any]], ci: float = 0.95
-                  ) -> list[dict[str, Any]]:
+def category_rows(entries: Iterable[Mapping[str, Any]], ci: float = 0.95) -> list[dict[str, Any]]:
     """:func:`category_table` on entry rows (the rows of :mod:`.verdicts`), as dicts: in model,
     mode and BFCL's category order."""
     groups: dict[tuple[Any, Any, Any], list[Mapping[str, Any]]] = {}
@@ -104,15 +152,24 @@ def category_rows(entries: Iterable[Mapping[str, Any]], ci: float = 0.95
     rows = []
     for (model, mode, category), part in groups.items():
         mean, low, high = mean_ci([float(bool(e["passed"])) for e in part], ci)
-        rows.append({
-            "model": model, "mode": mode, "category": category,
-            "group": group_of(str(category)), "n": len(part),
-            "n_passed": sum(1 for e in part if e["passed"]), "accuracy": mean, "ci_low": low,
-            "ci_high": high, "n_errored": sum(1 for e in part if e["errored"]),
-            "n_decoder_failed": sum(1 for e in part if e["decoder_failed"]),
-            "tool_score": _column_mean(part, "tool_score"),
-            "param_score": _column_mean(part, "param_score"),
-            "overall": _column_mean(part, "overall")})
+        rows.append(
+            {
+                "model": model,
+                "mode": mode,
+                "category": category,
+                "group": group_of(str(category)),
+                "n": len(part),
+                "n_passed": sum(1 for e in part if e["passed"]),
+                "accuracy": mean,
+                "ci_low": low,
+                "ci_high": high,
+                "n_errored": sum(1 for e in part if e["errored"]),
+                "n_decoder_failed": sum(1 for e in part if e["decoder_failed"]),
+                "tool_score": _column_mean(part, "tool_score"),
+                "param_score": _column_mean(part, "param_score"),
+                "overall": _column_mean(part, "overall"),
+            }
+        )
     order = {c: i for i, c in enumerate(KNOWN_CATEGORIES)}
     rows.sort(key=lambda r: (r["model"], r["mode"], order.get(r["category"], len(order))))
     return rows
@@ -132,8 +189,13 @@ def leaderboard_rows(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
         acc: dict[str, float] = {r["category"]: r["accuracy"] for r in part}
         n: dict[str, int] = {r["category"]: r["n"] for r in part}
         simple = _mean([acc[c] for c in SIMPLE_PARTS if c in acc])
-        non_live = _mean([v for v in [simple, *(acc.get(c) for c in NON_LIVE_AST)]
-                          if v is not None and not math.isnan(v)])
+        non_live = _mean(
+            [
+                v
+                for v in [simple, *(acc.get(c) for c in NON_LIVE_AST)]
+                if v is not None and not math.isnan(v)
+            ]
+        )
         live_n = sum(n[c] for c in LIVE_AST if c in n)
         live = (sum(acc[c] * n[c] for c in LIVE_AST if c in acc) / live_n) if live_n else math.nan
         irrelevance = _mean([acc[c] for c in ("irrelevance", "live_irrelevance") if c in acc])
@@ -143,33 +205,52 @@ def leaderboard_rows(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
         overall, not_run = v4_overall(acc, n)
         parts = v4_parts(acc, n)
         max_delta, std = format_sensitivity_spread(
-            [e for e in model_entries if e["category"] == FORMAT_SENSITIVITY])
+            [e for e in model_entries if e["category"] == FORMAT_SENSITIVITY]
+        )
         row: dict[str, Any] = {
-            "model": model, "mode": mode, "overall": overall, "overall_partial": bool(not_run),
+            "model": model,
+            "mode": mode,
+            "overall": overall,
+            "overall_partial": bool(not_run),
             **{f"overall_{p}": v for p, v in parts.items()},
-            "non_live_overall": non_live, "simple": simple,
-            "live_overall": live, "irrelevance_detection": irrelevance,
+            "non_live_overall": non_live,
+            "simple": simple,
+            "live_overall": live,
+            "irrelevance_detection": irrelevance,
             "relevance_detection": acc.get("live_relevance", math.nan),
             "multi_turn_overall": _mean([acc[c] for c in MULTI_TURN if c in acc]),
-            "memory": memory, "web_search": web_search,
+            "memory": memory,
+            "web_search": web_search,
             "agentic_overall": _mean([v for v in (memory, web_search) if not math.isnan(v)]),
-            "format_sensitivity_max_delta": max_delta, "format_sensitivity_std": std,
-            "n_entries": sum(r["n"] for r in part), "n_passed": sum(r["n_passed"] for r in part),
+            "format_sensitivity_max_delta": max_delta,
+            "format_sensitivity_std": std,
+            "n_entries": sum(r["n"] for r in part),
+            "n_passed": sum(r["n_passed"] for r in part),
             "n_errored": sum(r["n_errored"] for r in part),
             "n_decoder_failed": sum(r["n_decoder_failed"] for r in part),
             "tool_score": _column_mean(model_entries, "tool_score"),
             "param_score": _column_mean(model_entries, "param_score"),
             "categories_run": ",".join(r["category"] for r in part),
-            "categories_not_run": ",".join(not_run)}
-        for c in (*SIMPLE_PARTS, *NON_LIVE_AST, *LIVE_AST, "irrelevance", "live_irrelevance",
-                  "live_relevance", *MULTI_TURN, *MEMORY, *WEB_SEARCH, FORMAT_SENSITIVITY):
+            "categories_not_run": ",".join(not_run),
+        }
+        for c in (
+            *SIMPLE_PARTS,
+            *NON_LIVE_AST,
+            *LIVE_AST,
+            "irrelevance",
+            "live_irrelevance",
+            "live_relevance",
+            *MULTI_TURN,
+            *MEMORY,
+            *WEB_SEARCH,
+            FORMAT_SENSITIVITY,
+        ):
             row[c] = acc.get(c, math.nan)
         rows.append(row)
     return rows
 
 
-def v4_overall(accuracy: Mapping[str, float], counts: Mapping[str, int]
-               ) -> tuple[float, list[str]]:
+def v4_overall(accuracy: Mapping[str, float], counts: Mapping[str, int]) -> tuple[float, list[str]]:
     """BFCL V4's overall score from per-category accuracies and entry counts, as bfcl-eval's
     ``generate_leaderboard_csv`` computes it, and the scoring categories that were not run."""
     parts = v4_parts(accuracy, counts)
@@ -190,6 +271,7 @@ def v4_parts(accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[s
     multi-turn = mean of its four; agentic = mean(mean(web search's two), mean(memory's
     three)); overall = the five weighted by :data:`OVERALL_WEIGHTS`.
     """
+
     def part(category: str) -> tuple[float, int]:
         if category in accuracy and not math.isnan(accuracy[category]):
             return float(accuracy[category]), int(counts.get(category, 0))
@@ -209,8 +291,9 @@ def v4_parts(accuracy: Mapping[str, float], counts: Mapping[str, int]) -> dict[s
         "live": weighted(LIVE_AST),
         "irrelevance": unweighted(part(c)[0] for c in ("irrelevance", "live_irrelevance")),
         "multi_turn": unweighted(part(c)[0] for c in MULTI_TURN),
-        "agentic": unweighted([unweighted(part(c)[0] for c in WEB_SEARCH),
-                               unweighted(part(c)[0] for c in MEMORY)]),
+        "agentic": unweighted(
+            [unweighted(part(c)[0] for c in WEB_SEARCH), unweighted(part(c)[0] for c in MEMORY)]
+        ),
     }
 
 
@@ -228,8 +311,10 @@ def format_sensitivity_spread(entries: Iterable[Mapping[str, Any]]) -> tuple[flo
         return math.nan, math.nan
     if len(accuracies) == 1:
         return 0.0, 0.0
-    return (round((max(accuracies) - min(accuracies)) * 100, 2),
-            round(statistics.stdev(accuracies) * 100, 2))
+    return (
+        round((max(accuracies) - min(accuracies)) * 100, 2),
+        round(statistics.stdev(accuracies) * 100, 2),
+    )
 
 
 def _mean(values: list[float]) -> float:
@@ -239,8 +324,11 @@ def _mean(values: list[float]) -> float:
 def _column_mean(rows: list[Mapping[str, Any]], column: str) -> float:
     """The mean of a column's values that are set (None and NaN left out; NaN when none is),
     summed as pandas sums a column (numpy's pairwise sum), so the frames keep their digits."""
-    values = [v for v in (r.get(column) for r in rows)
-              if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    values = [
+        v
+        for v in (r.get(column) for r in rows)
+        if v is not None and not (isinstance(v, float) and math.isnan(v))
+    ]
     if not values:
         return math.nan
     return float(np.asarray(values, dtype=float).sum() / len(values))

@@ -31,9 +31,15 @@ BfclMode = Literal["fc", "prompt"]
 BFCL_MODES: tuple[str, ...] = ("fc", "prompt")
 
 
-def entry_case(entry: dict[str, Any], ground_truth: list[Any] | None, category: str,
-               mode: BfclMode, prompt_format: PromptFormat = "python", *,
-               tools: list[Tool] | None = None) -> EvalCase:
+def entry_case(
+    entry: dict[str, Any],
+    ground_truth: list[Any] | None,
+    category: str,
+    mode: BfclMode,
+    prompt_format: PromptFormat = "python",
+    *,
+    tools: list[Tool] | None = None,
+) -> EvalCase:
     """One BFCL entry as a case (SuiteError naming the entry and the field when it cannot).
 
     ``tools``: the entry's tools when the caller built them already (:func:`build_suite`
@@ -42,20 +48,30 @@ def entry_case(entry: dict[str, Any], ground_truth: list[Any] | None, category: 
     entry_id = entry["id"]
     if tools is None:
         tools = _entry_tools(entry, category)
-    messages = (fc_messages(entry) if mode == "fc"
-                else prompt_messages(entry, category, prompt_format))
+    messages = (
+        fc_messages(entry) if mode == "fc" else prompt_messages(entry, category, prompt_format)
+    )
     data: dict[str, Any] = {
-        "id": entry_id, "messages": messages, "tools": tools, "category": category,
+        "id": entry_id,
+        "messages": messages,
+        "tools": tools,
+        "category": category,
         "tags": ["bfcl", category],
-        "metadata": {"bfcl_mode": mode, "bfcl_language": language_of(category).lower()}}
+        "metadata": {"bfcl_mode": mode, "bfcl_language": language_of(category).lower()},
+    }
     if ground_truth:
-        data["expected_calls"] = [ExpectedCall(name=name, arguments=args)
-                                  for call in ground_truth for name, args in call.items()]
+        data["expected_calls"] = [
+            ExpectedCall(name=name, arguments=args)
+            for call in ground_truth
+            for name, args in call.items()
+        ]
     elif category == "live_relevance":
         data["expected_tool"] = [t.name for t in tools] or None
     elif not is_relevance(category):
-        raise SuiteError(f"BFCL entry {entry_id!r} ({category}): field ground_truth: empty; "
-                         "the possible-answer file does not match the questions")
+        raise SuiteError(
+            f"BFCL entry {entry_id!r} ({category}): field ground_truth: empty; "
+            "the possible-answer file does not match the questions"
+        )
     try:
         case = EvalCase.model_validate(data)
     except ValidationError as exc:
@@ -70,12 +86,19 @@ def _entry_tools(entry: dict[str, Any], category: str) -> list[Tool]:
     try:
         return bfcl_tools(entry["function"], category)
     except (ValidationError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise SuiteError(f"BFCL entry {entry['id']!r} ({category}): field function: cannot be "
-                         f"offered as tools: {exc}") from None
+        raise SuiteError(
+            f"BFCL entry {entry['id']!r} ({category}): field function: cannot be "
+            f"offered as tools: {exc}"
+        ) from None
 
 
-def build_suite(categories: Sequence[CategoryData], mode: BfclMode, *,
-                limit: int | None = None, prompt_format: PromptFormat = "python") -> Suite:
+def build_suite(
+    categories: Sequence[CategoryData],
+    mode: BfclMode,
+    *,
+    limit: int | None = None,
+    prompt_format: PromptFormat = "python",
+) -> Suite:
     """A suite of the first ``limit`` entries (all when None) of each category.
 
     The cases are interleaved across categories (the first entry of each, then the second...),
@@ -89,8 +112,10 @@ def build_suite(categories: Sequence[CategoryData], mode: BfclMode, *,
     id goes through the suite's own validation, which makes it unique).
     """
     if mode not in BFCL_MODES:
-        raise SuiteError(f"BFCL mode must be 'fc' (native tools) or 'prompt' (BFCL's system "
-                         f"prompt, calls read from the text), not {mode!r}")
+        raise SuiteError(
+            f"BFCL mode must be 'fc' (native tools) or 'prompt' (BFCL's system "
+            f"prompt, calls read from the text), not {mode!r}"
+        )
     if limit is not None and limit < 1:
         raise SuiteError(f"limit must be a positive number of entries per category, not {limit}")
     cases = []
@@ -105,8 +130,9 @@ def build_suite(categories: Sequence[CategoryData], mode: BfclMode, *,
                 tools = built.get(key)
                 if tools is None:
                     tools = built[key] = _entry_tools(entry, data.category)
-                cases.append(entry_case(entry, truth, data.category, mode, prompt_format,
-                                        tools=tools))
+                cases.append(
+                    entry_case(entry, truth, data.category, mode, prompt_format, tools=tools)
+                )
     names = "+".join(d.category for d in categories)
     suffix = "" if mode == "fc" or prompt_format == "python" else f"_{prompt_format}"
     name, description = f"bfcl_{mode}{suffix}", f"BFCL v4 ({mode}): {names}"

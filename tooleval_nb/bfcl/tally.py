@@ -49,9 +49,16 @@ class EntryTally:
             reply was not kept).
     """
 
-    def __init__(self, store: Store, run_id: str, mode: str, prompt_format: str,
-                 categories: Mapping[str, CategoryData], cases: list[EvalCase],
-                 looped: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        mode: str,
+        prompt_format: str,
+        categories: Mapping[str, CategoryData],
+        cases: list[EvalCase],
+        looped: Mapping[str, str] | None = None,
+    ) -> None:
         self.store, self.run_id = store, run_id
         self.mode, self.prompt_format = mode, prompt_format
         self.categories = categories
@@ -68,14 +75,22 @@ class EntryTally:
     def __call__(self, event: Event) -> None:
         """Take one ``tool_eval_result`` event (other events are ignored)."""
         data = event.data
-        if (event.type != "tool_eval_result" or data.get("sample") not in (0, None)
-                or data.get("error") or data.get("run_id") != self.run_id):
+        if (
+            event.type != "tool_eval_result"
+            or data.get("sample") not in (0, None)
+            or data.get("error")
+            or data.get("run_id") != self.run_id
+        ):
             return
         try:
             self.take(str(data["model"]), str(data["case_id"]), int(data.get("sample") or 0))
         except Exception:  # noqa: BLE001  # judged again at the end; the run must go on
-            log.warning("BFCL entry %s of %s not judged during the run", data.get("case_id"),
-                        data.get("model"), exc_info=True)
+            log.warning(
+                "BFCL entry %s of %s not judged during the run",
+                data.get("case_id"),
+                data.get("model"),
+                exc_info=True,
+            )
 
     def take(self, label: str, case_id: str, sample: int = 0) -> None:
         """Read one stored entry's reply and judge it."""
@@ -92,18 +107,20 @@ class EntryTally:
             if data is not None:  # memory's prerequisite conversations: not judged (as BFCL)
                 # replaying the environments takes tens of ms: off the loop, which sends the
                 # other entries' requests meanwhile
-                self._pending.append(self._judging().submit(
-                    self._judge, label, case_id, entry["result"], data))
+                self._pending.append(
+                    self._judging().submit(self._judge, label, case_id, entry["result"], data)
+                )
             return
         if data is None:
             return
-        self._judge(label, case_id, raw_result(json.loads(text), self.mode, case.tools or []),
-                    data)
+        self._judge(label, case_id, raw_result(json.loads(text), self.mode, case.tools or []), data)
 
     def _judge(self, label: str, case_id: str, result: Any, data: CategoryData) -> None:
         truth = data.answers.get(case_id) if data.answers is not None else None
-        self.judged.setdefault(label, {})[case_id] = (result, judge(
-            result, data.by_id[case_id], truth, data.category, self.mode, self.prompt_format))
+        self.judged.setdefault(label, {})[case_id] = (
+            result,
+            judge(result, data.by_id[case_id], truth, data.category, self.mode, self.prompt_format),
+        )
 
     def _judging(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -118,8 +135,7 @@ class EntryTally:
             try:
                 future.result()
             except Exception:  # noqa: BLE001
-                log.warning("a BFCL multi-turn entry was not judged during the run",
-                            exc_info=True)
+                log.warning("a BFCL multi-turn entry was not judged during the run", exc_info=True)
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None

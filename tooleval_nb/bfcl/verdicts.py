@@ -44,9 +44,20 @@ from .memory_check import memory_verdict
 from .multiturn_check import multi_turn_verdict
 from .results import ERROR_PREFIX, model_dir_name
 
-__all__ = ["ENTRY_COLUMNS", "VERDICT_COLUMNS", "CREDIT_COLUMNS", "entry_verdict",
-           "decode_json_list", "partial_credit", "judge", "verdict_rows", "INFERENCE_ERROR",
-           "TURN_COLUMNS", "judge_multi_turn", "judge_memory"]
+__all__ = [
+    "ENTRY_COLUMNS",
+    "VERDICT_COLUMNS",
+    "CREDIT_COLUMNS",
+    "entry_verdict",
+    "decode_json_list",
+    "partial_credit",
+    "judge",
+    "verdict_rows",
+    "INFERENCE_ERROR",
+    "TURN_COLUMNS",
+    "judge_multi_turn",
+    "judge_memory",
+]
 
 #: the error type of an entry whose model call failed
 INFERENCE_ERROR = "inference_error"
@@ -57,11 +68,33 @@ INFERENCE_ERROR = "inference_error"
 #: our partial credit on the same calls (tool_score, param_score, overall, calls_expected,
 #: calls_made, calls_matched, call_matches), then the raw result and its usage.
 ENTRY_COLUMNS: tuple[str, ...] = (
-    "model", "mode", "category", "id", "passed", "error_type", "error", "errored",
-    "decoder_failed", "tool_score", "param_score", "overall", "calls_expected", "calls_made",
-    "calls_matched", "call_matches", "turns_expected", "turns_run", "turns_passed",
-    "first_failed_turn", "first_failure", "replay_turns_passed", "result", "latency",
-    "input_token_count", "output_token_count")
+    "model",
+    "mode",
+    "category",
+    "id",
+    "passed",
+    "error_type",
+    "error",
+    "errored",
+    "decoder_failed",
+    "tool_score",
+    "param_score",
+    "overall",
+    "calls_expected",
+    "calls_made",
+    "calls_matched",
+    "call_matches",
+    "turns_expected",
+    "turns_run",
+    "turns_passed",
+    "first_failed_turn",
+    "first_failure",
+    "replay_turns_passed",
+    "result",
+    "latency",
+    "input_token_count",
+    "output_token_count",
+)
 
 _JSON_LIST = re.compile(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", re.DOTALL)
 _JSON_REGION = re.compile(r"\[.*\]", re.DOTALL)
@@ -111,8 +144,14 @@ def _fc_shape(result: Any) -> Any:
     return result
 
 
-def entry_verdict(result: Any, question: Mapping[str, Any], truth: Sequence[Any] | None,
-                  category: str, mode: str, prompt_format: str = "python") -> BfclVerdict:
+def entry_verdict(
+    result: Any,
+    question: Mapping[str, Any],
+    truth: Sequence[Any] | None,
+    category: str,
+    mode: str,
+    prompt_format: str = "python",
+) -> BfclVerdict:
     """BFCL's verdict of one written ``result`` (see the module docstring)."""
     if isinstance(result, str) and result.startswith(ERROR_PREFIX):
         return BfclVerdict(False, INFERENCE_ERROR, (result,))
@@ -124,8 +163,11 @@ def entry_verdict(result: Any, question: Mapping[str, Any], truth: Sequence[Any]
             if "irrelevance" in category:
                 return BfclVerdict(True)
             kind = "relevance_error" if is_relevance(category) else "ast_decoder"
-            return BfclVerdict(False, f"{kind}:decoder_failed", (
-                "Invalid syntax. Failed to decode AST. The reply is text, not tool calls.",))
+            return BfclVerdict(
+                False,
+                f"{kind}:decoder_failed",
+                ("Invalid syntax. Failed to decode AST. The reply is text, not tool calls.",),
+            )
         return bfcl_verdict(_fc_shape(result), functions, truth, category, underscore_to_dot=True)
     if prompt_format == "json":
         try:
@@ -136,8 +178,9 @@ def entry_verdict(result: Any, question: Mapping[str, Any], truth: Sequence[Any]
     return bfcl_verdict(result if isinstance(result, str) else None, functions, truth, category)
 
 
-def _decoded_calls(result: Any, category: str, mode: str, prompt_format: str,
-                   api_names: Mapping[str, str]) -> list[ToolCall]:
+def _decoded_calls(
+    result: Any, category: str, mode: str, prompt_format: str, api_names: Mapping[str, str]
+) -> list[ToolCall]:
     try:
         if mode == "fc":
             shaped = _fc_shape(result)
@@ -152,127 +195,210 @@ def _decoded_calls(result: Any, category: str, mode: str, prompt_format: str,
     calls: list[ToolCall] = []
     for item in decoded:
         if isinstance(item, dict) and len(item) == 1:
-            (name, args), = item.items()
+            ((name, args),) = item.items()
             if isinstance(args, dict):
-                calls.append(ToolCall.create(api_names.get(str(name), str(name)),
-                                             json.dumps(args, default=str),
-                                             id=f"call_{len(calls)}"))
+                calls.append(
+                    ToolCall.create(
+                        api_names.get(str(name), str(name)),
+                        json.dumps(args, default=str),
+                        id=f"call_{len(calls)}",
+                    )
+                )
     return calls
 
 
-def partial_credit(result: Any, question: Mapping[str, Any], truth: Sequence[Any] | None,
-                   category: str, mode: str, prompt_format: str = "python") -> dict[str, Any]:
+def partial_credit(
+    result: Any,
+    question: Mapping[str, Any],
+    truth: Sequence[Any] | None,
+    category: str,
+    mode: str,
+    prompt_format: str = "python",
+) -> dict[str, Any]:
     """``tool_score, param_score, overall, calls_expected, calls_made, calls_matched,
     call_matches`` of one entry, on the calls BFCL decodes from ``result``."""
     functions = question["function"]
     errored = isinstance(result, str) and result.startswith(ERROR_PREFIX)
     # fc: the names were offered with "_" for "."; prompt: the model wrote the names itself
-    api_names = ({str(f["name"]).replace(".", "_"): str(f["name"]) for f in functions}
-                 if mode == "fc" else {})
+    api_names = (
+        {str(f["name"]).replace(".", "_"): str(f["name"]) for f in functions}
+        if mode == "fc"
+        else {}
+    )
     calls = [] if errored else _decoded_calls(result, category, mode, prompt_format, api_names)
     if is_relevance(category):
         wanted = category == "live_relevance"
         ok = (bool(calls) == wanted) and not errored
         score = 1.0 if ok else 0.0
-        return {"tool_score": score, "param_score": None, "overall": score,
-                "calls_expected": 1 if wanted else 0, "calls_made": len(calls),
-                "calls_matched": int(ok and wanted), "call_matches": [ok] if wanted else []}
+        return {
+            "tool_score": score,
+            "param_score": None,
+            "overall": score,
+            "calls_expected": 1 if wanted else 0,
+            "calls_made": len(calls),
+            "calls_matched": int(ok and wanted),
+            "call_matches": [ok] if wanted else [],
+        }
     expected = [([name], dict(args)) for call in truth or [] for name, args in call.items()]
     # without the tools: they name each wrong value's problem (a wrong type or value), which
     # none of these columns shows; right or wrong, and the pairing, never depend on them
     scores, _ = score_calls(expected, calls)
-    matches = [c.tool_score >= 1.0 and (c.param_score is None or c.param_score >= 1.0)
-               for c in scores]
+    matches = [
+        c.tool_score >= 1.0 and (c.param_score is None or c.param_score >= 1.0) for c in scores
+    ]
     tool_score = sum(c.tool_score for c in scores) / len(scores) if scores else 0.0
     given = [c.param_score for c in scores if c.param_score is not None]
     param_score = sum(given) / len(given) if given else None
-    return {"tool_score": tool_score, "param_score": param_score,
-            "overall": compute_overall(tool_score, param_score),
-            "calls_expected": len(scores), "calls_made": len(calls),
-            "calls_matched": sum(matches), "call_matches": matches}
+    return {
+        "tool_score": tool_score,
+        "param_score": param_score,
+        "overall": compute_overall(tool_score, param_score),
+        "calls_expected": len(scores),
+        "calls_made": len(calls),
+        "calls_matched": sum(matches),
+        "call_matches": matches,
+    }
 
 
 #: the columns :func:`judge` fills: BFCL's verdict, then our partial credit
-VERDICT_COLUMNS: tuple[str, ...] = ("passed", "error_type", "error", "errored",
-                                    "decoder_failed")
-CREDIT_COLUMNS: tuple[str, ...] = ("tool_score", "param_score", "overall", "calls_expected",
-                                   "calls_made", "calls_matched", "call_matches")
+VERDICT_COLUMNS: tuple[str, ...] = ("passed", "error_type", "error", "errored", "decoder_failed")
+CREDIT_COLUMNS: tuple[str, ...] = (
+    "tool_score",
+    "param_score",
+    "overall",
+    "calls_expected",
+    "calls_made",
+    "calls_matched",
+    "call_matches",
+)
 
 
 #: multi-turn and memory: the per-turn credit beside BFCL's verdict (None elsewhere)
-TURN_COLUMNS: tuple[str, ...] = ("turns_expected", "turns_run", "turns_passed",
-                                 "first_failed_turn", "first_failure", "replay_turns_passed")
+TURN_COLUMNS: tuple[str, ...] = (
+    "turns_expected",
+    "turns_run",
+    "turns_passed",
+    "first_failed_turn",
+    "first_failure",
+    "replay_turns_passed",
+)
 _NO_CREDIT = dict.fromkeys(CREDIT_COLUMNS)
 _NO_TURNS = dict.fromkeys(TURN_COLUMNS)
 
 
-def judge_multi_turn(result: Any, question: Mapping[str, Any], truth: Sequence[Any],
-                     mode: str, credit: bool = True, model_name: str = "tooleval"
-                     ) -> dict[str, Any]:
+def judge_multi_turn(
+    result: Any,
+    question: Mapping[str, Any],
+    truth: Sequence[Any],
+    mode: str,
+    credit: bool = True,
+    model_name: str = "tooleval",
+) -> dict[str, Any]:
     """BFCL's multi-turn verdict (:data:`VERDICT_COLUMNS`) and, with ``credit``, the per-turn
     credit (:data:`TURN_COLUMNS`, replay included) and ``overall`` (share of turns passed).
     ``model_name``: BFCL's folder name of the model (names the checker's instances)."""
-    v = multi_turn_verdict(result, question, truth, "fc" if mode == "fc" else "prompt",
-                           model_name=model_name, replay=credit, credit=credit)
+    v = multi_turn_verdict(
+        result,
+        question,
+        truth,
+        "fc" if mode == "fc" else "prompt",
+        model_name=model_name,
+        replay=credit,
+        credit=credit,
+    )
     out: dict[str, Any] = {
-        "passed": v.passed, "error_type": v.error_type, "error": v.error,
+        "passed": v.passed,
+        "error_type": v.error_type,
+        "error": v.error,
         "errored": isinstance(result, str) and result.startswith(ERROR_PREFIX),
-        "decoder_failed": False}
+        "decoder_failed": False,
+    }
     if credit:
         out.update(_NO_CREDIT)
         out["overall"] = v.turns_passed / v.turns_expected if v.turns_expected else 0.0
-        out.update(turns_expected=v.turns_expected, turns_run=v.turns_run,
-                   turns_passed=v.turns_passed, first_failed_turn=v.first_failed_turn,
-                   first_failure=v.first_failure, replay_turns_passed=v.replay_turns_passed)
+        out.update(
+            turns_expected=v.turns_expected,
+            turns_run=v.turns_run,
+            turns_passed=v.turns_passed,
+            first_failed_turn=v.first_failed_turn,
+            first_failure=v.first_failure,
+            replay_turns_passed=v.replay_turns_passed,
+        )
     return out
 
 
-def judge_memory(result: Any, answers: Sequence[str], mode: str, credit: bool = True
-                 ) -> dict[str, Any]:
+def judge_memory(
+    result: Any, answers: Sequence[str], mode: str, credit: bool = True
+) -> dict[str, Any]:
     """BFCL's memory (agentic) verdict; with ``credit``, ``overall`` 1 or 0 and one turn."""
     v = memory_verdict(result, answers, "fc" if mode == "fc" else "prompt")
     out: dict[str, Any] = {
-        "passed": v.passed, "error_type": v.error_type, "error": v.error,
+        "passed": v.passed,
+        "error_type": v.error_type,
+        "error": v.error,
         "errored": isinstance(result, str) and result.startswith(ERROR_PREFIX),
-        "decoder_failed": False}
+        "decoder_failed": False,
+    }
     if credit:
         out.update(_NO_CREDIT)
         ran = int(type(result) is list and len(result) == 1)
-        out.update(overall=float(v.passed), turns_expected=1, turns_run=ran,
-                   turns_passed=int(v.passed), first_failed_turn=None if v.passed else 0,
-                   first_failure=None if v.passed else f"{v.error_type}: {v.error}",
-                   replay_turns_passed=None)
+        out.update(
+            overall=float(v.passed),
+            turns_expected=1,
+            turns_run=ran,
+            turns_passed=int(v.passed),
+            first_failed_turn=None if v.passed else 0,
+            first_failure=None if v.passed else f"{v.error_type}: {v.error}",
+            replay_turns_passed=None,
+        )
     return out
 
 
-def judge(result: Any, question: Mapping[str, Any], truth: Sequence[Any] | None,
-          category: str, mode: str, prompt_format: str = "python",
-          credit: bool = True, model_name: str | None = None) -> dict[str, Any]:
+def judge(
+    result: Any,
+    question: Mapping[str, Any],
+    truth: Sequence[Any] | None,
+    category: str,
+    mode: str,
+    prompt_format: str = "python",
+    credit: bool = True,
+    model_name: str | None = None,
+) -> dict[str, Any]:
     """BFCL's verdict of one ``result`` (:data:`VERDICT_COLUMNS`) and, with ``credit``, our
     partial credit beside it (:data:`CREDIT_COLUMNS`; multi-turn and memory:
     :data:`TURN_COLUMNS`). ``model_name``: multi-turn only, BFCL's folder name of the model
     (default ``tooleval``)."""
     if is_multi_turn(category):
-        return judge_multi_turn(result, question, truth or [], mode, credit,
-                                model_name or "tooleval")
+        return judge_multi_turn(
+            result, question, truth or [], mode, credit, model_name or "tooleval"
+        )
     if is_memory(category):
         return judge_memory(result, truth or [], mode, credit)
     verdict = entry_verdict(result, question, truth, category, mode, prompt_format)
     out: dict[str, Any] = {
-        "passed": verdict.passed, "error_type": verdict.error_type,
+        "passed": verdict.passed,
+        "error_type": verdict.error_type,
         "error": verdict.errors[0] if verdict.errors else None,
         "errored": verdict.error_type == INFERENCE_ERROR,
-        "decoder_failed": str(verdict.error_type).startswith("ast_decoder:")}
+        "decoder_failed": str(verdict.error_type).startswith("ast_decoder:"),
+    }
     if credit:
         out.update(partial_credit(result, question, truth, category, mode, prompt_format))
         out.update(_NO_TURNS)
     return out
 
 
-def verdict_rows(entries: Iterable[Mapping[str, Any]], data: CategoryData, *, model: str,
-                 mode: str, prompt_format: str = "python", credit: bool = True,
-                 judged: Mapping[str, tuple[Any, Mapping[str, Any]]] | None = None,
-                 bfcl_model: str | None = None) -> list[dict[str, Any]]:
+def verdict_rows(
+    entries: Iterable[Mapping[str, Any]],
+    data: CategoryData,
+    *,
+    model: str,
+    mode: str,
+    prompt_format: str = "python",
+    credit: bool = True,
+    judged: Mapping[str, tuple[Any, Mapping[str, Any]]] | None = None,
+    bfcl_model: str | None = None,
+) -> list[dict[str, Any]]:
     """One :data:`ENTRY_COLUMNS` row per written entry of one category (``credit=False``
     leaves the partial-credit columns empty, for the verdicts alone).
 
@@ -297,11 +423,27 @@ def verdict_rows(entries: Iterable[Mapping[str, Any]], data: CategoryData, *, mo
             part = {k: known[1][k] for k in keep}
         else:
             truth = answers.get(entry_id) if answers is not None else None
-            part = judge(result, data.by_id[entry_id], truth, category, mode, prompt_format,
-                         credit, bfcl_model)
-        rows.append({
-            "model": model, "mode": mode, "category": category, "id": entry_id, **part,
-            "result": result, "latency": entry.get("latency"),
-            "input_token_count": entry.get("input_token_count"),
-            "output_token_count": entry.get("output_token_count")})
+            part = judge(
+                result,
+                data.by_id[entry_id],
+                truth,
+                category,
+                mode,
+                prompt_format,
+                credit,
+                bfcl_model,
+            )
+        rows.append(
+            {
+                "model": model,
+                "mode": mode,
+                "category": category,
+                "id": entry_id,
+                **part,
+                "result": result,
+                "latency": entry.get("latency"),
+                "input_token_count": entry.get("input_token_count"),
+                "output_token_count": entry.get("output_token_count"),
+            }
+        )
     return rows

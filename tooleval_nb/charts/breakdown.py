@@ -11,8 +11,16 @@ if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
 
-__all__ = ["breakdown_table", "breakdown_chart", "mode_breakdown", "tag_breakdown",
-           "failure_table", "failure_chart", "By", "FAILURE_MODES"]
+__all__ = [
+    "breakdown_table",
+    "breakdown_chart",
+    "mode_breakdown",
+    "tag_breakdown",
+    "failure_table",
+    "failure_chart",
+    "By",
+    "FAILURE_MODES",
+]
 
 #: What a breakdown groups cases by.
 By = Literal["mode", "tag", "category", "suite"]
@@ -44,14 +52,17 @@ def breakdown_table(results: pd.DataFrame, by: By = "tag") -> pd.DataFrame:
         df["group"] = df["mode"]
     if df.empty:
         return pd.DataFrame(columns=BREAKDOWN_COLUMNS)
-    table = df.groupby(["group", "label", "model", "mode"], sort=True).agg(
-        n=("case_id", "nunique"), mean=("score", "mean"), pass_rate=("passed", "mean")
-    ).reset_index()
+    table = (
+        df.groupby(["group", "label", "model", "mode"], sort=True)
+        .agg(n=("case_id", "nunique"), mean=("score", "mean"), pass_rate=("passed", "mean"))
+        .reset_index()
+    )
     return pd.DataFrame(table, columns=BREAKDOWN_COLUMNS)
 
 
-def breakdown_chart(results: pd.DataFrame, by: By = "tag",
-                    title: str | None = None) -> alt.TopLevelMixin:
+def breakdown_chart(
+    results: pd.DataFrame, by: By = "tag", title: str | None = None
+) -> alt.TopLevelMixin:
     """Grouped horizontal bars: one group per tag / category / mode, one bar per model."""
     import altair as alt
 
@@ -60,16 +71,25 @@ def breakdown_chart(results: pd.DataFrame, by: By = "tag",
     if table.empty:
         return empty_chart(f"no results to break down by {by}", title)
     field = "label" if by != "mode" else "model"
-    return alt.Chart(table, title=title).mark_bar().encode(
-        y=alt.Y("group:N", title=by),
-        yOffset=alt.YOffset(f"{field}:N"),
-        x=alt.X("mean:Q", title="mean overall", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color(f"{field}:N", title="model"),
-        tooltip=[alt.Tooltip("group:N", title=by), alt.Tooltip("label:N", title="model"),
-                 alt.Tooltip("mode:N"), alt.Tooltip("n:Q", title="cases"),
-                 alt.Tooltip("mean:Q", format=".3f", title="mean overall"),
-                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate")],
-    ).properties(width=420, height=alt.Step(14))
+    return (
+        alt.Chart(table, title=title)
+        .mark_bar()
+        .encode(
+            y=alt.Y("group:N", title=by),
+            yOffset=alt.YOffset(f"{field}:N"),
+            x=alt.X("mean:Q", title="mean overall", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(f"{field}:N", title="model"),
+            tooltip=[
+                alt.Tooltip("group:N", title=by),
+                alt.Tooltip("label:N", title="model"),
+                alt.Tooltip("mode:N"),
+                alt.Tooltip("n:Q", title="cases"),
+                alt.Tooltip("mean:Q", format=".3f", title="mean overall"),
+                alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+            ],
+        )
+        .properties(width=420, height=alt.Step(14))
+    )
 
 
 def mode_breakdown(results: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
@@ -107,13 +127,25 @@ def failure_chart(results: pd.DataFrame, title: str | None = None) -> alt.TopLev
         return empty_chart("no failures", title)
     known = [m for m in FAILURE_MODES if m in set(table["failure_mode"])]
     order = known + sorted(set(table["failure_mode"]) - set(known))
-    return alt.Chart(table, title=title).mark_bar().encode(
-        y=alt.Y("label:N", title="model"),
-        x=alt.X("share:Q", title="share of cases", axis=alt.Axis(format="%")),
-        color=alt.Color("failure_mode:N", sort=order, title="failure mode",
-                        scale=alt.Scale(scheme="tableau20")),
-        order=alt.Order("failure_mode:N"),
-        tooltip=[alt.Tooltip("label:N", title="model"), alt.Tooltip("failure_mode:N"),
-                 alt.Tooltip("n:Q", title="cases"), alt.Tooltip("share:Q", format=".1%")],
-    ).properties(width=420, height=alt.Step(24))
-
+    return (
+        alt.Chart(table, title=title)
+        .mark_bar()
+        .encode(
+            y=alt.Y("label:N", title="model"),
+            x=alt.X("share:Q", title="share of cases", axis=alt.Axis(format="%")),
+            color=alt.Color(
+                "failure_mode:N",
+                sort=order,
+                title="failure mode",
+                scale=alt.Scale(scheme="tableau20"),
+            ),
+            order=alt.Order("failure_mode:N"),
+            tooltip=[
+                alt.Tooltip("label:N", title="model"),
+                alt.Tooltip("failure_mode:N"),
+                alt.Tooltip("n:Q", title="cases"),
+                alt.Tooltip("share:Q", format=".1%"),
+            ],
+        )
+        .properties(width=420, height=alt.Step(24))
+    )

@@ -70,12 +70,18 @@ def parse_calls(value: Any) -> list[dict[str, Any]]:
     if data is None:
         return []
     if isinstance(data, dict):
-        if data.get("expected_calls") or "expected_tool" in data or isinstance(
-                data.get("expected"), dict):  # a stored expectation: its one reader
-            return [{"name": " | ".join(c["names"]),
-                     "arguments": {k: v[0] if len(v) == 1 else v
-                                   for k, v in c["arguments"].items()}}
-                    for c in expected_calls_of(data)]
+        if (
+            data.get("expected_calls")
+            or "expected_tool" in data
+            or isinstance(data.get("expected"), dict)
+        ):  # a stored expectation: its one reader
+            return [
+                {
+                    "name": " | ".join(c["names"]),
+                    "arguments": {k: v[0] if len(v) == 1 else v for k, v in c["arguments"].items()},
+                }
+                for c in expected_calls_of(data)
+            ]
         if "tool_calls" in data:
             return parse_calls(data["tool_calls"])
         if set(data) <= {"expected", "multi_turn", "expected_calls"}:

@@ -12,8 +12,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["worst_cases", "WORST_COLUMNS"]
 
-WORST_COLUMNS = ["suite", "label", "case_id", "case_name", "overall", "failure_mode", "prompt",
-                 "expected", "calls", "content", "error"]
+WORST_COLUMNS = [
+    "suite",
+    "label",
+    "case_id",
+    "case_name",
+    "overall",
+    "failure_mode",
+    "prompt",
+    "expected",
+    "calls",
+    "content",
+    "error",
+]
 
 
 def worst_cases(results: pd.DataFrame, n: int = 10, per_model: bool = False) -> pd.DataFrame:
@@ -33,20 +44,36 @@ def worst_cases(results: pd.DataFrame, n: int = 10, per_model: bool = False) -> 
 
     require_columns(results, ["model", "case_id", "overall"], "worst_cases")
     df = prepare(results)
-    for col in ("suite", "case_name", "failure_mode", "prompt", "expected", "tool_calls",
-                "content", "error"):
+    for col in (
+        "suite",
+        "case_name",
+        "failure_mode",
+        "prompt",
+        "expected",
+        "tool_calls",
+        "content",
+        "error",
+    ):
         if col not in df.columns:
             df[col] = None
     df = df.sort_values("score", kind="stable")
     df = df.groupby("label", sort=False).head(n) if per_model else df.head(n)
-    out = pd.DataFrame({
-        "suite": df["suite"], "label": df["label"], "case_id": df["case_id"],
-        "case_name": df["case_name"], "overall": df["score"], "failure_mode": df["failure_mode"],
-        "prompt": df["prompt"],
-        "expected": [format_calls(v, none="(no call expected)") for v in df["expected"]],
-        "calls": [format_calls(v) for v in df["tool_calls"]],
-        "content": df["content"], "error": df["error"],
-    }, columns=WORST_COLUMNS)
+    out = pd.DataFrame(
+        {
+            "suite": df["suite"],
+            "label": df["label"],
+            "case_id": df["case_id"],
+            "case_name": df["case_name"],
+            "overall": df["score"],
+            "failure_mode": df["failure_mode"],
+            "prompt": df["prompt"],
+            "expected": [format_calls(v, none="(no call expected)") for v in df["expected"]],
+            "calls": [format_calls(v) for v in df["tool_calls"]],
+            "content": df["content"],
+            "error": df["error"],
+        },
+        columns=WORST_COLUMNS,
+    )
     for col in ("suite", "case_name", "failure_mode", "prompt", "content", "error"):
         out[col] = [None if v is None or v != v else v for v in out[col]]
     return out.reset_index(drop=True)

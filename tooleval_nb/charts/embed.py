@@ -35,8 +35,18 @@ from typing import Any, Literal, get_args
 
 from ..errors import ToolEvalError
 
-__all__ = ["bundle_html", "chart_html", "offline_renderer", "enable_offline", "activate",
-           "set_vega_source", "vega_source", "VegaSource", "RENDERER", "SOURCE_ENV"]
+__all__ = [
+    "bundle_html",
+    "chart_html",
+    "offline_renderer",
+    "enable_offline",
+    "activate",
+    "set_vega_source",
+    "vega_source",
+    "VegaSource",
+    "RENDERER",
+    "SOURCE_ENV",
+]
 
 #: The name the renderer is registered under in ``alt.renderers``.
 RENDERER = "tooleval_offline"
@@ -53,8 +63,10 @@ _STATE: dict[str, Any] = {"source": None, "sent": False}
 
 def _check_source(value: str, where: str) -> VegaSource:
     if value not in get_args(VegaSource):
-        raise ToolEvalError(f"{where}: {value!r} is not a Vega source; use 'inline' (the bundle "
-                            "in the page, no network) or 'cdn' (cdn.jsdelivr.net)")
+        raise ToolEvalError(
+            f"{where}: {value!r} is not a Vega source; use 'inline' (the bundle "
+            "in the page, no network) or 'cdn' (cdn.jsdelivr.net)"
+        )
     return value  # type: ignore[return-value]
 
 
@@ -100,7 +112,8 @@ def _bundle_script() -> str:
             f"charts cannot draw offline: the Vega bundle shipped with tooleval_nb holds "
             f"Vega-Lite {record['vega_lite']}, and the installed Altair writes Vega-Lite "
             f"{alt.VEGALITE_VERSION}; pip install vl-convert-python (it builds the bundle for "
-            "this Altair), or call tooleval_nb.charts.set_vega_source('cdn')") from None
+            "this Altair), or call tooleval_nb.charts.set_vega_source('cdn')"
+        ) from None
     from altair.utils._importers import vl_version_for_vl_convert
 
     return vl_convert.javascript_bundle(None, vl_version=vl_version_for_vl_convert())  # type: ignore[arg-type]
@@ -108,8 +121,10 @@ def _bundle_script() -> str:
 
 def _inline_bundle() -> str:
     js = re.sub(r"</(script)", r"<\\/\1", _bundle_script(), flags=re.IGNORECASE)
-    return ('<script type="text/javascript">\nif (!window.vegaEmbed) { (function () {\n'
-            f"{js}\n}})(); }}\n</script>")
+    return (
+        '<script type="text/javascript">\nif (!window.vegaEmbed) { (function () {\n'
+        f"{js}\n}})(); }}\n</script>"
+    )
 
 
 def bundle_html() -> str:
@@ -126,15 +141,16 @@ def bundle_html() -> str:
             vega, lite, embed = _versions()
             _BUNDLE_CACHE[source] = "".join(
                 f'<script src="https://cdn.jsdelivr.net/npm/{name}@{version}"></script>'
-                for name, version in (("vega", vega), ("vega-lite", lite),
-                                      ("vega-embed", embed)))
+                for name, version in (("vega", vega), ("vega-lite", lite), ("vega-embed", embed))
+            )
         else:
             _BUNDLE_CACHE[source] = _inline_bundle()
     return _BUNDLE_CACHE[source]
 
 
-def chart_html(chart: Any, embed_options: dict[str, Any] | None = None, *,
-               bundle: bool = False) -> str:
+def chart_html(
+    chart: Any, embed_options: dict[str, Any] | None = None, *, bundle: bool = False
+) -> str:
     """The HTML snippet that draws ``chart`` (an Altair chart or a Vega-Lite dict).
 
     It waits for the bundle of :func:`bundle_html` to be on the page; with ``bundle=True`` it
@@ -144,17 +160,20 @@ def chart_html(chart: Any, embed_options: dict[str, Any] | None = None, *,
     div = f"tooleval-vega-{uuid.uuid4().hex[:12]}"
     spec_json = json.dumps(spec, ensure_ascii=False).replace("</", "<\\/")
     options = json.dumps({"actions": False, **(embed_options or {})})
-    missing = ("chart not drawn: the Vega bundle is not on this page (run "
-               "tooleval_nb.charts.enable_offline() in a cell above)")
-    return ((bundle_html() if bundle else "")
-            + f'<div id="{div}" class="tooleval-chart"></div>\n'
-            '<script type="text/javascript">\n(function (spec, opt) {\n'
-            f'  var el = document.getElementById("{div}"), waited = 0;\n'
-            "  function draw() { if (window.vegaEmbed) { window.vegaEmbed(el, spec, opt)"
-            ".catch(function (e) { el.textContent = 'chart error: ' + e; }); }\n"
-            f"    else if (waited > {_WAIT_MS}) {{ el.textContent = {json.dumps(missing)}; }}\n"
-            "    else { waited += 50; setTimeout(draw, 50); } }\n"
-            f"  draw();\n}})({spec_json}, {options});\n</script>")
+    missing = (
+        "chart not drawn: the Vega bundle is not on this page (run "
+        "tooleval_nb.charts.enable_offline() in a cell above)"
+    )
+    return (
+        (bundle_html() if bundle else "") + f'<div id="{div}" class="tooleval-chart"></div>\n'
+        '<script type="text/javascript">\n(function (spec, opt) {\n'
+        f'  var el = document.getElementById("{div}"), waited = 0;\n'
+        "  function draw() { if (window.vegaEmbed) { window.vegaEmbed(el, spec, opt)"
+        ".catch(function (e) { el.textContent = 'chart error: ' + e; }); }\n"
+        f"    else if (waited > {_WAIT_MS}) {{ el.textContent = {json.dumps(missing)}; }}\n"
+        "    else { waited += 50; setTimeout(draw, 50); } }\n"
+        f"  draw();\n}})({spec_json}, {options});\n</script>"
+    )
 
 
 def offline_renderer(spec: dict[str, Any], **metadata: Any) -> dict[str, str]:

@@ -53,12 +53,14 @@ def require_columns(df: Any, columns: Iterable[str], chart: str) -> None:
     if not isinstance(df, pd.DataFrame):
         raise ToolEvalError(
             f"{chart}() needs a pandas DataFrame such as run.results_df(), got "
-            f"{type(df).__name__}; pass run.results_df() (or load_run(id).results_df()).")
+            f"{type(df).__name__}; pass run.results_df() (or load_run(id).results_df())."
+        )
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ToolEvalError(
             f"{chart}() needs the column(s) {', '.join(missing)} which this frame lacks (it has: "
-            f"{', '.join(map(str, df.columns)) or 'none'}); pass run.results_df().")
+            f"{', '.join(map(str, df.columns)) or 'none'}); pass run.results_df()."
+        )
 
 
 def split_tags(value: Any) -> list[str]:
@@ -99,12 +101,13 @@ def prepare(results: pd.DataFrame) -> pd.DataFrame:
     df["mode"] = df["mode"].fillna("native").astype(str)
     # The runner already labels twins "model [mode]"; ``model`` here is the bare model again.
     labels = df["model"].astype(str)
-    df["model"] = [lab.removesuffix(f" [{md}]") for lab, md in zip(labels, df["mode"],
-                                                                      strict=True)]
+    df["model"] = [lab.removesuffix(f" [{md}]") for lab, md in zip(labels, df["mode"], strict=True)]
     n_modes = df.groupby("model")["mode"].nunique()
     multi = set(n_modes[n_modes > 1].index)
-    df["label"] = [f"{m} [{md}]" if m in multi and lab == m else lab
-                   for m, md, lab in zip(df["model"], df["mode"], labels, strict=True)]
+    df["label"] = [
+        f"{m} [{md}]" if m in multi and lab == m else lab
+        for m, md, lab in zip(df["model"], df["mode"], labels, strict=True)
+    ]
     score = pd.to_numeric(df["overall"], errors="coerce") if "overall" in df else 0.0
     df["score"] = pd.Series(score, index=df.index, dtype="float64").fillna(0.0).clip(0.0, 1.0)
     if "tags" in df.columns:
@@ -119,5 +122,9 @@ def empty_chart(message: str, title: str = "") -> alt.TopLevelMixin:
     import altair as alt
     import pandas as pd
 
-    return alt.Chart(pd.DataFrame({"message": [message]}), title=title).mark_text(
-        size=13, color="gray").encode(text="message:N").properties(width=400, height=40)
+    return (
+        alt.Chart(pd.DataFrame({"message": [message]}), title=title)
+        .mark_text(size=13, color="gray")
+        .encode(text="message:N")
+        .properties(width=400, height=40)
+    )

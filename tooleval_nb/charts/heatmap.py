@@ -13,8 +13,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["heatmap_table", "case_heatmap"]
 
-HEATMAP_COLUMNS = ["case_id", "case_name", "label", "score", "passed", "n_samples",
-                   "failure_mode", "expected_text", "calls_text", "error"]
+HEATMAP_COLUMNS = [
+    "case_id",
+    "case_name",
+    "label",
+    "score",
+    "passed",
+    "n_samples",
+    "failure_mode",
+    "expected_text",
+    "calls_text",
+    "error",
+]
 
 
 def heatmap_table(results: pd.DataFrame, max_cases: int | None = 60) -> pd.DataFrame:
@@ -40,11 +50,16 @@ def heatmap_table(results: pd.DataFrame, max_cases: int | None = 60) -> pd.DataF
     for col in ("case_name", "failure_mode", "error"):
         df[col] = df[col].where(df[col].notna() & (df[col].astype(str) != ""), None)
     grouped = df.groupby(["case_id", "label"], sort=False)
-    table = grouped.agg(score=("score", "mean"), passed=("passed", "mean"),
-                        n_samples=("score", "size"), case_name=("case_name", "first"),
-                        failure_mode=("failure_mode", "first"),
-                        expected=("expected", "first"), tool_calls=("tool_calls", "first"),
-                        error=("error", "first")).reset_index()
+    table = grouped.agg(
+        score=("score", "mean"),
+        passed=("passed", "mean"),
+        n_samples=("score", "size"),
+        case_name=("case_name", "first"),
+        failure_mode=("failure_mode", "first"),
+        expected=("expected", "first"),
+        tool_calls=("tool_calls", "first"),
+        error=("error", "first"),
+    ).reset_index()
     for col in ("case_name", "failure_mode", "error"):
         table[col] = [str(v) if v is not None and v == v else "" for v in table[col]]
     if max_cases is not None and table["case_id"].nunique() > max_cases:
@@ -56,8 +71,9 @@ def heatmap_table(results: pd.DataFrame, max_cases: int | None = 60) -> pd.DataF
     return pd.DataFrame(table, columns=HEATMAP_COLUMNS).reset_index(drop=True)
 
 
-def case_heatmap(results: pd.DataFrame, max_cases: int | None = 60,
-                 title: str | None = None) -> alt.TopLevelMixin:
+def case_heatmap(
+    results: pd.DataFrame, max_cases: int | None = 60, title: str | None = None
+) -> alt.TopLevelMixin:
     """Heatmap: one row per case, one column per model, colour = mean overall score.
 
     The tooltip of each cell shows the case, the score, the failure mode, the expected calls
@@ -77,15 +93,25 @@ def case_heatmap(results: pd.DataFrame, max_cases: int | None = 60,
         return empty_chart("no results to show", title)
     case_order = table["case_id"].drop_duplicates().tolist()
     data = table.assign(passed=table["passed"] >= 0.5)
-    return alt.Chart(data, title=title).mark_rect(stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("label:N", title="model", axis=alt.Axis(labelAngle=-30, labelLimit=220)),
-        y=alt.Y("case_id:N", sort=case_order, title="case", axis=alt.Axis(labelLimit=220)),
-        color=alt.Color("score:Q", scale=alt.Scale(**SCORE_SCALE), title="overall"),
-        tooltip=[alt.Tooltip("case_id:N", title="case"), alt.Tooltip("case_name:N", title="name"),
-                 alt.Tooltip("label:N", title="model"),
-                 alt.Tooltip("score:Q", format=".2f", title="overall"),
-                 alt.Tooltip("passed:N"), alt.Tooltip("failure_mode:N", title="failure"),
-                 alt.Tooltip("expected_text:N", title="expected"),
-                 alt.Tooltip("calls_text:N", title="calls"), alt.Tooltip("error:N"),
-                 alt.Tooltip("n_samples:Q", title="samples")],
-    ).properties(width=alt.Step(70), height=alt.Step(16))
+    return (
+        alt.Chart(data, title=title)
+        .mark_rect(stroke="white", strokeWidth=0.5)
+        .encode(
+            x=alt.X("label:N", title="model", axis=alt.Axis(labelAngle=-30, labelLimit=220)),
+            y=alt.Y("case_id:N", sort=case_order, title="case", axis=alt.Axis(labelLimit=220)),
+            color=alt.Color("score:Q", scale=alt.Scale(**SCORE_SCALE), title="overall"),
+            tooltip=[
+                alt.Tooltip("case_id:N", title="case"),
+                alt.Tooltip("case_name:N", title="name"),
+                alt.Tooltip("label:N", title="model"),
+                alt.Tooltip("score:Q", format=".2f", title="overall"),
+                alt.Tooltip("passed:N"),
+                alt.Tooltip("failure_mode:N", title="failure"),
+                alt.Tooltip("expected_text:N", title="expected"),
+                alt.Tooltip("calls_text:N", title="calls"),
+                alt.Tooltip("error:N"),
+                alt.Tooltip("n_samples:Q", title="samples"),
+            ],
+        )
+        .properties(width=alt.Step(70), height=alt.Step(16))
+    )

@@ -1,5 +1,4 @@
-"""A judge report's chart: the count of each failure mode (``JudgeReport.failure_modes_df()``).
-"""
+"""A judge report's chart: the count of each failure mode (``JudgeReport.failure_modes_df()``)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,13 @@ def failure_modes_chart(modes: pd.DataFrame) -> alt.Chart:
     import altair as alt
 
     df = modes[["failure_mode", "count", "share"]]
-    return alt.Chart(df).mark_bar().encode(
-        x=alt.X("count:Q"), y=alt.Y("failure_mode:N", sort="-x", title=None),
-        tooltip=["failure_mode:N", "count:Q", alt.Tooltip("share:Q", format=".0%")]
-    ).properties(width=320, height=max(60, 22 * len(df)), title="Failure modes")
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("count:Q"),
+            y=alt.Y("failure_mode:N", sort="-x", title=None),
+            tooltip=["failure_mode:N", "count:Q", alt.Tooltip("share:Q", format=".0%")],
+        )
+        .properties(width=320, height=max(60, 22 * len(df)), title="Failure modes")
+    )

@@ -22,8 +22,18 @@ __all__ = ["leaderboard_table", "leaderboard_chart", "Metric"]
 #: The score columns a leaderboard can rank by (``score`` is ``overall`` with errors as 0).
 Metric = Literal["overall", "tool_score", "param_score", "passed"]
 
-LEADERBOARD_COLUMNS = ["label", "model", "mode", "n_cases", "mean", "ci_low", "ci_high",
-                       "ci_method", "pass_rate", "n_errors"]
+LEADERBOARD_COLUMNS = [
+    "label",
+    "model",
+    "mode",
+    "n_cases",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "pass_rate",
+    "n_errors",
+]
 
 
 def _metric_column(df: pd.DataFrame, metric: Metric) -> pd.Series:
@@ -36,8 +46,9 @@ def _metric_column(df: pd.DataFrame, metric: Metric) -> pd.Series:
     return pd.to_numeric(df[metric], errors="coerce")
 
 
-def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall",
-                      ci: float = 0.95) -> pd.DataFrame:
+def leaderboard_table(
+    results: pd.DataFrame, metric: Metric = "overall", ci: float = 0.95
+) -> pd.DataFrame:
     """One row per model (label), best first, with the interval of ``metric`` over cases.
 
     Columns: ``label, model, mode, n_cases, mean, ci_low, ci_high, ci_method, pass_rate,
@@ -55,22 +66,34 @@ def leaderboard_table(results: pd.DataFrame, metric: Metric = "overall",
         df["errored"] = False
     rows = []
     for (label, model, mode), grp in df.groupby(["label", "model", "mode"], sort=False):
-        per_case = grp.groupby("case_id", sort=False).agg(value=("value", "mean"),
-                                                          passed=("passed", "mean"))
+        per_case = grp.groupby("case_id", sort=False).agg(
+            value=("value", "mean"), passed=("passed", "mean")
+        )
         values = per_case["value"].dropna().to_numpy()
         _, low, high = mean_ci(values, ci)
-        rows.append({"label": label, "model": model, "mode": mode, "n_cases": len(per_case),
-                     "mean": float(per_case["value"].mean()), "ci_low": low, "ci_high": high,
-                     "ci_method": interval_method(values),
-                     "pass_rate": float(per_case["passed"].mean()),
-                     "n_errors": int(grp["errored"].sum())})
+        rows.append(
+            {
+                "label": label,
+                "model": model,
+                "mode": mode,
+                "n_cases": len(per_case),
+                "mean": float(per_case["value"].mean()),
+                "ci_low": low,
+                "ci_high": high,
+                "ci_method": interval_method(values),
+                "pass_rate": float(per_case["passed"].mean()),
+                "n_errors": int(grp["errored"].sum()),
+            }
+        )
     table = pd.DataFrame(rows, columns=LEADERBOARD_COLUMNS)
-    return table.sort_values(["mean", "label"], ascending=[False, True],
-                             na_position="last").reset_index(drop=True)
+    return table.sort_values(
+        ["mean", "label"], ascending=[False, True], na_position="last"
+    ).reset_index(drop=True)
 
 
-def leaderboard_chart(results: pd.DataFrame, metric: Metric = "overall", ci: float = 0.95,
-                      title: str | None = None) -> alt.TopLevelMixin:
+def leaderboard_chart(
+    results: pd.DataFrame, metric: Metric = "overall", ci: float = 0.95, title: str | None = None
+) -> alt.TopLevelMixin:
     """Horizontal bars of the mean ``metric`` per model with its interval as error bars.
 
     Args:
@@ -89,17 +112,26 @@ def leaderboard_chart(results: pd.DataFrame, metric: Metric = "overall", ci: flo
     order = table["label"].tolist()
     base = alt.Chart(table).encode(
         y=alt.Y("label:N", sort=order, title="model"),
-        tooltip=[alt.Tooltip("label:N", title="model"), alt.Tooltip("mode:N"),
-                 alt.Tooltip("n_cases:Q", title="cases"),
-                 alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
-                 alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("ci_method:N", title="CI"),
-                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
-                 alt.Tooltip("n_errors:Q", title="errors")])
+        tooltip=[
+            alt.Tooltip("label:N", title="model"),
+            alt.Tooltip("mode:N"),
+            alt.Tooltip("n_cases:Q", title="cases"),
+            alt.Tooltip("mean:Q", format=".3f"),
+            alt.Tooltip("ci_low:Q", format=".3f"),
+            alt.Tooltip("ci_high:Q", format=".3f"),
+            alt.Tooltip("ci_method:N", title="CI"),
+            alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+            alt.Tooltip("n_errors:Q", title="errors"),
+        ],
+    )
     bars = base.mark_bar().encode(
         x=alt.X("mean:Q", scale=alt.Scale(domain=[0, 1]), title=f"mean {metric}"),
-        color=alt.Color("mean:Q", scale=alt.Scale(**SCORE_SCALE), legend=None))
+        color=alt.Color("mean:Q", scale=alt.Scale(**SCORE_SCALE), legend=None),
+    )
     errors = base.mark_errorbar(ticks=True, color="black").encode(
-        x=alt.X("ci_low:Q", title=f"mean {metric}"), x2="ci_high:Q")
+        x=alt.X("ci_low:Q", title=f"mean {metric}"), x2="ci_high:Q"
+    )
     labels = base.mark_text(align="left", dx=4, dy=-8, fontSize=11).encode(
-        x="ci_high:Q", text=alt.Text("mean:Q", format=".2f"))
+        x="ci_high:Q", text=alt.Text("mean:Q", format=".2f")
+    )
     return alt.layer(bars, errors, labels).properties(title=title, width=420, height=alt.Step(28))

@@ -25,8 +25,19 @@ def multiturn_table(results: pd.DataFrame) -> pd.DataFrame:
     mean_hops``. Only rows with a ``completion`` (multi-turn cases) count."""
     import pandas as pd
 
-    require_columns(results, ["model", "case_id", "overall", "completion", "efficiency",
-                              "redundancy_penalty", "detour_penalty"], "multiturn_table")
+    require_columns(
+        results,
+        [
+            "model",
+            "case_id",
+            "overall",
+            "completion",
+            "efficiency",
+            "redundancy_penalty",
+            "detour_penalty",
+        ],
+        "multiturn_table",
+    )
     df = prepare(results)
     df = df[pd.to_numeric(df["completion"], errors="coerce").notna()]
     cols = ["label", "metric", "value", "n", "mean_hops"]
@@ -40,9 +51,15 @@ def multiturn_table(results: pd.DataFrame) -> pd.DataFrame:
     for label, grp in df.groupby("label", sort=False):
         hops = grp["n_hops"].mean()
         for metric in MULTITURN_METRICS:
-            rows.append({"label": label, "metric": metric, "value": float(grp[metric].mean()),
-                         "n": int(grp["case_id"].nunique()),
-                         "mean_hops": None if hops != hops else float(hops)})
+            rows.append(
+                {
+                    "label": label,
+                    "metric": metric,
+                    "value": float(grp[metric].mean()),
+                    "n": int(grp["case_id"].nunique()),
+                    "mean_hops": None if hops != hops else float(hops),
+                }
+            )
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -54,14 +71,21 @@ def multiturn_chart(results: pd.DataFrame, title: str | None = None) -> alt.TopL
     table = multiturn_table(results)
     if table.empty:
         return empty_chart("no multi-turn cases in these results", title)
-    return alt.Chart(table, title=title).mark_bar().encode(
-        x=alt.X("metric:N", sort=MULTITURN_METRICS, title=None,
-                axis=alt.Axis(labelAngle=-20)),
-        xOffset=alt.XOffset("label:N"),
-        y=alt.Y("value:Q", title="mean", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("label:N", title="model"),
-        tooltip=[alt.Tooltip("label:N", title="model"), alt.Tooltip("metric:N"),
-                 alt.Tooltip("value:Q", format=".3f", title="mean"),
-                 alt.Tooltip("n:Q", title="cases"),
-                 alt.Tooltip("mean_hops:Q", format=".2f", title="mean hops")],
-    ).properties(width=alt.Step(18), height=240)
+    return (
+        alt.Chart(table, title=title)
+        .mark_bar()
+        .encode(
+            x=alt.X("metric:N", sort=MULTITURN_METRICS, title=None, axis=alt.Axis(labelAngle=-20)),
+            xOffset=alt.XOffset("label:N"),
+            y=alt.Y("value:Q", title="mean", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("label:N", title="model"),
+            tooltip=[
+                alt.Tooltip("label:N", title="model"),
+                alt.Tooltip("metric:N"),
+                alt.Tooltip("value:Q", format=".3f", title="mean"),
+                alt.Tooltip("n:Q", title="cases"),
+                alt.Tooltip("mean_hops:Q", format=".2f", title="mean hops"),
+            ],
+        )
+        .properties(width=alt.Step(18), height=240)
+    )

@@ -12,8 +12,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["model_stats", "latency_scatter", "cost_scatter"]
 
-STATS_COLUMNS = ["label", "model", "mode", "n_cases", "overall", "pass_rate", "latency_p50_ms",
-                 "latency_p95_ms", "cost", "cost_per_case", "tokens_per_case"]
+STATS_COLUMNS = [
+    "label",
+    "model",
+    "mode",
+    "n_cases",
+    "overall",
+    "pass_rate",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "cost",
+    "cost_per_case",
+    "tokens_per_case",
+]
 
 
 def model_stats(results: pd.DataFrame) -> pd.DataFrame:
@@ -36,15 +47,21 @@ def model_stats(results: pd.DataFrame) -> pd.DataFrame:
         lat = grp["latency_ms"].dropna()
         costs = grp["cost"].dropna()
         tokens = grp["prompt_tokens"].fillna(0) + grp["completion_tokens"].fillna(0)
-        rows.append({
-            "label": label, "model": model, "mode": mode, "n_cases": int(grp["case_id"].nunique()),
-            "overall": float(grp["score"].mean()), "pass_rate": float(grp["passed"].mean()),
-            "latency_p50_ms": float(lat.quantile(0.5)) if len(lat) else None,
-            "latency_p95_ms": float(lat.quantile(0.95)) if len(lat) else None,
-            "cost": float(costs.sum()) if len(costs) else None,
-            "cost_per_case": float(costs.sum()) / len(grp) if len(costs) else None,
-            "tokens_per_case": float(tokens.mean()) if len(grp) else None,
-        })
+        rows.append(
+            {
+                "label": label,
+                "model": model,
+                "mode": mode,
+                "n_cases": int(grp["case_id"].nunique()),
+                "overall": float(grp["score"].mean()),
+                "pass_rate": float(grp["passed"].mean()),
+                "latency_p50_ms": float(lat.quantile(0.5)) if len(lat) else None,
+                "latency_p95_ms": float(lat.quantile(0.95)) if len(lat) else None,
+                "cost": float(costs.sum()) if len(costs) else None,
+                "cost_per_case": float(costs.sum()) / len(grp) if len(costs) else None,
+                "tokens_per_case": float(tokens.mean()) if len(grp) else None,
+            }
+        )
     return pd.DataFrame(rows, columns=STATS_COLUMNS)
 
 
@@ -54,20 +71,25 @@ def _scatter(stats: pd.DataFrame, x: str, x_title: str, title: str) -> alt.TopLe
     base = alt.Chart(stats).encode(
         x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=False)),
         y=alt.Y("overall:Q", title="mean overall", scale=alt.Scale(domain=[0, 1])),
-        tooltip=[alt.Tooltip("label:N", title="model"), alt.Tooltip("n_cases:Q", title="cases"),
-                 alt.Tooltip("overall:Q", format=".3f"),
-                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
-                 alt.Tooltip("latency_p50_ms:Q", format=".0f", title="p50 latency (ms)"),
-                 alt.Tooltip("latency_p95_ms:Q", format=".0f", title="p95 latency (ms)"),
-                 alt.Tooltip("cost:Q", format="$.4f", title="total cost"),
-                 alt.Tooltip("tokens_per_case:Q", format=".0f", title="tokens per case")])
+        tooltip=[
+            alt.Tooltip("label:N", title="model"),
+            alt.Tooltip("n_cases:Q", title="cases"),
+            alt.Tooltip("overall:Q", format=".3f"),
+            alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+            alt.Tooltip("latency_p50_ms:Q", format=".0f", title="p50 latency (ms)"),
+            alt.Tooltip("latency_p95_ms:Q", format=".0f", title="p95 latency (ms)"),
+            alt.Tooltip("cost:Q", format="$.4f", title="total cost"),
+            alt.Tooltip("tokens_per_case:Q", format=".0f", title="tokens per case"),
+        ],
+    )
     points = base.mark_circle(size=120).encode(color=alt.Color("label:N", title="model"))
     labels = base.mark_text(align="left", dx=8, fontSize=11).encode(text="label:N")
     return alt.layer(points, labels).properties(title=title, width=420, height=260)
 
 
-def latency_scatter(results: pd.DataFrame, percentile: Literal[50, 95] = 50,
-                    title: str | None = None) -> alt.TopLevelMixin:
+def latency_scatter(
+    results: pd.DataFrame, percentile: Literal[50, 95] = 50, title: str | None = None
+) -> alt.TopLevelMixin:
     """Mean overall score against median (or p95) latency per model; up and left is better."""
     stats = model_stats(results)
     col = f"latency_p{percentile}_ms"
@@ -84,6 +106,7 @@ def cost_scatter(results: pd.DataFrame, title: str | None = None) -> alt.TopLeve
     stats = stats[stats["cost_per_case"].notna()]
     title = title or "Score vs cost per case"
     if stats.empty:
-        return empty_chart("no cost recorded (local models are free; litellm knows no price for "
-                           "the others)", title)
+        return empty_chart(
+            "no cost recorded (local models are free; litellm knows no price for the others)", title
+        )
     return _scatter(stats, "cost_per_case", "cost per case (USD)", title)

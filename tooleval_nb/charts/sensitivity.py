@@ -39,40 +39,57 @@ def sensitivity_table(results: pd.DataFrame, baseline: str = "native") -> pd.Dat
         per_mode = {m: set(grp.loc[grp["mode"] == m, "case_id"]) for m in modes}
         shared = set.intersection(*per_mode.values())
         part = grp[grp["case_id"].isin(shared)]
-        per_case = part.groupby(["mode", "case_id"]).agg(score=("score", "mean"),
-                                                         passed=("passed", "mean"))
+        per_case = part.groupby(["mode", "case_id"]).agg(
+            score=("score", "mean"), passed=("passed", "mean")
+        )
         means = per_case.groupby(level="mode")["score"].mean()
         base = means.get(baseline)
         for mode in modes:
             if mode not in means.index:
                 continue
             sub = per_case.loc[mode]
-            rows.append({"model": model, "mode": mode, "n_cases": len(sub),
-                         "mean": float(means[mode]), "pass_rate": float(sub["passed"].mean()),
-                         "delta_vs_native": None if base is None else float(means[mode] - base)})
+            rows.append(
+                {
+                    "model": model,
+                    "mode": mode,
+                    "n_cases": len(sub),
+                    "mean": float(means[mode]),
+                    "pass_rate": float(sub["passed"].mean()),
+                    "delta_vs_native": None if base is None else float(means[mode] - base),
+                }
+            )
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
 
 
-def format_sensitivity(results: pd.DataFrame, baseline: str = "native",
-                       title: str | None = None) -> alt.TopLevelMixin:
+def format_sensitivity(
+    results: pd.DataFrame, baseline: str = "native", title: str | None = None
+) -> alt.TopLevelMixin:
     """Dot plot per model: one dot per mode on the shared cases, joined by a line (the gap)."""
     import altair as alt
 
     table = sensitivity_table(results, baseline=baseline)
     title = title or "Format sensitivity: native tools vs raw-text modes (shared cases)"
     if table.empty:
-        return empty_chart("no model was run in more than one mode (run it with "
-                           "mode='native' and mode='hermes' to compare)", title)
+        return empty_chart(
+            "no model was run in more than one mode (run it with "
+            "mode='native' and mode='hermes' to compare)",
+            title,
+        )
     base = alt.Chart(table).encode(
         y=alt.Y("model:N", title="model"),
-        tooltip=[alt.Tooltip("model:N"), alt.Tooltip("mode:N"),
-                 alt.Tooltip("n_cases:Q", title="shared cases"),
-                 alt.Tooltip("mean:Q", format=".3f", title="mean overall"),
-                 alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
-                 alt.Tooltip("delta_vs_native:Q", format="+.3f", title=f"delta vs {baseline}")])
+        tooltip=[
+            alt.Tooltip("model:N"),
+            alt.Tooltip("mode:N"),
+            alt.Tooltip("n_cases:Q", title="shared cases"),
+            alt.Tooltip("mean:Q", format=".3f", title="mean overall"),
+            alt.Tooltip("pass_rate:Q", format=".1%", title="pass rate"),
+            alt.Tooltip("delta_vs_native:Q", format="+.3f", title=f"delta vs {baseline}"),
+        ],
+    )
     line = base.mark_line(color="lightgray", strokeWidth=3).encode(
-        x=alt.X("mean:Q", scale=alt.Scale(domain=[0, 1]), title="mean overall"),
-        detail="model:N")
+        x=alt.X("mean:Q", scale=alt.Scale(domain=[0, 1]), title="mean overall"), detail="model:N"
+    )
     dots = base.mark_circle(size=140, opacity=1).encode(
-        x="mean:Q", color=alt.Color("mode:N", title="mode"))
+        x="mean:Q", color=alt.Color("mode:N", title="mode")
+    )
     return alt.layer(line, dots).properties(title=title, width=420, height=alt.Step(30))

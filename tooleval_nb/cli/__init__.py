@@ -39,8 +39,14 @@ from .suites import cmd_convert, cmd_validate
 __all__ = ["main", "build_parser", "format_summary", "EXIT_CODES"]
 
 _COMMANDS: dict[str, Callable[..., int]] = {
-    "run": cmd_run, "report": cmd_report, "bfcl": cmd_bfcl, "history": cmd_history, "export": cmd_export,
-    "validate": cmd_validate, "convert": cmd_convert}
+    "run": cmd_run,
+    "report": cmd_report,
+    "bfcl": cmd_bfcl,
+    "history": cmd_history,
+    "export": cmd_export,
+    "validate": cmd_validate,
+    "convert": cmd_convert,
+}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -31,37 +31,84 @@ __all__ = ["add_bfcl_parser", "cmd_bfcl", "format_scores"]
 def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``bfcl`` subcommand to the ``tooleval-nb`` parser's subparsers."""
     p = subparsers.add_parser(
-        "bfcl", help="run a model on BFCL and write result files the official checker reads",
+        "bfcl",
+        help="run a model on BFCL and write result files the official checker reads",
         description="Run a model on BFCL's single-turn categories (V4), write BFCL result files "
         "(DIR/result/<model>/...) and our score files (DIR/score_tooleval/), and print the "
         "leaderboard. Data: --data-dir, TOOLEVAL_BFCL_DATA, or an installed bfcl-eval "
-        "(pip install 'tooleval_nb[bfcl]' && pip install --no-deps bfcl-eval==2026.3.23).")
-    p.add_argument("--model", action="append", default=None, metavar="MODEL",
-                   help="a litellm model string (repeatable; default the embedded model)")
-    p.add_argument("--api-base", default=None, metavar="URL",
-                   help="an OpenAI-compatible endpoint for --model")
+        "(pip install 'tooleval_nb[bfcl]' && pip install --no-deps bfcl-eval==2026.3.23).",
+    )
+    p.add_argument(
+        "--model",
+        action="append",
+        default=None,
+        metavar="MODEL",
+        help="a litellm model string (repeatable; default the embedded model)",
+    )
+    p.add_argument(
+        "--api-base", default=None, metavar="URL", help="an OpenAI-compatible endpoint for --model"
+    )
     add_flags(p, "api-key-env")
     # refused with the safe way (cli.flags.credential_problem): a key given as a flag value
     # stays in the shell history and the process list
     p.add_argument("--api-key", default=None, help=argparse.SUPPRESS)
-    p.add_argument("--category", action="append", default=None, metavar="NAME",
-                   help=f"a category or group (repeatable; default all). Groups: "
-                   f"{', '.join(GROUPS)}; categories: {', '.join(CATEGORIES)}")
-    p.add_argument("--mode", choices=("fc", "prompt"), default="fc",
-                   help="fc: native tools (default); prompt: BFCL's system prompt, calls read "
-                   "from the reply text")
-    p.add_argument("--prompt-format", choices=PROMPT_FORMATS, default="python",
-                   help="in prompt mode, the call format asked for (default python)")
-    p.add_argument("--limit", type=int, default=None, metavar="N",
-                   help="the first N entries of each category (default all)")
-    p.add_argument("--output", required=True, metavar="DIR",
-                   help="folder for result/ and score_tooleval/ (created)")
-    p.add_argument("--data-dir", default=None, metavar="DIR",
-                   help="BFCL's data folder (BFCL_v4_<category>.json, possible_answer/)")
-    add_flags(p, "store", "temperature", "max-concurrency", "request-timeout", "no-cache",
-              "no-resume", "param", "name")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table",
-                   help="how to print the leaderboard (default table)")
+    p.add_argument(
+        "--category",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help=f"a category or group (repeatable; default all). Groups: "
+        f"{', '.join(GROUPS)}; categories: {', '.join(CATEGORIES)}",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("fc", "prompt"),
+        default="fc",
+        help="fc: native tools (default); prompt: BFCL's system prompt, calls read "
+        "from the reply text",
+    )
+    p.add_argument(
+        "--prompt-format",
+        choices=PROMPT_FORMATS,
+        default="python",
+        help="in prompt mode, the call format asked for (default python)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the first N entries of each category (default all)",
+    )
+    p.add_argument(
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="folder for result/ and score_tooleval/ (created)",
+    )
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="BFCL's data folder (BFCL_v4_<category>.json, possible_answer/)",
+    )
+    add_flags(
+        p,
+        "store",
+        "temperature",
+        "max-concurrency",
+        "request-timeout",
+        "no-cache",
+        "no-resume",
+        "param",
+        "name",
+    )
+    p.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="how to print the leaderboard (default table)",
+    )
     add_flags(p, "progress")
     return p
 
@@ -70,18 +117,29 @@ def _models(args: argparse.Namespace) -> Any:
     names = args.model or [None]
     if args.api_base is None and args.api_key_env is None:
         return [n for n in names if n is not None] or None
-    return [{k: v for k, v in {"model": n, "api_base": args.api_base,
-                               "api_key_env": args.api_key_env}.items() if v is not None}
-            for n in names]
+    return [
+        {
+            k: v
+            for k, v in {
+                "model": n,
+                "api_base": args.api_base,
+                "api_key_env": args.api_key_env,
+            }.items()
+            if v is not None
+        }
+        for n in names
+    ]
 
 
 def format_scores(df: Any) -> str:
     """The leaderboard as text: one block per model, percentages, counts."""
     lines = []
     for row in df.to_dict("records"):
-        lines.append(f"{row['model']} ({row['mode']}): {row['n_entries']} entries, "
-                     f"{row['n_passed']} passed, {row['n_errored']} errored, "
-                     f"{row['n_decoder_failed']} decoder failed")
+        lines.append(
+            f"{row['model']} ({row['mode']}): {row['n_entries']} entries, "
+            f"{row['n_passed']} passed, {row['n_errored']} errored, "
+            f"{row['n_decoder_failed']} decoder failed"
+        )
         for key in df.columns[2:-7]:
             value = row[key]
             if value == value:  # not NaN: the category (or aggregate) was run
@@ -92,17 +150,31 @@ def format_scores(df: Any) -> str:
 def cmd_bfcl(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
     """Run ``tooleval-nb bfcl``; returns the exit status (errors are raised to ``main``)."""
     options: dict[str, Any] = {
-        k: v for k, v in {"temperature": args.temperature,
-                          "max_concurrency": args.max_concurrency,
-                          "timeout": args.request_timeout, "cache": args.cache,
-                          "resume": args.resume, "name": args.name,
-                          "params": (dict(args.sampling_params) if args.sampling_params
-                                     else None)}.items()
-        if v is not None}
+        k: v
+        for k, v in {
+            "temperature": args.temperature,
+            "max_concurrency": args.max_concurrency,
+            "timeout": args.request_timeout,
+            "cache": args.cache,
+            "resume": args.resume,
+            "name": args.name,
+            "params": (dict(args.sampling_params) if args.sampling_params else None),
+        }.items()
+        if v is not None
+    }
     progress = "none" if args.progress == "none" else "text"
-    job = run_bfcl(_models(args), args.category or "all", mode=args.mode, limit=args.limit,
-                   store=args.store, data_dir=args.data_dir, output=args.output,
-                   prompt_format=args.prompt_format, progress=progress, **options)
+    job = run_bfcl(
+        _models(args),
+        args.category or "all",
+        mode=args.mode,
+        limit=args.limit,
+        store=args.store,
+        data_dir=args.data_dir,
+        output=args.output,
+        prompt_format=args.prompt_format,
+        progress=progress,
+        **options,
+    )
     run = job.result()
     scores = run.bfcl_scores()
     if args.format == "csv":

@@ -19,23 +19,70 @@ from ..runner.export import frame_of, require_parquet, write_frame
 from ..runner.store import resolve_store
 from .gate import error_notes, gate_failures
 
-__all__ = ["params_of", "cmd_run", "cmd_report", "cmd_history", "cmd_export", "format_summary",
-           "EXIT_GATE"]
+__all__ = [
+    "params_of",
+    "cmd_run",
+    "cmd_report",
+    "cmd_history",
+    "cmd_export",
+    "format_summary",
+    "EXIT_GATE",
+]
 
 #: the exit status of a failed gate (--fail-under, --fail-on-errors)
 EXIT_GATE = 3
 
 #: the columns ``run`` prints: a selection of the runner's SUMMARY_COLUMNS
-_PRINTED_COLUMNS = ["model", "mode", "n_cases", "n_passed", "n_errored", "pass_rate",
-                    "tool_score", "param_score", "overall", "latency_p50_ms", "cost"]
+_PRINTED_COLUMNS = [
+    "model",
+    "mode",
+    "n_cases",
+    "n_passed",
+    "n_errored",
+    "pass_rate",
+    "tool_score",
+    "param_score",
+    "overall",
+    "latency_p50_ms",
+    "cost",
+]
 #: option dest -> ReportParams field, where the names differ
 _RENAMED = {"modes": "mode"}
-_PARAM_OPTIONS = ("runs", "suites", "models", "store", "api_base", "api_key_env", "temperature",
-                  "tool_choice", "modes", "max_cases", "tags", "ids", "system_prompt",
-                  "max_rounds", "cache", "max_concurrency", "repeats", "sample_seeds",
-                  "sampling_params", "rpm", "tpm", "request_timeout", "case_timeout", "retries",
-                  "name", "resume", "include_drafts", "live_tools", "live_tool_timeout", "agent",
-                  "title", "worst", "experiment")
+_PARAM_OPTIONS = (
+    "runs",
+    "suites",
+    "models",
+    "store",
+    "api_base",
+    "api_key_env",
+    "temperature",
+    "tool_choice",
+    "modes",
+    "max_cases",
+    "tags",
+    "ids",
+    "system_prompt",
+    "max_rounds",
+    "cache",
+    "max_concurrency",
+    "repeats",
+    "sample_seeds",
+    "sampling_params",
+    "rpm",
+    "tpm",
+    "request_timeout",
+    "case_timeout",
+    "retries",
+    "name",
+    "resume",
+    "include_drafts",
+    "live_tools",
+    "live_tool_timeout",
+    "agent",
+    "title",
+    "worst",
+    "experiment",
+)
 
 
 def params_of(args: argparse.Namespace) -> dict[str, Any]:
@@ -56,8 +103,14 @@ def params_of(args: argparse.Namespace) -> dict[str, Any]:
 def format_summary(summary: Any, suite_name: str, n_cases: int) -> str:
     """One suite's results table as text (the ``run`` command's output)."""
     df = summary[[c for c in _PRINTED_COLUMNS if c in summary.columns]].copy()
-    formats = {"pass_rate": "{:.1%}", "tool_score": "{:.3f}", "param_score": "{:.3f}",
-               "overall": "{:.3f}", "latency_p50_ms": "{:.0f}", "cost": "${:.4f}"}
+    formats = {
+        "pass_rate": "{:.1%}",
+        "tool_score": "{:.3f}",
+        "param_score": "{:.3f}",
+        "overall": "{:.3f}",
+        "latency_p50_ms": "{:.0f}",
+        "cost": "${:.4f}",
+    }
     for col, fmt in formats.items():
         if col in df.columns:
             df[col] = [fmt.format(v) if v is not None and v == v else "-" for v in df[col]]
@@ -102,12 +155,20 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
 
     def on_runs(runs: Any) -> None:
         shown.append(runs)
-        err.write(f"rendering the report of {len(runs.runs)} stored run(s) "
-                  f"({', '.join(runs.run_ids)}) into {args.output} ...\n")
+        err.write(
+            f"rendering the report of {len(runs.runs)} stored run(s) "
+            f"({', '.join(runs.run_ids)}) into {args.output} ...\n"
+        )
         err.flush()
 
-    files = report.build_report(args.output, latest=args.latest, timeout=args.timeout,
-                                progress=_progress(args), on_runs=on_runs, **params_of(args))
+    files = report.build_report(
+        args.output,
+        latest=args.latest,
+        timeout=args.timeout,
+        progress=_progress(args),
+        on_runs=on_runs,
+        **params_of(args),
+    )
     err.write(f"report written in {time.monotonic() - started:.0f} s\n")
     out.write(f"report: {files.html}\nnotebook: {files.notebook}\nindex: {files.index}\n")
     return _gate(args, shown[0].results, "report", err)
@@ -116,31 +177,50 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
 def _notebook_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``report --notebook NAME -p KEY VALUE ...``: any notebook rendered as a report."""
     if args.notebook is None:
-        raise ToolEvalError("-p/--parameter sets a parameter of the notebook given with "
-                            "--notebook NAME; the report template's parameters are options "
-                            "(--model, --max-cases, ...: tooleval-nb report --help)")
+        raise ToolEvalError(
+            "-p/--parameter sets a parameter of the notebook given with "
+            "--notebook NAME; the report template's parameters are options "
+            "(--model, --max-cases, ...: tooleval-nb report --help)"
+        )
     clashing = [k for k in params_of(args) if k != "store"]
     if clashing or args.latest or args.fail_under is not None or args.fail_on_errors:
-        given = clashing + [k for k in ("latest", "fail_under", "fail_on_errors")
-                            if getattr(args, k) not in (None, False)]
-        raise ToolEvalError(f"--notebook takes its values with -p KEY VALUE, not the report "
-                            f"template's options ({', '.join(given)}); e.g. tooleval-nb report "
-                            f"--notebook {args.notebook} -p max_cases 1 --output DIR")
+        given = clashing + [
+            k
+            for k in ("latest", "fail_under", "fail_on_errors")
+            if getattr(args, k) not in (None, False)
+        ]
+        raise ToolEvalError(
+            f"--notebook takes its values with -p KEY VALUE, not the report "
+            f"template's options ({', '.join(given)}); e.g. tooleval-nb report "
+            f"--notebook {args.notebook} -p max_cases 1 --output DIR"
+        )
     values = dict(args.notebook_params or [])
     if args.store is not None:
         values.setdefault("store", args.store)
     started = time.monotonic()
     err.write(f"rendering the notebook {args.notebook} into {args.output} ...\n")
     err.flush()
-    files = report.render_notebook(args.notebook, args.output, values, timeout=args.timeout,
-                                   progress=_progress(args))
+    files = report.render_notebook(
+        args.notebook, args.output, values, timeout=args.timeout, progress=_progress(args)
+    )
     err.write(f"report written in {time.monotonic() - started:.0f} s\n")
     out.write(f"report: {files.html}\nnotebook: {files.notebook}\nindex: {files.index}\n")
     return 0
 
 
-_HISTORY_COLUMNS = ["run_id", "created_at", "status", "suite", "models", "n_results", "n_total",
-                    "pass_rate", "overall", "n_errored", "name"]
+_HISTORY_COLUMNS = [
+    "run_id",
+    "created_at",
+    "status",
+    "suite",
+    "models",
+    "n_results",
+    "n_total",
+    "pass_rate",
+    "overall",
+    "n_errored",
+    "name",
+]
 
 
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
@@ -159,8 +239,9 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr)
         df.to_csv(out, index=False)
         return 0
     if not len(df):
-        out.write(f"no runs in {store.path}" + (f" of suite {args.suite!r}" if args.suite
-                                                else "") + "\n")
+        out.write(
+            f"no runs in {store.path}" + (f" of suite {args.suite!r}" if args.suite else "") + "\n"
+        )
         return 0
     df["created_at"] = df["created_at"].dt.strftime("%Y-%m-%d %H:%M:%S")
     df["pass_rate"] = [f"{v:.1%}" if v == v else "-" for v in df["pass_rate"]]
@@ -186,8 +267,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
         target.parent.mkdir(parents=True, exist_ok=True)
         write_frame(df, target, args.format)
     except OSError as exc:
-        raise ToolEvalError(f"cannot write {target}: {exc.strerror or exc}; choose another "
-                            "--output") from None
+        raise ToolEvalError(
+            f"cannot write {target}: {exc.strerror or exc}; choose another --output"
+        ) from None
     err.write(f"wrote {len(df)} row(s) of run {run.id} ({args.table}) to {target}\n")
     out.write(f"{target}\n")
     return 0

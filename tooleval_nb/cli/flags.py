@@ -38,38 +38,86 @@ def key_value(text: str) -> tuple[str, Any]:
 
 #: name -> (flags, ``add_argument`` keywords)
 FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "store": (("--store",), {
-        "default": None, "metavar": "PATH",
-        "help": "the SQLite run store (default: TOOLEVAL_STORE or the user data directory)"}),
-    "temperature": (("--temperature",), {
-        "type": float, "default": None, "help": "sampling temperature (default 0.0)"}),
-    "no-cache": (("--no-cache",), {
-        "dest": "cache", "action": "store_false", "default": None,
-        "help": "always call the models (default: reuse cached replies at temperature 0)"}),
-    "max-concurrency": (("--max-concurrency",), {
-        "type": int, "default": None, "metavar": "N",
-        "help": "concurrent cases per provider (default 8)"}),
-    "request-timeout": (("--request-timeout",), {
-        "type": float, "default": None, "metavar": "SECONDS",
-        "help": "time limit per model request"}),
-    "param": (("--param",), {
-        "dest": "sampling_params", "action": "append", "type": key_value, "default": None,
-        "metavar": "KEY=VALUE",
-        "help": "an extra sampling parameter for every model, VALUE as JSON or text (e.g. "
-                "top_p=0.9, max_tokens=256); repeatable"}),
-    "api-key-env": (("--api-key-env",), {
-        "default": None, "metavar": "NAME",
-        "help": "the name of an environment variable holding the API key of the models (all "
-                "but the embedded one); read when they are called, only the name is stored "
-                "(default: the provider's own variable, e.g. OPENAI_API_KEY)"}),
+    "store": (
+        ("--store",),
+        {
+            "default": None,
+            "metavar": "PATH",
+            "help": "the SQLite run store (default: TOOLEVAL_STORE or the user data directory)",
+        },
+    ),
+    "temperature": (
+        ("--temperature",),
+        {"type": float, "default": None, "help": "sampling temperature (default 0.0)"},
+    ),
+    "no-cache": (
+        ("--no-cache",),
+        {
+            "dest": "cache",
+            "action": "store_false",
+            "default": None,
+            "help": "always call the models (default: reuse cached replies at temperature 0)",
+        },
+    ),
+    "max-concurrency": (
+        ("--max-concurrency",),
+        {
+            "type": int,
+            "default": None,
+            "metavar": "N",
+            "help": "concurrent cases per provider (default 8)",
+        },
+    ),
+    "request-timeout": (
+        ("--request-timeout",),
+        {
+            "type": float,
+            "default": None,
+            "metavar": "SECONDS",
+            "help": "time limit per model request",
+        },
+    ),
+    "param": (
+        ("--param",),
+        {
+            "dest": "sampling_params",
+            "action": "append",
+            "type": key_value,
+            "default": None,
+            "metavar": "KEY=VALUE",
+            "help": "an extra sampling parameter for every model, VALUE as JSON or text (e.g. "
+            "top_p=0.9, max_tokens=256); repeatable",
+        },
+    ),
+    "api-key-env": (
+        ("--api-key-env",),
+        {
+            "default": None,
+            "metavar": "NAME",
+            "help": "the name of an environment variable holding the API key of the models (all "
+            "but the embedded one); read when they are called, only the name is stored "
+            "(default: the provider's own variable, e.g. OPENAI_API_KEY)",
+        },
+    ),
     "name": (("--name",), {"default": None, "help": "a label for the runs in the history"}),
-    "no-resume": (("--no-resume",), {
-        "dest": "resume", "action": "store_false", "default": None,
-        "help": "start afresh even when an interrupted identical run is in the store"}),
-    "progress": (("--progress",), {
-        "choices": ("auto", "text", "none"), "default": "auto",
-        "help": "progress on stderr while the models run: bars on a terminal, a line per "
-                "suite and model every few seconds in a log (default auto: text)"}),
+    "no-resume": (
+        ("--no-resume",),
+        {
+            "dest": "resume",
+            "action": "store_false",
+            "default": None,
+            "help": "start afresh even when an interrupted identical run is in the store",
+        },
+    ),
+    "progress": (
+        ("--progress",),
+        {
+            "choices": ("auto", "text", "none"),
+            "default": "auto",
+            "help": "progress on stderr while the models run: bars on a terminal, a line per "
+            "suite and model every few seconds in a log (default auto: text)",
+        },
+    ),
 }
 
 
@@ -83,16 +131,20 @@ def add_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *names:
 def credential_problem(args: argparse.Namespace) -> str | None:
     """Why the parsed options hold a credential, and the safe way to pass it; None when they
     hold none."""
-    models = [m for m in (getattr(args, "models", None) or getattr(args, "model", None) or [])
-              if m]
+    models = [m for m in (getattr(args, "models", None) or getattr(args, "model", None) or []) if m]
     if getattr(args, "api_key", None):
         variables = list(dict.fromkeys(v for v in map(key_variable, models) if v))
         env = " or ".join(variables) or "the provider's API key variable (e.g. OPENAI_API_KEY)"
-        return ("--api-key is refused: a key on the command line stays in the shell history "
-                f"and the process list. Set it in the environment as {env}, or put it in "
-                "another variable and give that variable's name with --api-key-env NAME")
-    found = [f"--param {key}=..." for key, value in getattr(args, "sampling_params", None) or ()
-             if is_credential_key(key) or credential_paths(value)]
+        return (
+            "--api-key is refused: a key on the command line stays in the shell history "
+            f"and the process list. Set it in the environment as {env}, or put it in "
+            "another variable and give that variable's name with --api-key-env NAME"
+        )
+    found = [
+        f"--param {key}=..."
+        for key, value in getattr(args, "sampling_params", None) or ()
+        if is_credential_key(key) or credential_paths(value)
+    ]
     if found:
         return refusal(found, "--param values", models, cli=True)
     return None

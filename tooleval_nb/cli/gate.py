@@ -18,8 +18,9 @@ __all__ = ["error_notes", "gate_failures"]
 NOTE_CHARS = 200
 
 
-def gate_failures(results: pd.DataFrame, fail_under: float | None = None,
-                  fail_on_errors: bool = False) -> list[str]:
+def gate_failures(
+    results: pd.DataFrame, fail_under: float | None = None, fail_on_errors: bool = False
+) -> list[str]:
     """Why the gates fail for ``results`` (``Run.results_df`` rows, any number of runs).
 
     ``fail_under``: every model's mean ``overall`` over all its rows must reach it (a model
@@ -29,18 +30,22 @@ def gate_failures(results: pd.DataFrame, fail_under: float | None = None,
     if fail_under is not None:
         if not len(results):
             reasons.append(f"no results to hold to --fail-under {fail_under:g}")
-        for model, part in (results.groupby("model", sort=False) if len(results) else []):
+        for model, part in results.groupby("model", sort=False) if len(results) else []:
             mean = float(part["overall"].mean())
             if not mean >= fail_under:  # NaN fails too
-                reasons.append(f"{model}: mean overall {mean:.3f} < --fail-under "
-                               f"{fail_under:g} over {len(part)} results")
+                reasons.append(
+                    f"{model}: mean overall {mean:.3f} < --fail-under "
+                    f"{fail_under:g} over {len(part)} results"
+                )
     if fail_on_errors and len(results):
         errored = results[results["error"].notna()]
         if len(errored):
             first = errored.iloc[0]
-            reasons.append(f"{len(errored)} of {len(results)} results errored "
-                           f"(--fail-on-errors), first: {first['model']} on case "
-                           f"{first['case_id']}: {str(first['error'])[:120]}")
+            reasons.append(
+                f"{len(errored)} of {len(results)} results errored "
+                f"(--fail-on-errors), first: {first['model']} on case "
+                f"{first['case_id']}: {str(first['error'])[:120]}"
+            )
     return reasons
 
 
@@ -54,11 +59,13 @@ def error_notes(results: pd.DataFrame) -> list[str]:
     if not len(results) or "error" not in results.columns:
         return []
     notes = []
-    kinds = (results["error_type"].tolist() if "error_type" in results.columns
-             else [None] * len(results))
+    kinds = (
+        results["error_type"].tolist() if "error_type" in results.columns else [None] * len(results)
+    )
     by_model: dict[str, tuple[int, Counter[str]]] = {}
-    for model, error, kind in zip(results["model"].tolist(), results["error"].tolist(), kinds,
-                                  strict=True):
+    for model, error, kind in zip(
+        results["model"].tolist(), results["error"].tolist(), kinds, strict=True
+    ):
         total, errors = by_model.setdefault(str(model), (0, Counter()))
         by_model[str(model)] = (total + 1, errors)
         if isinstance(error, str) and error:
@@ -66,10 +73,11 @@ def error_notes(results: pd.DataFrame) -> list[str]:
     for model, (total, errors) in by_model.items():
         if not errors:
             continue
-        (message, times), = errors.most_common(1)  # ties: the first seen
+        ((message, times),) = errors.most_common(1)  # ties: the first seen
         if len(message) > NOTE_CHARS:
-            message = message[:NOTE_CHARS - 3] + "..."
+            message = message[: NOTE_CHARS - 3] + "..."
         others = f"; {len(errors) - 1} other error message(s)" if len(errors) > 1 else ""
-        notes.append(f"{model}: {errors.total()} of {total} cases errored; {times}x {message}"
-                     f"{others}")
+        notes.append(
+            f"{model}: {errors.total()} of {total} cases errored; {times}x {message}{others}"
+        )
     return notes

@@ -30,11 +30,17 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr
                 out.write("".join(f"  - {p}\n" for p in exc.problems))
                 continue
         suites = loaded if isinstance(loaded, list) else [loaded]
-        notes = list(dict.fromkeys([str(w.message) for w in caught]
-                                   + [w for s in suites for w in suite_warnings(s)]))
+        notes = list(
+            dict.fromkeys(
+                [str(w.message) for w in caught] + [w for s in suites for w in suite_warnings(s)]
+            )
+        )
         cases = sum(len(s.cases) for s in suites)
-        out.write(f"{path}: ok ({len(suites)} suite(s), {cases} case(s)"
-                  + (f", {len(notes)} warning(s)" if notes else "") + ")\n")
+        out.write(
+            f"{path}: ok ({len(suites)} suite(s), {cases} case(s)"
+            + (f", {len(notes)} warning(s)" if notes else "")
+            + ")\n"
+        )
         out.write("".join(f"  warning: {n}\n" for n in notes))
     if failed:
         err.write(f"tooleval-nb validate: {failed} of {len(args.paths)} path(s) have problems\n")
@@ -45,8 +51,9 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr
 def cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
     """Convert one suite file; list what the target format could not hold."""
     if not Path(args.source).exists():
-        raise SuiteError(f"{args.source}: no such file; give the suite file to convert",
-                         path=args.source)
+        raise SuiteError(
+            f"{args.source}: no such file; give the suite file to convert", path=args.source
+        )
     done = convert_suite(args.source, args.target, args.to, overwrite=args.force)
     out.write(f"wrote {done.n_cases} case(s) as {done.format}: {', '.join(done.files)}\n")
     if done.lost:

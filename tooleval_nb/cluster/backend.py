@@ -50,6 +50,7 @@ __all__ = ["ClusterJob", "RayBackend"]
 #: errors that mean the replica (its process or node) went away, not that the cell failed
 _LOST = (RayActorError, WorkerCrashedError, ObjectLostError)
 
+
 @dataclass(slots=True)
 class _Member:
     """One replica of the pool: its actor handle and what the driver knows of it."""
@@ -82,12 +83,15 @@ class RayBackend:
         dispatcher; ``owned``: the job closes this pool when it ends (``executor="ray"``).
         Fails with :class:`ClusterError` before any cell runs."""
         if self.closed:
-            raise ClusterError("this RayExecutor was closed (executor.close()); create a new "
-                               "one for the next run: executor=te.RayExecutor(...), or "
-                               "executor='ray'")
+            raise ClusterError(
+                "this RayExecutor was closed (executor.close()); create a new "
+                "one for the next run: executor=te.RayExecutor(...), or "
+                "executor='ray'"
+            )
         opts = self.options
-        current = await asyncio.wrap_future(session.connect(
-            opts.address, num_cpus=opts.num_cpus, log_to_driver=opts.log_to_driver))
+        current = await asyncio.wrap_future(
+            session.connect(opts.address, num_cpus=opts.num_cpus, log_to_driver=opts.log_to_driver)
+        )
         if current.generation != self._generation:  # a new session: the old pool is gone
             self.drop()
             self._generation, self._cpus = current.generation, current.cpus
@@ -96,9 +100,11 @@ class RayBackend:
         except Exception as exc:  # an agent or live-tools object that cannot be pickled
             if owned:
                 self.close()
-            raise ClusterError(f"the run cannot be sent to the Ray workers: {exc}; give an "
-                               "importable agent function and live tools as an MCP "
-                               "target") from exc
+            raise ClusterError(
+                f"the run cannot be sent to the Ray workers: {exc}; give an "
+                "importable agent function and live tools as an MCP "
+                "target"
+            ) from exc
         session.job_started(job_id)
         return ClusterJob(self, job_id, box, owned=owned)
 
@@ -122,8 +128,11 @@ class RayBackend:
     def _start(self, index: int) -> _Member:
         opts = self.options
         handle = self._replica.options(
-            num_cpus=opts.num_cpus_per_replica, num_gpus=opts.num_gpus_per_replica,
-            max_restarts=opts.max_restarts, max_task_retries=0, max_concurrency=1000,
+            num_cpus=opts.num_cpus_per_replica,
+            num_gpus=opts.num_gpus_per_replica,
+            max_restarts=opts.max_restarts,
+            max_task_retries=0,
+            max_concurrency=1000,
             scheduling_strategy="SPREAD",
         ).remote(index, int(opts.num_cpus_per_replica) or 1)
         return _Member(handle, index)
@@ -155,8 +164,9 @@ class RayBackend:
 class ClusterJob:
     """One job's cells on the cluster (see the module docstring)."""
 
-    def __init__(self, backend: RayBackend, job_id: str, box: list[Any], *,
-                 owned: bool = False) -> None:
+    def __init__(
+        self, backend: RayBackend, job_id: str, box: list[Any], *, owned: bool = False
+    ) -> None:
         self.backend = backend
         self.job_id = job_id
         self.box = box
@@ -164,8 +174,14 @@ class ClusterJob:
         self._limits: dict[int, Any] = {}
         self._used: set[int] = set()
 
-    async def run_cells(self, target: Any, cells: list[tuple[int, int]], limiter: Any,
-                        width: int, finished: Callable[[tuple[int, int], Any], None]) -> None:
+    async def run_cells(
+        self,
+        target: Any,
+        cells: list[tuple[int, int]],
+        limiter: Any,
+        width: int,
+        finished: Callable[[tuple[int, int], Any], None],
+    ) -> None:
         """Run ``cells`` (case index, sample) of ``target``; call ``finished(cell, outcome)``
         for each as it lands. Returns when every cell finished; raises the cell's own error
         for a ``ModelConfigError``, :class:`ClusterError` when every replica died."""
@@ -207,9 +223,17 @@ class ClusterJob:
                     await wake.wait()
                     continue
                 cell = queue.popleft()
-                ref = member.handle.run_cell.remote(self.job_id, self.box, target.index,
-                                                    cell[0], cell[1], per, limit, api_base,
-                                                    gguf)
+                ref = member.handle.run_cell.remote(
+                    self.job_id,
+                    self.box,
+                    target.index,
+                    cell[0],
+                    cell[1],
+                    per,
+                    limit,
+                    api_base,
+                    gguf,
+                )
                 try:
                     outcome = await ref
                 except asyncio.CancelledError:
@@ -242,9 +266,11 @@ class ClusterJob:
                 ready.cancel()
         if left:
             errors = "; ".join(sorted({m.error or "?" for m in members}))
-            raise ClusterError(f"every Ray replica of {target.label} died with {left} cell(s) "
-                               f"left ({errors}); the finished cells are stored: resume the "
-                               "job to run the rest")
+            raise ClusterError(
+                f"every Ray replica of {target.label} died with {left} cell(s) "
+                f"left ({errors}); the finished cells are stored: resume the "
+                "job to run the rest"
+            )
 
     async def close(self) -> None:
         """Release the job: its runner on the replicas, its rate-limit actors; the replicas
@@ -289,4 +315,3 @@ def _lookup(table: dict[str, Any], target: Any) -> Any:
         if key in table:
             return table[key]
     return None
-

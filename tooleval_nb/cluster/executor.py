@@ -23,8 +23,15 @@ from .errors import ClusterError
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import ClusterJob, RayBackend
 
-__all__ = ["ClusterError", "ExecutorArg", "RayExecutor", "open_cluster", "resolve_executor",
-           "RAY_EXTRA", "shutdown_cluster"]
+__all__ = [
+    "ClusterError",
+    "ExecutorArg",
+    "RayExecutor",
+    "open_cluster",
+    "resolve_executor",
+    "RAY_EXTRA",
+    "shutdown_cluster",
+]
 
 #: what installs the Ray executor's dependency
 RAY_EXTRA = install_command("ray")
@@ -97,8 +104,10 @@ class RayExecutor(BaseModel):
         rest = value.removeprefix("ray://")
         host, sep, port = rest.rpartition(":")
         if not sep or not host or not port.isdigit():
-            raise ValueError(f"address={value!r} is not a Ray address; give None, 'auto', "
-                             "'ray://host:10001' (Ray Client) or 'host:6379' (the head node)")
+            raise ValueError(
+                f"address={value!r} is not a Ray address; give None, 'auto', "
+                "'ray://host:10001' (Ray Client) or 'host:6379' (the head node)"
+            )
         return value
 
     @field_validator("endpoints")
@@ -112,9 +121,11 @@ class RayExecutor(BaseModel):
     def backend(self) -> RayBackend:
         """This executor's replica pool (created on first use)."""
         if self._closed:
-            raise ClusterError("this RayExecutor was closed (executor.close()); create a new "
-                               "one for the next run: executor=te.RayExecutor(...), or "
-                               "executor='ray'")
+            raise ClusterError(
+                "this RayExecutor was closed (executor.close()); create a new "
+                "one for the next run: executor=te.RayExecutor(...), or "
+                "executor='ray'"
+            )
         if self._backend is None:
             require_ray()
             # ray is an optional extra: the backend (which imports it) loads only for a run
@@ -186,8 +197,10 @@ def resolve_executor(executor: Any) -> Literal["local"] | RayExecutor:
         if executor.closed:
             executor.backend()  # the error naming what to create
         return executor
-    raise TypeError(f"executor={executor!r:.80} is not an executor; give 'local' (the default), "
-                    "'ray' or a te.RayExecutor(...)")
+    raise TypeError(
+        f"executor={executor!r:.80} is not an executor; give 'local' (the default), "
+        "'ray' or a te.RayExecutor(...)"
+    )
 
 
 async def open_cluster(executor: Any, runner: Any, job_id: str) -> ClusterJob | None:

@@ -55,9 +55,18 @@ class Replica:
         """This replica's process id (a restarted replica has a new one)."""
         return os.getpid()
 
-    async def run_cell(self, job_id: str, box: list[Any], target_index: int, case_index: int,
-                       sample: int, slots: int, limit: Any = None, api_base: str | None = None,
-                       gguf: str | None = None) -> Any:
+    async def run_cell(
+        self,
+        job_id: str,
+        box: list[Any],
+        target_index: int,
+        case_index: int,
+        sample: int,
+        slots: int,
+        limit: Any = None,
+        api_base: str | None = None,
+        gguf: str | None = None,
+    ) -> Any:
         """Run one cell of ``job_id``; returns its ``CaseOutcome``.
 
         ``box`` holds the object reference of the job's runner (in a list, so that Ray does
@@ -69,11 +78,21 @@ class Replica:
         if gate is None:
             gate = self._gates[(job_id, target_index)] = asyncio.Semaphore(slots)
         async with gate:  # the case's timeout starts when its turn comes, as in a local run
-            return await self._run(job_id, box, target_index, case_index, sample, limit,
-                                   api_base, gguf)
+            return await self._run(
+                job_id, box, target_index, case_index, sample, limit, api_base, gguf
+            )
 
-    async def _run(self, job_id: str, box: list[Any], target_index: int, case_index: int,
-                   sample: int, limit: Any, api_base: str | None, gguf: str | None) -> Any:
+    async def _run(
+        self,
+        job_id: str,
+        box: list[Any],
+        target_index: int,
+        case_index: int,
+        sample: int,
+        limit: Any,
+        api_base: str | None,
+        gguf: str | None,
+    ) -> Any:
         runner = await self._runner(job_id, box)
         spec = runner.targets[target_index].spec
         if gguf is not None or spec.embedded:
@@ -83,9 +102,14 @@ class Replica:
                 return runner.failed(str(exc), "EmbeddedModelError")
             if gguf is not None:
                 api_base = server.api_base
-        return await runner.run_cell(target_index, case_index, sample,
-                                     limiter=SharedLimiter(limit) if limit is not None else None,
-                                     api_base=api_base, replica=self.name)
+        return await runner.run_cell(
+            target_index,
+            case_index,
+            sample,
+            limiter=SharedLimiter(limit) if limit is not None else None,
+            api_base=api_base,
+            replica=self.name,
+        )
 
     async def forget(self, job_id: str) -> None:
         """Drop a finished job's runner (and close the live tools it opened here)."""

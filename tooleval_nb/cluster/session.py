@@ -57,8 +57,13 @@ WATCH_EVERY = 2.0
 START_ATTEMPTS = 3
 
 #: Ray's loggers, quieted to errors while it starts (its notices are not the user's output)
-_RAY_LOGGERS = ("ray", "ray._private.worker", "ray._private.node", "ray._private.services",
-                "ray._private.authentication.authentication_token_setup")
+_RAY_LOGGERS = (
+    "ray",
+    "ray._private.worker",
+    "ray._private.node",
+    "ray._private.services",
+    "ray._private.authentication.authentication_token_setup",
+)
 
 
 class _Pool(Protocol):
@@ -151,8 +156,9 @@ def job_ended(job_id: str) -> None:
     _JOBS.discard(job_id)
 
 
-def connect(address: str | None, *, num_cpus: int | None = None,
-            log_to_driver: bool = False) -> concurrent.futures.Future[Session]:
+def connect(
+    address: str | None, *, num_cpus: int | None = None, log_to_driver: bool = False
+) -> concurrent.futures.Future[Session]:
     """The live session for ``address`` (see the module docstring), connected on the owner
     thread: await ``asyncio.wrap_future(connect(...))`` from a loop, ``.result()`` elsewhere.
     Fails with :class:`ClusterError` naming the address."""
@@ -178,8 +184,11 @@ def _connect(address: str | None, num_cpus: int | None, log_to_driver: bool) -> 
         _check_same(session, address)
         return session
     where = address or os.environ.get("RAY_ADDRESS") or "a new local cluster"
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": log_to_driver,
-                              "configure_logging": log_to_driver}
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": log_to_driver,
+        "configure_logging": log_to_driver,
+    }
     local = address is None and not os.environ.get("RAY_ADDRESS")
     if local:
         kwargs["num_cpus"] = num_cpus
@@ -197,9 +206,11 @@ def _connect(address: str | None, num_cpus: int | None, log_to_driver: bool) -> 
             if local and attempt < START_ATTEMPTS and "timed out during startup" in str(exc):
                 continue
             lost = f" (the last session was lost: {_LOST})" if _LOST else ""
-            raise ClusterError(f"could not connect to the Ray cluster at {where}: {exc}{lost}; "
-                               "start it (`ray start --head`) or fix "
-                               "RayExecutor(address=...)") from exc
+            raise ClusterError(
+                f"could not connect to the Ray cluster at {where}: {exc}{lost}; "
+                "start it (`ray start --head`) or fix "
+                "RayExecutor(address=...)"
+            ) from exc
     _LOST = None
     session = _SESSION = _new(_address_of(address), ours=True, local=local)
     _watch(session)
@@ -217,19 +228,25 @@ def _address_of(address: str | None) -> str:
 def _new(gcs_address: str, *, ours: bool, local: bool) -> Session:
     global _GENERATION
     _GENERATION += 1
-    return Session(gcs_address, ours, local, _GENERATION,
-                   float(ray.cluster_resources().get("CPU", 1.0)))
+    return Session(
+        gcs_address, ours, local, _GENERATION, float(ray.cluster_resources().get("CPU", 1.0))
+    )
 
 
 def _check_same(session: Session, address: str | None) -> None:
     if address in (None, "auto"):
         return
     if address.removeprefix("ray://") != session.gcs_address:
-        how = ("te.shutdown_cluster() first" if session.ours else
-               "ray.shutdown() first (you started it)")
-        raise ClusterError(f"this process is connected to the Ray cluster at "
-                           f"{session.gcs_address}, not {address}; one process talks to one "
-                           f"cluster: give address=None (that cluster), or {how}")
+        how = (
+            "te.shutdown_cluster() first"
+            if session.ours
+            else "ray.shutdown() first (you started it)"
+        )
+        raise ClusterError(
+            f"this process is connected to the Ray cluster at "
+            f"{session.gcs_address}, not {address}; one process talks to one "
+            f"cluster: give address=None (that cluster), or {how}"
+        )
 
 
 def shutdown_cluster() -> bool:
@@ -240,8 +257,10 @@ def shutdown_cluster() -> bool:
     ended. Raises :class:`ClusterError` while a job runs on Ray (cancel it or wait first).
     """
     if _JOBS:
-        raise ClusterError(f"{len(_JOBS)} job(s) still run on Ray ({', '.join(sorted(_JOBS))}); "
-                           "cancel them (job.cancel()) or wait for them, then shut down")
+        raise ClusterError(
+            f"{len(_JOBS)} job(s) still run on Ray ({', '.join(sorted(_JOBS))}); "
+            "cancel them (job.cancel()) or wait for them, then shut down"
+        )
     session = _SESSION
     if session is None:
         return False
@@ -287,7 +306,8 @@ def _lose(session: Session, why: str) -> None:
     global _LOST
     _LOST = why
     logging.getLogger("tooleval_nb").warning(
-        "the Ray session was lost (%s); the next Ray run starts a new one", why)
+        "the Ray session was lost (%s); the next Ray run starts a new one", why
+    )
     _on_owner(lambda: _end(session, shutdown=True)).result()
 
 
@@ -308,8 +328,10 @@ def probe(address: str) -> None:
         with socket.create_connection((host, int(port)), timeout=5):
             pass
     except OSError as exc:
-        raise ClusterError(f"the Ray cluster at {address} cannot be reached ({exc}); start it "
-                           "(`ray start --head`) or fix RayExecutor(address=...)") from exc
+        raise ClusterError(
+            f"the Ray cluster at {address} cannot be reached ({exc}); start it "
+            "(`ray start --head`) or fix RayExecutor(address=...)"
+        ) from exc
 
 
 def _probe_auto() -> None:
@@ -318,9 +340,11 @@ def _probe_auto() -> None:
     try:
         found = ray._private.services.canonicalize_bootstrap_address("auto")
     except Exception as exc:  # nothing running: Ray's own message says so
-        raise ClusterError(f"no Ray cluster runs on this machine for address='auto' ({exc}); "
-                           "start one (`ray start --head`) or give address=None (a new "
-                           "local cluster)") from exc
+        raise ClusterError(
+            f"no Ray cluster runs on this machine for address='auto' ({exc}); "
+            "start one (`ray start --head`) or give address=None (a new "
+            "local cluster)"
+        ) from exc
     if found:
         probe(found)
 

@@ -39,13 +39,17 @@ class Budget(BaseModel):
         return BudgetTracker(self, calls_used=calls_used)
 
     def __repr__(self) -> str:
-        parts = [f"calls={self.calls}" if self.calls is not None else "",
-                 f"minutes={self.minutes:g}" if self.minutes is not None else ""]
+        parts = [
+            f"calls={self.calls}" if self.calls is not None else "",
+            f"minutes={self.minutes:g}" if self.minutes is not None else "",
+        ]
         return "Budget(" + ", ".join(p for p in parts if p) + ")"
 
     def describe(self) -> str:
-        parts = [f"{self.calls} calls" if self.calls is not None else "",
-                 f"{self.minutes:g} min" if self.minutes is not None else ""]
+        parts = [
+            f"{self.calls} calls" if self.calls is not None else "",
+            f"{self.minutes:g} min" if self.minutes is not None else "",
+        ]
         return " / ".join(p for p in parts if p) or "unlimited"
 
 
@@ -100,5 +104,9 @@ class BudgetTracker:
 
     def used(self) -> dict[str, Any]:
         """``{"calls": used, "calls_budget": ..., "minutes": ..., "minutes_budget": ...}``."""
-        return {"calls": self.calls_used, "calls_budget": self.budget.calls,
-                "minutes": round(self.elapsed_minutes, 3), "minutes_budget": self.budget.minutes}
+        return {
+            "calls": self.calls_used,
+            "calls_budget": self.budget.calls,
+            "minutes": round(self.elapsed_minutes, 3),
+            "minutes_budget": self.budget.minutes,
+        }

@@ -17,16 +17,39 @@ from .stats import Method, PairedResult, paired
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["COMPARE_COLUMNS", "METRIC_ALIASES", "case_scores", "compare", "compare_scores",
-           "results_frame", "run_label"]
+__all__ = [
+    "COMPARE_COLUMNS",
+    "METRIC_ALIASES",
+    "case_scores",
+    "compare",
+    "compare_scores",
+    "results_frame",
+    "run_label",
+]
 
 #: ``score`` is the runner's ``overall`` column; pass metrics are the boolean ``passed``
 METRIC_ALIASES = {"score": "overall", "pass": "passed", "pass_rate": "passed"}
 
 #: columns of the frame :func:`compare` returns (in order)
-COMPARE_COLUMNS = ["n_common", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value",
-                   "method", "wins", "losses", "ties", "mde80", "sd_diff", "ci", "metric",
-                   "run_a", "run_b"]
+COMPARE_COLUMNS = [
+    "n_common",
+    "mean_a",
+    "mean_b",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "method",
+    "wins",
+    "losses",
+    "ties",
+    "mde80",
+    "sd_diff",
+    "ci",
+    "metric",
+    "run_a",
+    "run_b",
+]
 
 
 def results_frame(run: Any) -> pd.DataFrame:
@@ -38,8 +61,10 @@ def results_frame(run: Any) -> pd.DataFrame:
     getter = getattr(run, "results_df", None)
     if callable(getter):
         return getter()
-    raise ExperimentError(f"cannot compare {type(run).__name__}: pass a Run (te.run_eval(...)"
-                          ".result()) or its results_df()")
+    raise ExperimentError(
+        f"cannot compare {type(run).__name__}: pass a Run (te.run_eval(...)"
+        ".result()) or its results_df()"
+    )
 
 
 def run_label(run: Any) -> str | None:
@@ -55,14 +80,21 @@ def run_label(run: Any) -> str | None:
     return str(ids[0]) if len(ids) == 1 else None
 
 
-def case_scores(df: pd.DataFrame, metric: str = "score", *, model: str | None = None,
-                cluster: str | None = None, cases: Iterable[str] | None = None
-                ) -> tuple[pd.Series, pd.Series | None]:
+def case_scores(
+    df: pd.DataFrame,
+    metric: str = "score",
+    *,
+    model: str | None = None,
+    cluster: str | None = None,
+    cases: Iterable[str] | None = None,
+) -> tuple[pd.Series, pd.Series | None]:
     """Per-case metric (mean over samples; errors count 0), and the cluster label per case."""
     column = METRIC_ALIASES.get(metric, metric)
     if column not in df.columns:
-        raise ExperimentError(f"metric {metric!r}: the results have no column {column!r} "
-                              f"(columns: {', '.join(map(str, df.columns))})")
+        raise ExperimentError(
+            f"metric {metric!r}: the results have no column {column!r} "
+            f"(columns: {', '.join(map(str, df.columns))})"
+        )
     if "case_id" not in df.columns:
         raise ExperimentError("results need a 'case_id' column to pair cases")
     if "model" in df.columns:
@@ -70,8 +102,10 @@ def case_scores(df: pd.DataFrame, metric: str = "score", *, model: str | None = 
         if model is not None:
             df = df[df["model"] == model]
         elif len(models) > 1:
-            raise ExperimentError(f"the run holds {len(models)} models ({', '.join(map(str, models))})"
-                                  ": pass model=... to compare one of them")
+            raise ExperimentError(
+                f"the run holds {len(models)} models ({', '.join(map(str, models))})"
+                ": pass model=... to compare one of them"
+            )
     if cases is not None:
         df = df[df["case_id"].isin(set(cases))]
     values = df[column].astype(float).fillna(0.0)
@@ -84,19 +118,43 @@ def case_scores(df: pd.DataFrame, metric: str = "score", *, model: str | None = 
     return per_case, labels
 
 
-def compare_scores(a: pd.Series, b: pd.Series, *, clusters: pd.Series | None = None,
-                   ci: float = 0.95, method: Method = "auto", seed: int = 0,
-                   n_boot: int = 10_000) -> PairedResult:
+def compare_scores(
+    a: pd.Series,
+    b: pd.Series,
+    *,
+    clusters: pd.Series | None = None,
+    ci: float = 0.95,
+    method: Method = "auto",
+    seed: int = 0,
+    n_boot: int = 10_000,
+) -> PairedResult:
     """Paired comparison of two per-case score series, on their common case ids."""
     common = [c for c in a.index if c in b.index]
     lab = None if clusters is None else [clusters.get(c, "") for c in common]
-    return paired(a.loc[common].to_numpy(), b.loc[common].to_numpy(), clusters=lab, ci=ci,
-                  method=method, seed=seed, n_boot=n_boot)
+    return paired(
+        a.loc[common].to_numpy(),
+        b.loc[common].to_numpy(),
+        clusters=lab,
+        ci=ci,
+        method=method,
+        seed=seed,
+        n_boot=n_boot,
+    )
 
 
-def compare(run_b: Any, run_a: Any, metric: str = "score", *, cluster: str | None = None,
-            ci: float = 0.95, method: Method = "auto", seed: int = 0, model: str | None = None,
-            cases: Iterable[str] | None = None, n_boot: int = 10_000) -> pd.DataFrame:
+def compare(
+    run_b: Any,
+    run_a: Any,
+    metric: str = "score",
+    *,
+    cluster: str | None = None,
+    ci: float = 0.95,
+    method: Method = "auto",
+    seed: int = 0,
+    model: str | None = None,
+    cases: Iterable[str] | None = None,
+    n_boot: int = 10_000,
+) -> pd.DataFrame:
     """Paired comparison of ``run_b`` against ``run_a`` on their common cases.
 
     Args:
@@ -124,8 +182,9 @@ def compare(run_b: Any, run_a: Any, metric: str = "score", *, cluster: str | Non
     b, lb = case_scores(results_frame(run_b), metric, model=model, cluster=cluster, cases=cases)
     common = [c for c in a.index if c in b.index]
     if not common:
-        raise ExperimentError("the two runs share no case ids: compare runs of the same suite "
-                              "(or pass cases=...)")
+        raise ExperimentError(
+            "the two runs share no case ids: compare runs of the same suite (or pass cases=...)"
+        )
     labels = None
     if cluster is not None:
         merged = la.combine_first(lb) if la is not None and lb is not None else la

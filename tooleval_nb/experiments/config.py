@@ -34,8 +34,7 @@ from ..credentials import credential_paths, refusal
 from ..models.spec import DEFAULT_MODEL, Mode
 from ..runner.settings import ToolChoiceName
 
-__all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FrozenMap", "FIELD_KEYS",
-           "freeze", "thaw"]
+__all__ = ["SAMPLING_KEYS", "Config", "FewShot", "FrozenMap", "FIELD_KEYS", "freeze", "thaw"]
 
 #: keys that matter only when sampling (temperature > 0)
 SAMPLING_KEYS: frozenset[str] = frozenset({"top_p", "top_k", "min_p", "typical_p", "seed"})
@@ -51,8 +50,10 @@ class FrozenMap(dict):  # type: ignore[type-arg]
     __slots__ = ()
 
     def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise TypeError("a Config is immutable: its params and few-shot calls are read-only; "
-                        "use cfg.merge(key=value) for a changed copy")
+        raise TypeError(
+            "a Config is immutable: its params and few-shot calls are read-only; "
+            "use cfg.merge(key=value) for a changed copy"
+        )
 
     __setitem__ = __delitem__ = __ior__ = _read_only
     clear = pop = popitem = setdefault = update = _read_only
@@ -148,8 +149,9 @@ class Config(BaseModel):
             raise ValueError(f"params may not hold config fields {clash}; set them directly")
         secret = credential_paths(value, "params")
         if secret:  # a config is stored, hashed and shown: a key never is
-            raise ValueError(refusal(secret, "experiment configs",
-                                     [str(info.data.get("model") or "")]))
+            raise ValueError(
+                refusal(secret, "experiment configs", [str(info.data.get("model") or "")])
+            )
         return FrozenMap({k: freeze(v) for k, v in value.items() if v is not None})
 
     # -- composition -------------------------------------------------------------------------
@@ -207,7 +209,8 @@ class Config(BaseModel):
         return self.canonical_with_adjustments(supported)[0]
 
     def canonical_with_adjustments(
-            self, supported: set[str] | frozenset[str] | None = None) -> tuple[Config, list[str]]:
+        self, supported: set[str] | frozenset[str] | None = None
+    ) -> tuple[Config, list[str]]:
         """The canonical form and the adjustments made, each as a sentence."""
         notes: list[str] = []
         params: dict[str, Any] = {}
@@ -226,8 +229,12 @@ class Config(BaseModel):
     @property
     def key(self) -> str:
         """A 16-hex-digit hash of the canonical form (api keys are never part of a config)."""
-        blob = json.dumps(self.canonical().model_dump(mode="json"), sort_keys=True,
-                          ensure_ascii=False, default=str)
+        blob = json.dumps(
+            self.canonical().model_dump(mode="json"),
+            sort_keys=True,
+            ensure_ascii=False,
+            default=str,
+        )
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     @property
@@ -256,8 +263,7 @@ class Config(BaseModel):
         return f"Config({changed})" if changed else "Config()"
 
 
-FIELD_KEYS: frozenset[str] = frozenset(
-    name for name in Config.model_fields if name != "params")
+FIELD_KEYS: frozenset[str] = frozenset(name for name in Config.model_fields if name != "params")
 
 
 def _round(value: Any) -> Any:

@@ -22,6 +22,8 @@ def html_table(df: pd.DataFrame, *, max_chars: int = 60, max_rows: int = 30) -> 
     view = df.head(max_rows).copy()
     for col in view.columns:
         if is_object_dtype(view[col]) or is_string_dtype(view[col]):
-            view[col] = [v if not isinstance(v, str) or len(v) <= max_chars
-                         else v[:max_chars - 1] + "…" for v in view[col]]
+            view[col] = [
+                v if not isinstance(v, str) or len(v) <= max_chars else v[: max_chars - 1] + "…"
+                for v in view[col]
+            ]
     return view.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="")

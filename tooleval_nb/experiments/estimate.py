@@ -34,8 +34,10 @@ class Estimate:
         return self.n_calls * self.seconds_per_call
 
     def __str__(self) -> str:
-        return (f"{self.n_calls} calls × {self.seconds_per_call:.2f} s/call (measured on "
-                f"{self.probe_calls} calls) ≈ {format_duration(self.eta_seconds)}")
+        return (
+            f"{self.n_calls} calls × {self.seconds_per_call:.2f} s/call (measured on "
+            f"{self.probe_calls} calls) ≈ {format_duration(self.eta_seconds)}"
+        )
 
 
 def format_duration(seconds: float) -> str:
@@ -47,24 +49,41 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-async def estimate_async(suite: Suite, config: Config | None = None, n_calls: int = 100, *,
-                         probe: int = 3, store: Any = None, verbose: bool = True) -> Estimate:
+async def estimate_async(
+    suite: Suite,
+    config: Config | None = None,
+    n_calls: int = 100,
+    *,
+    probe: int = 3,
+    store: Any = None,
+    verbose: bool = True,
+) -> Estimate:
     """Probe ``config`` on ``probe`` cases (cache off, sequential) and print the ETA."""
     cfg = config or Config()
-    ids = [c.id for c in suite.cases if not c.draft][:max(1, probe)]
+    ids = [c.id for c in suite.cases if not c.draft][: max(1, probe)]
     start = time.perf_counter()
-    ev = await evaluate_async(suite, cfg, [i for i in ids if i], store=store, repeats=1,
-                              max_concurrency=1, cache=False, name="estimate-probe")
+    ev = await evaluate_async(
+        suite,
+        cfg,
+        [i for i in ids if i],
+        store=store,
+        repeats=1,
+        max_concurrency=1,
+        cache=False,
+        name="estimate-probe",
+    )
     wall = time.perf_counter() - start
     calls = max(1, ev.calls or len(ids))
-    est = Estimate(n_calls=n_calls, seconds_per_call=wall / calls, probe_calls=calls,
-                   run_id=ev.run_id)
+    est = Estimate(
+        n_calls=n_calls, seconds_per_call=wall / calls, probe_calls=calls, run_id=ev.run_id
+    )
     if verbose:
         print(f"ETA: {est}")
     return est
 
 
-def estimate(suite: Suite, config: Config | None = None, n_calls: int = 100,
-             **kwargs: Any) -> Estimate:
+def estimate(
+    suite: Suite, config: Config | None = None, n_calls: int = 100, **kwargs: Any
+) -> Estimate:
     """Sync twin of :func:`estimate_async`."""
     return run_sync(estimate_async(suite, config, n_calls, **kwargs))

@@ -33,8 +33,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from .config import FewShot
 
 
-__all__ = ["Evaluation", "config_from_run", "evaluate", "evaluate_async", "load_evaluation", "render_few_shot",
-           "run_kwargs", "settings_for", "target_for", "system_prompt_for", "seeds_for", "calls_made", "combine"]
+__all__ = [
+    "Evaluation",
+    "config_from_run",
+    "evaluate",
+    "evaluate_async",
+    "load_evaluation",
+    "render_few_shot",
+    "run_kwargs",
+    "settings_for",
+    "target_for",
+    "system_prompt_for",
+    "seeds_for",
+    "calls_made",
+    "combine",
+]
 
 
 @dataclass
@@ -56,8 +69,9 @@ def render_few_shot(examples: tuple[FewShot, ...] | list[FewShot]) -> str:
     blocks = []
     for ex in examples:
         if ex.calls:
-            answer = "; ".join(f"{c.get('name')}({json.dumps(c.get('arguments') or {})})"
-                               for c in ex.calls)
+            answer = "; ".join(
+                f"{c.get('name')}({json.dumps(c.get('arguments') or {})})" for c in ex.calls
+            )
             blocks.append(f"User: {ex.user}\nAssistant calls: {answer}")
         else:
             blocks.append(f"User: {ex.user}\nAssistant: {ex.content or ''}")
@@ -94,8 +108,13 @@ def settings_for(config: Config, **overrides: Any) -> RunSettings:
     tool_choice: Any = config.tool_choice
     if tool_choice not in TOOL_CHOICES:
         tool_choice = {"type": "function", "function": {"name": tool_choice}}
-    return RunSettings.build(temperature=config.temperature, tool_choice=tool_choice,
-                             system_prompt=system_prompt_for(config), params=params, **overrides)
+    return RunSettings.build(
+        temperature=config.temperature,
+        tool_choice=tool_choice,
+        system_prompt=system_prompt_for(config),
+        params=params,
+        **overrides,
+    )
 
 
 def run_kwargs(config: Config) -> dict[str, Any]:
@@ -122,26 +141,49 @@ def combine(evaluations: list[Evaluation]) -> pd.DataFrame:
     return df.drop_duplicates(["case_id", "sample"], keep="first", ignore_index=True)
 
 
-async def evaluate_async(suite: Suite, config: Config, case_ids: list[str] | None = None, *,
-                         store: Any = None, repeats: int = 1, base_seed: int = 0,
-                         name: str | None = None, max_concurrency: int = 8,
-                         cache: bool = True, progress: bool = False,
-                         executor: Any = "local") -> Evaluation:
+async def evaluate_async(
+    suite: Suite,
+    config: Config,
+    case_ids: list[str] | None = None,
+    *,
+    store: Any = None,
+    repeats: int = 1,
+    base_seed: int = 0,
+    name: str | None = None,
+    max_concurrency: int = 8,
+    cache: bool = True,
+    progress: bool = False,
+    executor: Any = "local",
+) -> Evaluation:
     """Run ``config`` on ``case_ids`` of ``suite`` through the runner; the run is stored.
 
     ``executor`` is ``run_eval``'s: ``"local"``, ``"ray"`` or a ``te.RayExecutor``.
     """
     reps, seeds = seeds_for(config, repeats, base_seed)
-    settings = settings_for(config, repeats=reps, seeds=seeds, ids=case_ids, cache=cache,
-                            max_concurrency=max_concurrency)
-    run = await run_eval_async(suite, [target_for(config)], settings, store=store, name=name,
-                               progress="text" if progress else "none", executor=executor)
+    settings = settings_for(
+        config,
+        repeats=reps,
+        seeds=seeds,
+        ids=case_ids,
+        cache=cache,
+        max_concurrency=max_concurrency,
+    )
+    run = await run_eval_async(
+        suite,
+        [target_for(config)],
+        settings,
+        store=store,
+        name=name,
+        progress="text" if progress else "none",
+        executor=executor,
+    )
     results = run.results_df()
     return Evaluation(run_id=run.id, results=results, calls=calls_made(results))
 
 
-def evaluate(suite: Suite, config: Config, case_ids: list[str] | None = None,
-             **kwargs: Any) -> Evaluation:
+def evaluate(
+    suite: Suite, config: Config, case_ids: list[str] | None = None, **kwargs: Any
+) -> Evaluation:
     """Sync twin of :func:`evaluate_async`."""
     return run_sync(evaluate_async(suite, config, case_ids, **kwargs))
 
@@ -166,15 +208,20 @@ def config_from_run(run: Any) -> Config:
     target = targets[0].get("spec") or targets[0]  # runner: {"label", "spec": ModelSpec dump}
     params = {**(settings.get("params") or {}), **(target.get("params") or {})}
     max_tokens = params.pop("max_tokens", None)
-    temperature = float(params.pop("temperature", settings.get("temperature",
-                                                               defaults.temperature)))
+    temperature = float(
+        params.pop("temperature", settings.get("temperature", defaults.temperature))
+    )
     choice = settings.get("tool_choice", defaults.tool_choice)
     if isinstance(choice, dict):
         choice = (choice.get("function") or {}).get("name", "auto")
     prompt = settings.get("system_prompt")
-    return Config(model=target.get("model") or Config().model, api_base=target.get("api_base"),
-                  mode=settings.get("mode") or target.get("mode") or "native",
-                  temperature=temperature,
-                  tool_choice=choice, max_tokens=max_tokens,
-                  system_prompt=prompt if isinstance(prompt, str) else None,
-                  params={k: v for k, v in params.items() if k != "seed"})
+    return Config(
+        model=target.get("model") or Config().model,
+        api_base=target.get("api_base"),
+        mode=settings.get("mode") or target.get("mode") or "native",
+        temperature=temperature,
+        tool_choice=choice,
+        max_tokens=max_tokens,
+        system_prompt=prompt if isinstance(prompt, str) else None,
+        params={k: v for k, v in params.items() if k != "seed"},
+    )

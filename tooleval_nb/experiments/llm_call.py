@@ -26,8 +26,11 @@ class Answer:
 
 def model_of(judge_model: Any) -> dict[str, Any]:
     if isinstance(judge_model, Config):
-        return {"model": judge_model.model, "api_base": judge_model.api_base,
-                "params": {"temperature": judge_model.temperature, **thaw(judge_model.params)}}
+        return {
+            "model": judge_model.model,
+            "api_base": judge_model.api_base,
+            "params": {"temperature": judge_model.temperature, **thaw(judge_model.params)},
+        }
     if judge_model is None:
         judge_model = DEFAULT_MODEL
     return {"model": judge_model, "api_base": None, "params": {}}
@@ -46,9 +49,16 @@ class JsonCaller:
     :attr:`logprobs_note` says why no logprobs came back.
     """
 
-    def __init__(self, judge_model: Any, budget: int, timeout: float | None, response_format: str,
-                 params: dict[str, Any] | None, concurrency: int = 4,
-                 top_logprobs: int | None = None) -> None:
+    def __init__(
+        self,
+        judge_model: Any,
+        budget: int,
+        timeout: float | None,
+        response_format: str,
+        params: dict[str, Any] | None,
+        concurrency: int = 4,
+        top_logprobs: int | None = None,
+    ) -> None:
         spec = model_of(judge_model)
         self.model = spec["model"]
         self.api_base = spec["api_base"]
@@ -69,38 +79,64 @@ class JsonCaller:
             return {}
         if self.embedded:
             return {"response_format": {"type": "json_object", "schema": schema}}
-        return {"response_format": {"type": "json_schema",
-                                    "json_schema": {"name": name, "schema": schema}}}
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema},
+            }
+        }
 
-    async def ask(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str
-                  ) -> tuple[str | None, str | None]:
+    async def ask(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], name: str
+    ) -> tuple[str | None, str | None]:
         """(reply text, error); (None, "budget") when no call is left."""
         answer = await self.ask_full(messages, schema, name, logprobs=False)
         return answer.text, answer.error
 
-    async def ask_full(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str,
-                       *, logprobs: bool = True) -> Answer:
+    async def ask_full(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any],
+        name: str,
+        *,
+        logprobs: bool = True,
+    ) -> Answer:
         """The reply with its token logprobs when ``top_logprobs`` was set and ``logprobs``."""
         if logprobs and self._probe is not None:
             async with self._probe:  # released for good once the first answer came back
                 return await self._ask(messages, schema, name, logprobs=True, probing=True)
         return await self._ask(messages, schema, name, logprobs=logprobs)
 
-    async def _ask(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str, *,
-                   logprobs: bool, probing: bool = False) -> Answer:
+    async def _ask(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any],
+        name: str,
+        *,
+        logprobs: bool,
+        probing: bool = False,
+    ) -> Answer:
         want = logprobs and self.top_logprobs is not None and self.logprobs_note is None
         while True:
             if self.left <= 0:
                 return Answer(None, "budget")
             self.left -= 1
-            extra: dict[str, Any] = ({"logprobs": True, "top_logprobs": self.top_logprobs}
-                                     if want else {})
+            extra: dict[str, Any] = (
+                {"logprobs": True, "top_logprobs": self.top_logprobs} if want else {}
+            )
             async with self.gate:
                 self.used += 1
                 reply = await call_model_async(
-                    self.model, messages, mode="hermes" if self.embedded else None,
-                    timeout=self.timeout, api_base=self.api_base, cache=False,
-                    **self.params, **self._format(schema, name), **extra)
+                    self.model,
+                    messages,
+                    mode="hermes" if self.embedded else None,
+                    timeout=self.timeout,
+                    api_base=self.api_base,
+                    cache=False,
+                    **self.params,
+                    **self._format(schema, name),
+                    **extra,
+                )
             if want and reply.error and reply.error_type == "ModelBadRequestError":
                 self.logprobs_note = f"the provider rejected logprobs ({reply.error[:120]})"
                 want = False

@@ -99,12 +99,24 @@ class Racer:
             (``run_eval``'s ``executor``).
     """
 
-    def __init__(self, suite: Suite, store: ExperimentStore, owner_id: str,
-                 tracker: BudgetTracker, *, repeats: int = 2, seed: int = 0,
-                 metric: str = "score", alpha: float = 0.05, eliminate: bool = True,
-                 min_cases: int = 8, parallel: int = 2, cache: bool = True,
-                 on_event: Callable[[str, dict[str, Any]], None] | None = None,
-                 executor: Any = "local") -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        store: ExperimentStore,
+        owner_id: str,
+        tracker: BudgetTracker,
+        *,
+        repeats: int = 2,
+        seed: int = 0,
+        metric: str = "score",
+        alpha: float = 0.05,
+        eliminate: bool = True,
+        min_cases: int = 8,
+        parallel: int = 2,
+        cache: bool = True,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+        executor: Any = "local",
+    ) -> None:
         self.suite = suite
         self.executor = executor
         self.store = store
@@ -130,23 +142,27 @@ class Racer:
     def need(self, arms: list[Arm], round_: int, split: str, n_cases: int) -> int:
         """Calls these cells still cost this job: cells it already paid for are free (a cell
         stored by an interrupted process is paid again, once, as it was then)."""
-        return sum(self.cost(a, n_cases) for a in arms
-                   if (a.id, round_, split) not in self._charged)
+        return sum(
+            self.cost(a, n_cases) for a in arms if (a.id, round_, split) not in self._charged
+        )
 
     def shortfall(self, need: int) -> str:
         """Why ``need`` more calls cannot be made (for messages)."""
         if self.tracker.out_of_time:
             return self.tracker.reason or "time budget spent"
-        return (f"needs {need} calls, {self.tracker.remaining_calls} left of the budget of "
-                f"{self.tracker.budget.calls}")
+        return (
+            f"needs {need} calls, {self.tracker.remaining_calls} left of the budget of "
+            f"{self.tracker.budget.calls}"
+        )
 
     def _charge(self, key: tuple[str, int, str], calls: int) -> None:
         if key not in self._charged:
             self._charged.add(key)
             self.tracker.charge(calls)
 
-    async def cell(self, arm: Arm, round_: int, split: str, case_ids: list[str], *,
-                   seed: int | None = None) -> Evaluation | None:
+    async def cell(
+        self, arm: Arm, round_: int, split: str, case_ids: list[str], *, seed: int | None = None
+    ) -> Evaluation | None:
         """Evaluate ``arm`` on ``case_ids`` (or reuse the stored cell); None when over budget."""
         key = (arm.id, round_, split)
         found = self.store.cell(self.owner_id, arm.id, round_, split)
@@ -164,22 +180,48 @@ class Racer:
                 ev = load_evaluation(self.store.runs, run_id)
                 ev.calls = calls_made(ev.results)
                 self._charge(key, ev.calls)
-                self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids,
-                                     run_id=run_id, status="done", calls=ev.calls)
+                self.store.save_cell(
+                    self.owner_id,
+                    arm.id,
+                    round_,
+                    split,
+                    case_ids,
+                    run_id=run_id,
+                    status="done",
+                    calls=ev.calls,
+                )
                 return ev
         if not self.tracker.can_afford(self.cost(arm, len(case_ids))):
             return None
-        self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids, run_id=None,
-                             status="running")
-        ev = await evaluate_async(self.suite, arm.config, case_ids, store=self.store.runs,
-                                  repeats=self.repeats, cache=self.cache,
-                                  base_seed=self.seed if seed is None else seed,
-                                  name=name, executor=self.executor)
+        self.store.save_cell(
+            self.owner_id, arm.id, round_, split, case_ids, run_id=None, status="running"
+        )
+        ev = await evaluate_async(
+            self.suite,
+            arm.config,
+            case_ids,
+            store=self.store.runs,
+            repeats=self.repeats,
+            cache=self.cache,
+            base_seed=self.seed if seed is None else seed,
+            name=name,
+            executor=self.executor,
+        )
         self._charge(key, ev.calls)
-        self.store.save_cell(self.owner_id, arm.id, round_, split, case_ids, run_id=ev.run_id,
-                             status="done", calls=ev.calls)
-        self.on_event("cell", {"arm": arm.id, "round": round_, "split": split,
-                               "calls": self.tracker.calls_used})
+        self.store.save_cell(
+            self.owner_id,
+            arm.id,
+            round_,
+            split,
+            case_ids,
+            run_id=ev.run_id,
+            status="done",
+            calls=ev.calls,
+        )
+        self.on_event(
+            "cell",
+            {"arm": arm.id, "round": round_, "split": split, "calls": self.tracker.calls_used},
+        )
         return ev
 
     async def _gather(self, jobs: list[tuple[Arm, Any]]) -> list[Evaluation | None]:
@@ -198,13 +240,14 @@ class Racer:
         seen = 0
         round_ = 0
         while seen < len(case_ids):
-            ids = case_ids[seen:seen + step]
+            ids = case_ids[seen : seen + step]
             alive = [a for a in arms if a.alive]
             need = self.need(alive, round_, "dev", len(ids))
             if need and not self.tracker.can_afford(need):
                 self.stop_reason = self.tracker.reason or (
                     f"budget: round {round_ + 1} needs {need} calls, "
-                    f"{self.tracker.remaining_calls} left")
+                    f"{self.tracker.remaining_calls} left"
+                )
                 break
             results = await self._gather([(a, self.cell(a, round_, "dev", ids)) for a in alive])
             for arm, ev in zip(alive, results, strict=True):
@@ -219,9 +262,16 @@ class Racer:
             round_ += 1
             if self.eliminate and seen >= self.min_cases:
                 self._eliminate(arms, seen)
-            self.on_event("round", {"round": round_, "cases": seen,
-                                    "alive": [a.id for a in arms if a.alive],
-                                    "calls": self.tracker.calls_used, "arms": arms})
+            self.on_event(
+                "round",
+                {
+                    "round": round_,
+                    "cases": seen,
+                    "alive": [a.id for a in arms if a.alive],
+                    "calls": self.tracker.calls_used,
+                    "arms": arms,
+                },
+            )
             if self.eliminate and sum(a.alive for a in arms) <= 1:
                 self.stop_reason = "one configuration left"
                 break
@@ -236,8 +286,9 @@ class Racer:
         for arm in alive:
             if arm is leader or arm.is_base:
                 continue
-            res = compare_scores(lead_scores, arm.scores(self.metric), ci=1 - 2 * self.alpha,
-                                 seed=self.seed)
+            res = compare_scores(
+                lead_scores, arm.scores(self.metric), ci=1 - 2 * self.alpha, seed=self.seed
+            )
             if res.ci_high < 0:
                 arm.alive = False
                 arm.eliminated_at = seen
@@ -257,9 +308,17 @@ def live_trials(arms: list[Arm], metric: str = "score", seed: int = 0) -> pd.Dat
         else:
             res = compare_scores(ref, scores, seed=seed, n_boot=2000)
             d, lo, hi = res.delta, res.ci_low, res.ci_high
-        rows.append({"trial_id": arm.id, "delta": d, "delta_ci_low": lo, "delta_ci_high": hi,
-                     "n_cases": len(scores), "score": float(scores.mean()) if len(scores)
-                     else math.nan, "is_base": arm is base,
-                     "status": "eliminated" if not arm.alive else "alive",
-                     "significant": bool(lo > 0) if lo == lo else False})
+        rows.append(
+            {
+                "trial_id": arm.id,
+                "delta": d,
+                "delta_ci_low": lo,
+                "delta_ci_high": hi,
+                "n_cases": len(scores),
+                "score": float(scores.mean()) if len(scores) else math.nan,
+                "is_base": arm is base,
+                "status": "eliminated" if not arm.alive else "alive",
+                "significant": bool(lo > 0) if lo == lo else False,
+            }
+        )
     return pd.DataFrame(rows)

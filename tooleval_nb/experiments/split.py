@@ -51,17 +51,23 @@ class Split(BaseModel):
         if missing:
             raise ExperimentError(
                 f"split refers to {len(missing)} case id(s) not in suite {suite.name!r} "
-                f"(e.g. {sorted(missing)[0]!r}); rebuild it with te.split(suite, ...)")
+                f"(e.g. {sorted(missing)[0]!r}); rebuild it with te.split(suite, ...)"
+            )
         return suite.filter(ids=wanted)
 
     @classmethod
     def whole(cls, suite: Suite) -> Split:
         """Every case in dev and none held out (when a suite is too small to split)."""
-        return cls(dev=tuple(c.id or "" for c in suite.cases), holdout=(),
-                   notes=("no holdout: every case is in dev",))
+        return cls(
+            dev=tuple(c.id or "" for c in suite.cases),
+            holdout=(),
+            notes=("no holdout: every case is in dev",),
+        )
 
     def __repr__(self) -> str:
-        return f"Split(dev={len(self.dev)} cases, holdout={len(self.holdout)} cases, seed={self.seed})"
+        return (
+            f"Split(dev={len(self.dev)} cases, holdout={len(self.holdout)} cases, seed={self.seed})"
+        )
 
 
 def _stratum(by: str | Callable[[EvalCase], object] | None) -> Callable[[EvalCase], str]:
@@ -73,12 +79,19 @@ def _stratum(by: str | Callable[[EvalCase], object] | None) -> Callable[[EvalCas
         return lambda case: str(case.category or "")
     if by == "tag":
         return lambda case: case.tags[0] if case.tags else ""
-    raise ExperimentError(f"split(by={by!r}) is not supported: use 'category', 'tag', None "
-                          "or a function of the case")
+    raise ExperimentError(
+        f"split(by={by!r}) is not supported: use 'category', 'tag', None or a function of the case"
+    )
 
 
-def split(suite: Suite, holdout: float = 0.3, *, by: str | Callable[[EvalCase], object] | None
-          = "category", seed: int = 0, min_holdout: int = 8) -> Split:
+def split(
+    suite: Suite,
+    holdout: float = 0.3,
+    *,
+    by: str | Callable[[EvalCase], object] | None = "category",
+    seed: int = 0,
+    min_holdout: int = 8,
+) -> Split:
     """Split ``suite`` into dev and holdout case ids, stratified and seeded.
 
     Args:
@@ -93,8 +106,9 @@ def split(suite: Suite, holdout: float = 0.3, *, by: str | Callable[[EvalCase], 
         A :class:`Split` with every case in exactly one part.
     """
     if not 0 <= holdout < 1:
-        raise ExperimentError(f"split(holdout={holdout}) must be in [0, 1): the share of cases "
-                              "kept for confirmation")
+        raise ExperimentError(
+            f"split(holdout={holdout}) must be in [0, 1): the share of cases kept for confirmation"
+        )
     cases = [c for c in suite.cases if not c.draft]
     n = len(cases)
     notes: list[str] = []

@@ -74,8 +74,11 @@ def clopper_pearson(k: int, n: int, ci: float = 0.95) -> tuple[float, float]:
         return (0.0, 1.0)
     alpha = 1.0 - ci
     lo = 0.0 if k == 0 else solve(lambda p: 1.0 - binom_cdf(k - 1, n, p), 0.0, 1.0, alpha / 2)
-    hi = 1.0 if k == n else solve(lambda p: binom_cdf(k, n, p), 0.0, 1.0, alpha / 2,
-                                    increasing=False)
+    hi = (
+        1.0
+        if k == n
+        else solve(lambda p: binom_cdf(k, n, p), 0.0, 1.0, alpha / 2, increasing=False)
+    )
     return (lo, hi)
 
 
@@ -85,7 +88,7 @@ def mcnemar_exact(wins: int, losses: int) -> float:
     if n == 0:
         return 1.0
     k = min(wins, losses)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
     return min(1.0, 2.0 * tail)
 
 
@@ -148,9 +151,16 @@ class PairedResult:
         return bool(self.ci_low > 0 or self.ci_high < 0)
 
 
-def paired(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *,
-           clusters: Sequence[object] | None = None, ci: float = 0.95, method: Method = "auto",
-           seed: int = 0, n_boot: int = 10_000) -> PairedResult:
+def paired(
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    *,
+    clusters: Sequence[object] | None = None,
+    ci: float = 0.95,
+    method: Method = "auto",
+    seed: int = 0,
+    n_boot: int = 10_000,
+) -> PairedResult:
     """Compare paired samples ``b`` vs ``a`` (same length, same order).
 
     Args:
@@ -205,12 +215,27 @@ def paired(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *,
         lo, hi, p = _bootstrap(d, clusters, ci, seed, n_boot)
     else:
         raise ValueError(f"unknown method {method!r}: use auto, mcnemar, bootstrap or t")
-    return PairedResult(n, float(xa.mean()), float(xb.mean()), delta, float(lo), float(hi),
-                        float(p), chosen, wins, losses, ties, float(mde80), sd, ci)
+    return PairedResult(
+        n,
+        float(xa.mean()),
+        float(xb.mean()),
+        delta,
+        float(lo),
+        float(hi),
+        float(p),
+        chosen,
+        wins,
+        losses,
+        ties,
+        float(mde80),
+        sd,
+        ci,
+    )
 
 
-def _bootstrap(d: np.ndarray, clusters: Sequence[object] | None, ci: float, seed: int,
-               n_boot: int) -> tuple[float, float, float]:
+def _bootstrap(
+    d: np.ndarray, clusters: Sequence[object] | None, ci: float, seed: int, n_boot: int
+) -> tuple[float, float, float]:
     rng = np.random.default_rng(seed)
     observed = float(d.mean())
     if np.all(np.abs(d - d[0]) <= _EPS):  # no spread: every resample equals the observation

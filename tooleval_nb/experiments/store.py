@@ -129,25 +129,28 @@ class ExperimentStore:
 
     def _migrate(self) -> None:
         conn = self.runs.connection()
-        conn.execute("CREATE TABLE IF NOT EXISTS experiments_schema_version "
-                     "(version INTEGER NOT NULL)")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS experiments_schema_version (version INTEGER NOT NULL)"
+        )
         with self.runs.transaction() as c:
-            version = c.execute("SELECT MAX(version) FROM experiments_schema_version"
-                                ).fetchone()[0] or 0
+            version = (
+                c.execute("SELECT MAX(version) FROM experiments_schema_version").fetchone()[0] or 0
+            )
             for number in range(version + 1, len(_MIGRATIONS) + 1):
                 for statement in _MIGRATIONS[number - 1].split(";"):
                     if statement.strip():
                         c.execute(statement)
-                c.execute("INSERT INTO experiments_schema_version (version) VALUES (?)",
-                          (number,))
+                c.execute("INSERT INTO experiments_schema_version (version) VALUES (?)", (number,))
 
     # -- generic helpers ---------------------------------------------------------------------
     def insert(self, table: str, row: dict[str, Any]) -> int:
         """Insert one row (dict/list values are stored as JSON); returns the rowid."""
         cols = list(row)
         values = [_dumps(v) if isinstance(v, (dict, list, tuple)) else v for v in row.values()]
-        sql = (f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) VALUES "
-               f"({', '.join('?' for _ in cols)})")
+        sql = (
+            f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) VALUES "
+            f"({', '.join('?' for _ in cols)})"
+        )
         with self.runs.transaction() as c:
             return int(c.execute(sql, values).lastrowid or 0)
 
@@ -161,12 +164,16 @@ class ExperimentStore:
         with self.runs.transaction() as c:
             for table, row, key in rows:
                 cols = list(row)
-                values = [_dumps(v) if isinstance(v, (dict, list, tuple)) else v
-                          for v in row.values()]
+                values = [
+                    _dumps(v) if isinstance(v, (dict, list, tuple)) else v for v in row.values()
+                ]
                 updates = ", ".join(f"{_q(k)} = excluded.{_q(k)}" for k in cols if k not in key)
-                c.execute(f"INSERT INTO {table} ({', '.join(_q(k) for k in cols)}) VALUES "
-                          f"({', '.join('?' for _ in cols)}) ON CONFLICT ({', '.join(key)}) DO "
-                          + (f"UPDATE SET {updates}" if updates else "NOTHING"), values)
+                c.execute(
+                    f"INSERT INTO {table} ({', '.join(_q(k) for k in cols)}) VALUES "
+                    f"({', '.join('?' for _ in cols)}) ON CONFLICT ({', '.join(key)}) DO "
+                    + (f"UPDATE SET {updates}" if updates else "NOTHING"),
+                    values,
+                )
 
     def update(self, table: str, where: dict[str, Any], **values: Any) -> None:
         sets = ", ".join(f"{_q(c)} = ?" for c in values)
@@ -175,8 +182,9 @@ class ExperimentStore:
         with self.runs.transaction() as c:
             c.execute(f"UPDATE {table} SET {sets} WHERE {cond}", [*args, *where.values()])
 
-    def select(self, table: str, where: dict[str, Any] | None = None, order: str | None = None
-               ) -> list[dict[str, Any]]:
+    def select(
+        self, table: str, where: dict[str, Any] | None = None, order: str | None = None
+    ) -> list[dict[str, Any]]:
         sql = f"SELECT * FROM {table}"
         args: list[Any] = []
         if where:
@@ -192,17 +200,38 @@ class ExperimentStore:
 
     # -- evaluation cells (resume) -----------------------------------------------------------
     def cell(self, owner_id: str, item_id: str, round_: int, split: str) -> dict[str, Any] | None:
-        return self.one("eval_cells", {"owner_id": owner_id, "item_id": item_id,
-                                       "round": round_, "split": split})
+        return self.one(
+            "eval_cells",
+            {"owner_id": owner_id, "item_id": item_id, "round": round_, "split": split},
+        )
 
-    def save_cell(self, owner_id: str, item_id: str, round_: int, split: str,
-                  case_ids: list[str], *, run_id: str | None, status: str, calls: int = 0
-                  ) -> None:
-        self.upsert("eval_cells", {"owner_id": owner_id, "item_id": item_id, "round": round_,
-                                   "split": split, "case_ids_json": list(case_ids),
-                                   "run_id": run_id, "status": status, "calls": calls,
-                                   "created_at": time.time()},
-                    ("owner_id", "item_id", "round", "split"))
+    def save_cell(
+        self,
+        owner_id: str,
+        item_id: str,
+        round_: int,
+        split: str,
+        case_ids: list[str],
+        *,
+        run_id: str | None,
+        status: str,
+        calls: int = 0,
+    ) -> None:
+        self.upsert(
+            "eval_cells",
+            {
+                "owner_id": owner_id,
+                "item_id": item_id,
+                "round": round_,
+                "split": split,
+                "case_ids_json": list(case_ids),
+                "run_id": run_id,
+                "status": status,
+                "calls": calls,
+                "created_at": time.time(),
+            },
+            ("owner_id", "item_id", "round", "split"),
+        )
 
     def cells(self, owner_id: str) -> list[dict[str, Any]]:
         return self.select("eval_cells", {"owner_id": owner_id}, order="round, item_id")

@@ -21,8 +21,20 @@ from . import bfcl, seed_json, seed_yaml
 from .bundled import bundled_suites_dir, resolve_suite_path
 from .seed_json import example_suite
 
-__all__ = ["bundled_suites_dir", "SuiteFormat", "SUITE_SUFFIXES", "load_suite", "load_suites", "load_bfcl",
-           "save_suite", "save_bfcl", "example_suite", "bfcl", "seed_json", "seed_yaml"]
+__all__ = [
+    "bundled_suites_dir",
+    "SuiteFormat",
+    "SUITE_SUFFIXES",
+    "load_suite",
+    "load_suites",
+    "load_bfcl",
+    "save_suite",
+    "save_bfcl",
+    "example_suite",
+    "bfcl",
+    "seed_json",
+    "seed_yaml",
+]
 
 #: the file formats, by name
 SuiteFormat = Literal["seed_json", "seed_yaml", "bfcl"]
@@ -30,8 +42,9 @@ SuiteFormat = Literal["seed_json", "seed_yaml", "bfcl"]
 SUITE_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
 
-def load_suite(path: str | os.PathLike[str],
-               format: SuiteFormat | None = None) -> Suite | list[Suite]:
+def load_suite(
+    path: str | os.PathLike[str], format: SuiteFormat | None = None
+) -> Suite | list[Suite]:
     """Load a suite file, or every suite file in a directory.
 
     Args:
@@ -50,8 +63,9 @@ def load_suite(path: str | os.PathLike[str],
     p = resolve_suite_path(path)
     if p.is_dir():
         return load_suites(p, format)
-    if format == "bfcl" or (format is None and p.suffix in (".json", ".jsonl")
-                            and bfcl.is_bfcl_file(p)):
+    if format == "bfcl" or (
+        format is None and p.suffix in (".json", ".jsonl") and bfcl.is_bfcl_file(p)
+    ):
         return bfcl.load(p)
     if format == "seed_yaml" or (format is None and p.suffix in (".yaml", ".yml")):
         return _warned(seed_yaml.load(p))
@@ -59,8 +73,11 @@ def load_suite(path: str | os.PathLike[str],
         return _warned(seed_json.load(p))
     if not p.exists():
         return seed_json.load(p)  # raises "file not found"
-    raise SuiteError(f"{p}: unknown suite file type {p.suffix!r}; use .json (seed-001 or BFCL), "
-                     ".yaml/.yml (seed-002), or pass format=...", path=str(p))
+    raise SuiteError(
+        f"{p}: unknown suite file type {p.suffix!r}; use .json (seed-001 or BFCL), "
+        ".yaml/.yml (seed-002), or pass format=...",
+        path=str(p),
+    )
 
 
 def _warned(suite: Suite) -> Suite:
@@ -79,11 +96,13 @@ def load_suites(path: str | os.PathLike[str], format: SuiteFormat | None = None)
         return suite if isinstance(suite, list) else [suite]
     suites: list[Suite] = []
     problems: list[str] = []
-    files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix in SUITE_SUFFIXES
-                   and not f.name.startswith((".", "_")))
+    files = sorted(
+        f
+        for f in p.iterdir()
+        if f.is_file() and f.suffix in SUITE_SUFFIXES and not f.name.startswith((".", "_"))
+    )
     if not files:
-        raise SuiteError(f"{p}: no suite files (*.json, *.yaml, *.yml) in this folder",
-                         path=str(p))
+        raise SuiteError(f"{p}: no suite files (*.json, *.yaml, *.yml) in this folder", path=str(p))
     for f in files:
         try:
             loaded = load_suite(f, format)
@@ -92,14 +111,18 @@ def load_suites(path: str | os.PathLike[str], format: SuiteFormat | None = None)
             continue
         suites += loaded if isinstance(loaded, list) else [loaded]
     if problems:
-        raise SuiteError(f"{p}: {len(problems)} problem(s) in its suite files; nothing was "
-                         "loaded:\n  - " + "\n  - ".join(problems), problems=problems,
-                         path=str(p))
+        raise SuiteError(
+            f"{p}: {len(problems)} problem(s) in its suite files; nothing was "
+            "loaded:\n  - " + "\n  - ".join(problems),
+            problems=problems,
+            path=str(p),
+        )
     return suites
 
 
-def load_bfcl(questions_path: str | os.PathLike[str],
-              answers_path: str | os.PathLike[str] | None = None) -> Suite:
+def load_bfcl(
+    questions_path: str | os.PathLike[str], answers_path: str | os.PathLike[str] | None = None
+) -> Suite:
     """Load BFCL questions and possible answers (see :mod:`tooleval_nb.formats.bfcl`)."""
     return bfcl.load(questions_path, answers_path)
 
@@ -115,8 +138,9 @@ def save_suite(suite: Suite, path: str | os.PathLike[str]) -> None:
         seed_json.save(suite, path)
 
 
-def save_bfcl(suite: Suite, directory: str | os.PathLike[str],
-              category: str | None = None) -> tuple[str, str | None]:
+def save_bfcl(
+    suite: Suite, directory: str | os.PathLike[str], category: str | None = None
+) -> tuple[str, str | None]:
     """Write ``suite`` as BFCL question and possible-answer JSONL files into ``directory``.
 
     Returns the two paths; the second is None when no case expects a call (irrelevance).

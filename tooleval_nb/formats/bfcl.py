@@ -62,8 +62,15 @@ from ..errors import SuiteError
 from ..suite import EvalCase, ExpectedCall, FunctionDef, Suite, Tool, case_problems
 from .build import raise_problems, validation_problems
 
-__all__ = ["BFCL_TYPE_KEY", "GORILLA_TO_OPENAPI", "load", "save", "to_openai_parameters",
-           "to_gorilla_parameters", "is_bfcl_file"]
+__all__ = [
+    "BFCL_TYPE_KEY",
+    "GORILLA_TO_OPENAPI",
+    "load",
+    "save",
+    "to_openai_parameters",
+    "to_gorilla_parameters",
+    "is_bfcl_file",
+]
 
 _QUESTION_KEYS = ("id", "question", "function")
 _ANSWER_KEYS = ("id", "ground_truth")
@@ -85,9 +92,12 @@ def is_bfcl_file(path: str | os.PathLike[str]) -> bool:
 
 
 # -- load ------------------------------------------------------------------------------------
-def load(questions_path: str | os.PathLike[str],
-         answers_path: str | os.PathLike[str] | None = None, *,
-         category: str | None = None) -> Suite:
+def load(
+    questions_path: str | os.PathLike[str],
+    answers_path: str | os.PathLike[str] | None = None,
+    *,
+    category: str | None = None,
+) -> Suite:
     """Load a BFCL question file and its possible answers as a suite.
 
     Args:
@@ -103,8 +113,11 @@ def load(questions_path: str | os.PathLike[str],
     qpath = Path(questions_path)
     source = str(qpath)
     questions = _read_jsonl(qpath)
-    category = category or category_of_file(qpath) or (
-        category_of(str(questions[0][1].get("id"))) if questions else "bfcl")
+    category = (
+        category
+        or category_of_file(qpath)
+        or (category_of(str(questions[0][1].get("id"))) if questions else "bfcl")
+    )
     language = language_of(category).lower()
     if answers_path is None:
         guess = qpath.parent / "possible_answer" / qpath.name
@@ -115,9 +128,12 @@ def load(questions_path: str | os.PathLike[str],
     answers = _answers_by_id(apath, problems) if apath else {}
     needs_answer = not is_relevance(category)
     if needs_answer and apath is None:
-        raise SuiteError(f"{source}: no possible-answer file found (looked for "
-                         f"{qpath.parent / 'possible_answer' / qpath.name}); category "
-                         f"{category!r} needs one: pass answers_path=...", path=source)
+        raise SuiteError(
+            f"{source}: no possible-answer file found (looked for "
+            f"{qpath.parent / 'possible_answer' / qpath.name}); category "
+            f"{category!r} needs one: pass answers_path=...",
+            path=source,
+        )
     cases: list[EvalCase] = []
     seen: set[str] = set()
     for i, (line, entry) in enumerate(questions):
@@ -132,18 +148,27 @@ def load(questions_path: str | os.PathLike[str],
             cases.append(case)
     for entry_id, (line, _) in answers.items():
         if entry_id not in seen:
-            problems.append(f"{apath}: line {line}: field id: {entry_id!r} has no question in "
-                            f"{source}; remove it or add the question")
+            problems.append(
+                f"{apath}: line {line}: field id: {entry_id!r} has no question in "
+                f"{source}; remove it or add the question"
+            )
     raise_problems(problems, source)
-    return Suite(name=f"bfcl_{category}", description=f"BFCL {category}", cases=cases,
-                 source=source)
+    return Suite(
+        name=f"bfcl_{category}", description=f"BFCL {category}", cases=cases, source=source
+    )
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Each line's number and object; every bad line at once (one SuiteError)."""
     problems: list[str] = []
-    read = read_jsonl(path, what="BFCL file", fields=(), shape="one JSON object",
-                      hint="check the path", problems=problems)
+    read = read_jsonl(
+        path,
+        what="BFCL file",
+        fields=(),
+        shape="one JSON object",
+        hint="check the path",
+        problems=problems,
+    )
     raise_problems(problems, str(path))
     return list(zip(read.lines, read.objects, strict=True))
 
@@ -156,8 +181,10 @@ def _answers_by_id(path: Path, problems: list[str]) -> dict[str, tuple[int, dict
         if not isinstance(entry_id, str):
             problems.append(f"{where}: field id: required text but missing")
         elif not isinstance(entry.get("ground_truth"), list):
-            problems.append(f"{where} ({entry_id!r}): field ground_truth: must be a list of "
-                            "{function name: {parameter: [acceptable values]}}")
+            problems.append(
+                f"{where} ({entry_id!r}): field ground_truth: must be a list of "
+                "{function name: {parameter: [acceptable values]}}"
+            )
         elif entry_id in out:
             problems.append(f"{where} ({entry_id!r}): field id: duplicate answer")
         else:
@@ -165,17 +192,26 @@ def _answers_by_id(path: Path, problems: list[str]) -> dict[str, tuple[int, dict
     return out
 
 
-def _case(entry: dict[str, Any], answers: dict[str, tuple[int, dict[str, Any]]], category: str,
-          language: str, where: str, problems: list[str], needs_answer: bool,
-          apath: Path | None) -> EvalCase | None:
+def _case(
+    entry: dict[str, Any],
+    answers: dict[str, tuple[int, dict[str, Any]]],
+    category: str,
+    language: str,
+    where: str,
+    problems: list[str],
+    needs_answer: bool,
+    apath: Path | None,
+) -> EvalCase | None:
     n_before = len(problems)
     entry_id = entry.get("id")
     if not isinstance(entry_id, str):
         problems.append(f"{where}: field id: required text but missing")
     turns = entry.get("question")
     if not (isinstance(turns, list) and all(isinstance(t, list) for t in turns)):
-        problems.append(f"{where}: field question: must be a list of turns, each a list of "
-                        "{role, content} messages")
+        problems.append(
+            f"{where}: field question: must be a list of turns, each a list of "
+            "{role, content} messages"
+        )
         turns = []
     functions = entry.get("function")
     if not isinstance(functions, list):
@@ -192,17 +228,25 @@ def _case(entry: dict[str, Any], answers: dict[str, tuple[int, dict[str, Any]]],
         metadata["bfcl_extra"] = extra
     if len(turns) != 1:
         metadata["bfcl_turns"] = [len(t) for t in turns]
-    data: dict[str, Any] = {"id": entry_id, "messages": [m for t in turns for m in t],
-                            "tools": tools, "category": category, "tags": ["bfcl", category],
-                            "metadata": metadata}
+    data: dict[str, Any] = {
+        "id": entry_id,
+        "messages": [m for t in turns for m in t],
+        "tools": tools,
+        "category": category,
+        "tags": ["bfcl", category],
+        "metadata": metadata,
+    }
     answer = answers.get(entry_id) if isinstance(entry_id, str) else None
     if answer is not None:
         a_line, a_entry = answer
         a_extra = {k: v for k, v in a_entry.items() if k not in _ANSWER_KEYS}
         if a_extra:
             metadata["bfcl_answer_extra"] = a_extra
-        calls = _expected_calls(a_entry["ground_truth"], f"{apath}: line {a_line} "
-                                f"({entry_id!r}): field ground_truth", problems)
+        calls = _expected_calls(
+            a_entry["ground_truth"],
+            f"{apath}: line {a_line} ({entry_id!r}): field ground_truth",
+            problems,
+        )
         data["expected_calls"] = calls or None
     elif needs_answer:
         problems.append(f"{where}: no ground truth for this id in {apath}; add its answer line")
@@ -232,9 +276,14 @@ def _tool(fn: Any, language: str, where: str, field: str, problems: list[str]) -
         return None
     extra = {k: v for k, v in fn.items() if k not in _FUNCTION_KEYS}
     try:
-        return Tool(function=FunctionDef(name=name, description=fn.get("description", ""),
-                                         parameters=to_openai_parameters(params, language),
-                                         **extra))
+        return Tool(
+            function=FunctionDef(
+                name=name,
+                description=fn.get("description", ""),
+                parameters=to_openai_parameters(params, language),
+                **extra,
+            )
+        )
     except ValidationError as exc:
         for p in validation_problems(exc):
             sub, _, text = p.removeprefix("field ").partition(": ")
@@ -242,8 +291,7 @@ def _tool(fn: Any, language: str, where: str, field: str, problems: list[str]) -
         return None
 
 
-def _expected_calls(ground_truth: list[Any], where: str,
-                    problems: list[str]) -> list[ExpectedCall]:
+def _expected_calls(ground_truth: list[Any], where: str, problems: list[str]) -> list[ExpectedCall]:
     calls = []
     for k, item in enumerate(ground_truth):
         if not isinstance(item, dict) or not item:
@@ -251,16 +299,18 @@ def _expected_calls(ground_truth: list[Any], where: str,
             continue
         for name, args in item.items():
             if not isinstance(args, dict):
-                problems.append(f"{where}[{k}].{name}: must map parameters to lists of "
-                                "acceptable values")
+                problems.append(
+                    f"{where}[{k}].{name}: must map parameters to lists of acceptable values"
+                )
                 continue
             calls.append(ExpectedCall(name=name, arguments=args))
     return calls
 
 
 # -- save ------------------------------------------------------------------------------------
-def save(suite: Suite, directory: str | os.PathLike[str],
-         category: str | None = None) -> tuple[str, str | None]:
+def save(
+    suite: Suite, directory: str | os.PathLike[str], category: str | None = None
+) -> tuple[str, str | None]:
     """Write ``suite`` as ``BFCL_v4_<category>.json`` and ``possible_answer/BFCL_v4_<category>.json``.
 
     The category is ``category``, else the one all cases share, else the suite's name. Cases
@@ -274,8 +324,11 @@ def save(suite: Suite, directory: str | os.PathLike[str],
         categories, or no case expects a call).
     """
     cats = {c.category for c in suite.cases}
-    name = category or (cats.pop() if len(cats) == 1 and None not in cats else None) or (
-        suite.name.removeprefix("bfcl_"))
+    name = (
+        category
+        or (cats.pop() if len(cats) == 1 and None not in cats else None)
+        or (suite.name.removeprefix("bfcl_"))
+    )
     out_dir = Path(directory)
     qpath = out_dir / f"BFCL_v4_{name}.json"
     apath = out_dir / "possible_answer" / qpath.name
@@ -285,9 +338,13 @@ def save(suite: Suite, directory: str | os.PathLike[str],
         meta = case.metadata
         no_answer = case.category is not None and is_relevance(case.category)
         if not no_answer:
-            answers.append({"id": case.id, "ground_truth": [
-                {c.name: c.arguments} for c in case.expected_call_list()],
-                **meta.get("bfcl_answer_extra", {})})
+            answers.append(
+                {
+                    "id": case.id,
+                    "ground_truth": [{c.name: c.arguments} for c in case.expected_call_list()],
+                    **meta.get("bfcl_answer_extra", {}),
+                }
+            )
     if not any(a["ground_truth"] for a in answers):
         answers = []
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -301,21 +358,26 @@ def save(suite: Suite, directory: str | os.PathLike[str],
 
 def _question(case: EvalCase, suite: Suite) -> dict[str, Any]:
     meta = case.metadata
-    messages = case.messages if case.messages is not None and "bfcl_language" in meta \
+    messages = (
+        case.messages
+        if case.messages is not None and "bfcl_language" in meta
         else case.to_messages(suite.system_prompt)
+    )
     sizes = meta.get("bfcl_turns") or [len(messages)]
     turns, start = [], 0
     for size in sizes:
-        turns.append(list(messages[start:start + size]))
+        turns.append(list(messages[start : start + size]))
         start += size
     functions = []
     for tool in suite.tools_for(case):
-        fn: dict[str, Any] = {"name": tool.name, "description": tool.function.description,
-                              "parameters": to_gorilla_parameters(tool.function.parameters)}
+        fn: dict[str, Any] = {
+            "name": tool.name,
+            "description": tool.function.description,
+            "parameters": to_gorilla_parameters(tool.function.parameters),
+        }
         fn.update(tool.function.model_extra or {})
         functions.append(fn)
-    return {"id": case.id, "question": turns, "function": functions,
-            **meta.get("bfcl_extra", {})}
+    return {"id": case.id, "question": turns, "function": functions, **meta.get("bfcl_extra", {})}
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> str:

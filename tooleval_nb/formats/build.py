@@ -23,10 +23,15 @@ SUITE_KEYS = ("name", "description", "system_prompt", "tools", "test_cases", "ca
 _CASE_FIELDS = tuple(EvalCase.model_fields) + ("input",)
 
 
-def build_suite(raw: Any, source: str, *, default_name: str,
-                case_lines: Sequence[int | None] | None = None,
-                allowed_keys: Sequence[str] = SUITE_KEYS,
-                case_where: str = "case") -> Suite:
+def build_suite(
+    raw: Any,
+    source: str,
+    *,
+    default_name: str,
+    case_lines: Sequence[int | None] | None = None,
+    allowed_keys: Sequence[str] = SUITE_KEYS,
+    case_where: str = "case",
+) -> Suite:
     """Build a suite from a seed-001 shaped mapping; raise one SuiteError with every problem.
 
     Args:
@@ -38,15 +43,19 @@ def build_suite(raw: Any, source: str, *, default_name: str,
         case_where: how a case is introduced in messages.
     """
     if not isinstance(raw, Mapping):
-        raise SuiteError(f"{source}: the file must hold one suite object with name, tools and "
-                         f"test_cases, got {_kind(raw)}; see te.example_suite() for the layout",
-                         path=source)
+        raise SuiteError(
+            f"{source}: the file must hold one suite object with name, tools and "
+            f"test_cases, got {_kind(raw)}; see te.example_suite() for the layout",
+            path=source,
+        )
     problems: list[str] = []
     for key in raw:
         if key not in allowed_keys:
-            problems.append(f"{source}: field {key}: unknown suite field"
-                            f"{_suggest(str(key), allowed_keys)}; the suite fields are "
-                            f"{', '.join(allowed_keys)}")
+            problems.append(
+                f"{source}: field {key}: unknown suite field"
+                f"{_suggest(str(key), allowed_keys)}; the suite fields are "
+                f"{', '.join(allowed_keys)}"
+            )
     if "test_cases" in raw and "cases" in raw:
         problems.append(f"{source}: field cases: both test_cases and cases are given; keep one")
     name = raw.get("name", default_name)
@@ -60,8 +69,9 @@ def build_suite(raw: Any, source: str, *, default_name: str,
     if raw_cases is None:
         raw_cases = []
     if not isinstance(raw_cases, list):
-        problems.append(f"{source}: field test_cases: must be a list of cases, got "
-                        f"{_kind(raw_cases)}")
+        problems.append(
+            f"{source}: field test_cases: must be a list of cases, got {_kind(raw_cases)}"
+        )
         raw_cases = []
     for i, item in enumerate(raw_cases):
         line = case_lines[i] if case_lines and i < len(case_lines) else None
@@ -74,9 +84,14 @@ def build_suite(raw: Any, source: str, *, default_name: str,
         except ValidationError as exc:
             problems += [f"{where}: {p}" for p in validation_problems(exc, _CASE_FIELDS)]
     raise_problems(problems, source, what=f"suite {name!r}")
-    suite = Suite(name=name if isinstance(name, str) else default_name,
-                  description=raw.get("description") or "", tools=tools, cases=cases,
-                  system_prompt=raw.get("system_prompt"), source=source)
+    suite = Suite(
+        name=name if isinstance(name, str) else default_name,
+        description=raw.get("description") or "",
+        tools=tools,
+        cases=cases,
+        system_prompt=raw.get("system_prompt"),
+        source=source,
+    )
     return suite
 
 
@@ -84,8 +99,9 @@ def _build_tools(raw_tools: Any, source: str, problems: list[str]) -> list[Tool]
     if raw_tools is None:
         return []
     if not isinstance(raw_tools, list):
-        problems.append(f"{source}: field tools: must be a list of OpenAI tools, got "
-                        f"{_kind(raw_tools)}")
+        problems.append(
+            f"{source}: field tools: must be a list of OpenAI tools, got {_kind(raw_tools)}"
+        )
         return []
     tools: list[Tool] = []
     names: dict[str, int] = {}
@@ -99,14 +115,18 @@ def _build_tools(raw_tools: Any, source: str, problems: list[str]) -> list[Tool]
             continue
         first = names.setdefault(tool.name.lower(), i)
         if first != i:
-            problems.append(f"{where}: field function.name: {tool.name!r} is already the name of "
-                            f"tools[{first}]; tool names must be unique")
+            problems.append(
+                f"{where}: field function.name: {tool.name!r} is already the name of "
+                f"tools[{first}]; tool names must be unique"
+            )
         tools.append(tool)
     return tools
 
 
-def validation_problems(exc: ValidationError, fields: Sequence[str] | Mapping[str, Any] = (),
-                        ) -> list[str]:
+def validation_problems(
+    exc: ValidationError,
+    fields: Sequence[str] | Mapping[str, Any] = (),
+) -> list[str]:
     """Translate a pydantic error into ``field <path>: <what>; <what to do>`` sentences."""
     out = []
     for err in exc.errors(include_url=False):
@@ -121,15 +141,19 @@ def validation_problems(exc: ValidationError, fields: Sequence[str] | Mapping[st
         field = f"field {path}" if path else "case"
         if kind == "extra_forbidden":
             last = str(err["loc"][-1]) if err.get("loc") else path
-            out.append(f"{field}: unknown field{_suggest(last, list(fields))}; remove it or fix "
-                       "the spelling")
+            out.append(
+                f"{field}: unknown field{_suggest(last, list(fields))}; remove it or fix "
+                "the spelling"
+            )
         elif kind == "missing":
             out.append(f"{field}: required but missing; add it")
         elif kind in ("literal_error", "enum"):
             out.append(f"{field}: {msg} (got {err.get('input')!r:.60})")
         elif kind.endswith(("_type", "_parsing")) or kind in ("model_type", "dict_type"):
-            out.append(f"{field}: {msg[:1].lower() + msg[1:]}, got {_kind(err.get('input'))} "
-                       f"{err.get('input')!r:.60}")
+            out.append(
+                f"{field}: {msg[:1].lower() + msg[1:]}, got {_kind(err.get('input'))} "
+                f"{err.get('input')!r:.60}"
+            )
         else:
             out.append(f"{field}: {msg}")
     return out
@@ -138,8 +162,12 @@ def validation_problems(exc: ValidationError, fields: Sequence[str] | Mapping[st
 def raise_problems(problems: list[str], source: str, what: str = "the file") -> None:
     """Raise one SuiteError listing every problem (if there are any)."""
     if problems:
-        raise SuiteError(f"{source}: {what} has {len(problems)} problem(s); nothing was loaded:"
-                         "\n  - " + "\n  - ".join(problems), problems=problems, path=source)
+        raise SuiteError(
+            f"{source}: {what} has {len(problems)} problem(s); nothing was loaded:"
+            "\n  - " + "\n  - ".join(problems),
+            problems=problems,
+            path=source,
+        )
 
 
 def _path(loc: Sequence[Any]) -> str:
@@ -178,5 +206,12 @@ def _tool_label(item: Any) -> str:
 def _kind(value: Any) -> str:
     if isinstance(value, BaseModel):
         return type(value).__name__
-    return {dict: "a mapping", list: "a list", str: "text", bool: "a boolean", int: "a number",
-            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "text",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)

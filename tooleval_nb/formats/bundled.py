@@ -22,16 +22,22 @@ def bundled_suites_dir() -> Path:
     """The folder of bundled suites; :class:`SuiteError` (saying what to pass instead) if none."""
     folder = package_data()
     if not folder.is_dir():
-        raise SuiteError(f"no bundled suites found in {folder} (an incomplete installation: "
-                         "reinstall tooleval_nb); pass suite files or folders with --suite PATH "
-                         "(or suites=[...] in the notebook)", path=str(folder))
+        raise SuiteError(
+            f"no bundled suites found in {folder} (an incomplete installation: "
+            "reinstall tooleval_nb); pass suite files or folders with --suite PATH "
+            "(or suites=[...] in the notebook)",
+            path=str(folder),
+        )
     return folder
 
 
 def bundled_suite_names() -> list[str]:
     """The bundled suites' names (their file names without the suffix), sorted."""
-    return sorted(f.stem for f in bundled_suites_dir().iterdir()
-                  if f.is_file() and f.suffix in _SUFFIXES and not f.name.startswith((".", "_")))
+    return sorted(
+        f.stem
+        for f in bundled_suites_dir().iterdir()
+        if f.is_file() and f.suffix in _SUFFIXES and not f.name.startswith((".", "_"))
+    )
 
 
 def resolve_suite_path(path: str | os.PathLike[str]) -> Path:
@@ -42,10 +48,11 @@ def resolve_suite_path(path: str | os.PathLike[str]) -> Path:
         SuiteError: ``bundled:<name>`` names no bundled suite (the message lists them).
     """
     text = os.fspath(path)
-    if not isinstance(text, str) or not (text == BUNDLED_PREFIX
-                                         or text.startswith(BUNDLED_PREFIX + ":")):
+    if not isinstance(text, str) or not (
+        text == BUNDLED_PREFIX or text.startswith(BUNDLED_PREFIX + ":")
+    ):
         return Path(text)
-    name = text[len(BUNDLED_PREFIX) + 1:].strip()
+    name = text[len(BUNDLED_PREFIX) + 1 :].strip()
     folder = bundled_suites_dir()
     if not name:
         return folder
@@ -54,5 +61,6 @@ def resolve_suite_path(path: str | os.PathLike[str]) -> Path:
         if candidate.is_file():
             return candidate
     names = ", ".join(f"{BUNDLED_PREFIX}:{n}" for n in bundled_suite_names())
-    raise SuiteError(f"{text}: no bundled suite named {name!r}; the bundled suites are {names}",
-                     path=text)
+    raise SuiteError(
+        f"{text}: no bundled suite named {name!r}; the bundled suites are {names}", path=text
+    )

@@ -24,8 +24,17 @@ from . import SuiteFormat, load_suite, save_bfcl, save_suite
 __all__ = ["Conversion", "convert_suite", "target_format", "conversion_losses"]
 
 #: case fields compared through what they mean rather than one by one
-_VIEWED = {"id", "prompt", "messages", "tools", "expected_tool", "expected_params",
-           "expected_calls", "metadata", "category"}
+_VIEWED = {
+    "id",
+    "prompt",
+    "messages",
+    "tools",
+    "expected_tool",
+    "expected_params",
+    "expected_calls",
+    "metadata",
+    "category",
+}
 
 
 class Conversion(BaseModel):
@@ -51,13 +60,16 @@ def target_format(path: str | os.PathLike[str], to: SuiteFormat | None = None) -
         return "seed_json"
     if suffix == "":
         return "bfcl"
-    raise ToolEvalError(f"{path}: cannot tell the target format from {suffix!r}; end it in "
-                        ".json or .yaml, give a folder for BFCL, or pass --to")
+    raise ToolEvalError(
+        f"{path}: cannot tell the target format from {suffix!r}; end it in "
+        ".json or .yaml, give a folder for BFCL, or pass --to"
+    )
 
 
 def _tools(suite: Suite, case: EvalCase) -> list[dict[str, Any]]:
-    return sorted((t.to_openai() for t in suite.tools_for(case)),
-                  key=lambda t: t["function"]["name"])
+    return sorted(
+        (t.to_openai() for t in suite.tools_for(case)), key=lambda t: t["function"]["name"]
+    )
 
 
 def _calls(case: EvalCase) -> list[Any]:
@@ -75,8 +87,10 @@ def conversion_losses(before: Suite, after: Suite) -> list[str]:
     lost: list[str] = []
     for field in ("name", "description"):
         if getattr(before, field) and getattr(before, field) != getattr(after, field):
-            lost.append(f"suite field {field}: {_short(getattr(before, field))} became "
-                        f"{_short(getattr(after, field))}")
+            lost.append(
+                f"suite field {field}: {_short(getattr(before, field))} became "
+                f"{_short(getattr(after, field))}"
+            )
     if len(after.cases) != len(before.cases):
         lost.append(f"cases: {len(before.cases)} written, {len(after.cases)} read back")
     for i, (old, new) in enumerate(zip(before.cases, after.cases, strict=False)):
@@ -86,12 +100,19 @@ def conversion_losses(before: Suite, after: Suite) -> list[str]:
         if _tools(before, old) != _tools(after, new):
             lost.append(f"{where}: field tools: the tools offered changed (names or schemas)")
         if _calls(old) != _calls(new):
-            lost.append(f"{where}: field expected_tool/expected_params/expected_calls: "
-                        f"{_short(_calls(old))} became {_short(_calls(new))}")
-        if isinstance(old.expected_tool, list) and len(old.expected_tool) > 1 and (
-                new.expected_names() != old.expected_names()):
-            lost.append(f"{where}: field expected_tool: only {new.expected_names()!r} of the "
-                        f"acceptable names {old.expected_tool!r} kept")
+            lost.append(
+                f"{where}: field expected_tool/expected_params/expected_calls: "
+                f"{_short(_calls(old))} became {_short(_calls(new))}"
+            )
+        if (
+            isinstance(old.expected_tool, list)
+            and len(old.expected_tool) > 1
+            and (new.expected_names() != old.expected_names())
+        ):
+            lost.append(
+                f"{where}: field expected_tool: only {new.expected_names()!r} of the "
+                f"acceptable names {old.expected_tool!r} kept"
+            )
         dumped_old = old.model_dump(mode="json", exclude_defaults=True)
         dumped_new = new.model_dump(mode="json", exclude_defaults=True)
         for key, value in dumped_old.items():
@@ -102,8 +123,13 @@ def conversion_losses(before: Suite, after: Suite) -> list[str]:
     return lost
 
 
-def convert_suite(source: str | os.PathLike[str], target: str | os.PathLike[str],
-                  to: SuiteFormat | None = None, *, overwrite: bool = False) -> Conversion:
+def convert_suite(
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    to: SuiteFormat | None = None,
+    *,
+    overwrite: bool = False,
+) -> Conversion:
     """Read the suite file ``source`` and write it to ``target`` in format ``to`` (by default
     chosen by :func:`target_format`); returns what was written and what was lost.
 
@@ -115,8 +141,9 @@ def convert_suite(source: str | os.PathLike[str], target: str | os.PathLike[str]
     loaded = load_suite(source)
     if isinstance(loaded, list):
         if len(loaded) != 1:
-            raise SuiteError(f"{source} holds {len(loaded)} suites; convert one file at a time",
-                             path=str(source))
+            raise SuiteError(
+                f"{source} holds {len(loaded)} suites; convert one file at a time", path=str(source)
+            )
         loaded = loaded[0]
     out = Path(target)
     if out.exists() and not overwrite and (out.is_file() or any(out.iterdir())):
@@ -127,17 +154,29 @@ def convert_suite(source: str | os.PathLike[str], target: str | os.PathLike[str]
         try:
             back = load_suite(questions, "bfcl")
         except SuiteError as exc:  # e.g. no case expects a call: no answer file to read
-            return Conversion(source=str(source), format=fmt, files=files,
-                              n_cases=len(loaded.cases),
-                              lost=[f"the written BFCL files do not read back ({exc}); BFCL "
-                                    "cannot hold this suite's expectations"])
+            return Conversion(
+                source=str(source),
+                format=fmt,
+                files=files,
+                n_cases=len(loaded.cases),
+                lost=[
+                    f"the written BFCL files do not read back ({exc}); BFCL "
+                    "cannot hold this suite's expectations"
+                ],
+            )
     else:
         if out.suffix.lower() not in ((".yaml", ".yml") if fmt == "seed_yaml" else (".json",)):
-            raise ToolEvalError(f"{out}: a {fmt} file must end in "
-                                f"{'.yaml' if fmt == 'seed_yaml' else '.json'}")
+            raise ToolEvalError(
+                f"{out}: a {fmt} file must end in {'.yaml' if fmt == 'seed_yaml' else '.json'}"
+            )
         save_suite(loaded, out)
         files = [str(out)]
         back = load_suite(out, fmt)
     assert isinstance(back, Suite)
-    return Conversion(source=str(source), format=fmt, files=files, n_cases=len(loaded.cases),
-                      lost=conversion_losses(loaded, back))
+    return Conversion(
+        source=str(source),
+        format=fmt,
+        files=files,
+        n_cases=len(loaded.cases),
+        lost=conversion_losses(loaded, back),
+    )

@@ -23,33 +23,50 @@ from ..errors import SuiteError
 from ..suite import EvalCase, Suite, Tool
 from .build import build_suite
 
-__all__ = ["load", "loads", "save", "dumps", "to_dict", "case_to_dict", "tool_to_dict",
-           "example_suite", "EXAMPLE"]
+__all__ = [
+    "load",
+    "loads",
+    "save",
+    "dumps",
+    "to_dict",
+    "case_to_dict",
+    "tool_to_dict",
+    "example_suite",
+    "EXAMPLE",
+]
 
 #: The example import template of seed 001 (``GET /api/tool-eval/import/example``).
 EXAMPLE: dict[str, Any] = {
     "name": "Weather API Suite",
     "description": "Tests weather tool calling",
-    "tools": [{
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Get current weather for a city",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "city": {"type": "string", "description": "City name"},
-                    "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+    "tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "Get current weather for a city",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "city": {"type": "string", "description": "City name"},
+                        "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                    },
+                    "required": ["city"],
                 },
-                "required": ["city"],
             },
-        },
-    }],
+        }
+    ],
     "test_cases": [
-        {"prompt": "What's the weather in Paris?", "expected_tool": "get_weather",
-         "expected_params": {"city": "Paris"}},
-        {"prompt": "Temperature in Tokyo in Fahrenheit", "expected_tool": "get_weather",
-         "expected_params": {"city": "Tokyo", "units": "fahrenheit"}},
+        {
+            "prompt": "What's the weather in Paris?",
+            "expected_tool": "get_weather",
+            "expected_params": {"city": "Paris"},
+        },
+        {
+            "prompt": "Temperature in Tokyo in Fahrenheit",
+            "expected_tool": "get_weather",
+            "expected_params": {"city": "Tokyo", "units": "fahrenheit"},
+        },
     ],
 }
 
@@ -60,11 +77,14 @@ def read_text(path: str | os.PathLike[str]) -> str:
     try:
         return p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SuiteError(f"{p}: file not found; check the path (relative paths start at "
-                         f"{Path.cwd()})", path=str(p)) from None
+        raise SuiteError(
+            f"{p}: file not found; check the path (relative paths start at {Path.cwd()})",
+            path=str(p),
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(f"{p}: cannot be read ({exc}); check that it is a UTF-8 text file",
-                         path=str(p)) from None
+        raise SuiteError(
+            f"{p}: cannot be read ({exc}); check that it is a UTF-8 text file", path=str(p)
+        ) from None
 
 
 def load(path: str | os.PathLike[str]) -> Suite:
@@ -77,9 +97,11 @@ def loads(text: str, source: str = "<string>", default_name: str = "suite") -> S
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SuiteError(f"{source}: line {exc.lineno}, column {exc.colno}: invalid JSON: "
-                         f"{exc.msg}; fix the syntax (a file with an error loads nothing)",
-                         path=source) from None
+        raise SuiteError(
+            f"{source}: line {exc.lineno}, column {exc.colno}: invalid JSON: "
+            f"{exc.msg}; fix the syntax (a file with an error loads nothing)",
+            path=source,
+        ) from None
     return build_suite(raw, source, default_name=default_name)
 
 
@@ -92,8 +114,9 @@ def case_to_dict(case: EvalCase, index: int | None = None) -> dict[str, Any]:
     """A case as written in suite files: fields at their defaults are left out, and so is the
     ``id`` when loading gives it back anyway (it equals the name, or ``case_<index>``)."""
     data = case.model_dump(mode="json", exclude_defaults=True)
-    derived = case.name if case.name is not None else (
-        f"case_{index}" if index is not None else None)
+    derived = (
+        case.name if case.name is not None else (f"case_{index}" if index is not None else None)
+    )
     if data.get("id") is not None and data["id"] == derived:
         del data["id"]
     if case.tools is not None:

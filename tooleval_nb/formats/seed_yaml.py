@@ -52,12 +52,17 @@ _Loader.yaml_implicit_resolvers = {
 
 def load(path: str | os.PathLike[str]) -> Suite:
     """Load a seed-002 YAML file (single or multi-document)."""
-    return loads(read_text(path), source=str(path), default_name=Path(path).stem,
-                 base_dir=Path(path).parent)
+    return loads(
+        read_text(path), source=str(path), default_name=Path(path).stem, base_dir=Path(path).parent
+    )
 
 
-def loads(text: str, source: str = "<string>", default_name: str = "suite",
-          base_dir: str | os.PathLike[str] | None = None) -> Suite:
+def loads(
+    text: str,
+    source: str = "<string>",
+    default_name: str = "suite",
+    base_dir: str | os.PathLike[str] | None = None,
+) -> Suite:
     """Load seed-002 YAML text; ``source`` names it in messages, ``base_dir`` for ``tools_file``."""
     docs = _documents(text, source)
     problems: list[str] = []
@@ -68,11 +73,15 @@ def loads(text: str, source: str = "<string>", default_name: str = "suite",
         where = f"{source}: document {n + 1} (line {line})"
         if isinstance(data, dict) and "kind" in data:
             if data["kind"] != "suite":
-                problems.append(f"{where}: field kind: {data['kind']!r} is not a known kind; "
-                                "use 'kind: suite' for the header, or leave kind out of cases")
+                problems.append(
+                    f"{where}: field kind: {data['kind']!r} is not a known kind; "
+                    "use 'kind: suite' for the header, or leave kind out of cases"
+                )
             elif n != 0:
-                problems.append(f"{where}: field kind: the 'kind: suite' header must be the "
-                                "first document; move it to the top")
+                problems.append(
+                    f"{where}: field kind: the 'kind: suite' header must be the "
+                    "first document; move it to the top"
+                )
             else:
                 header = _header(data, where, problems, base_dir)
                 items = data.get("cases") or []
@@ -85,20 +94,26 @@ def loads(text: str, source: str = "<string>", default_name: str = "suite",
             cases += data
             lines += _item_lines(node, len(data))
         elif isinstance(data, dict) and _headerless(data):
-            problems.append(f"{where}: field kind: missing; a document with "
-                            f"{' and '.join(k for k in ('tools', 'cases') if k in data)} is a "
-                            "suite header: add 'kind: suite' to it (a case is a mapping with "
-                            "name and input)")
+            problems.append(
+                f"{where}: field kind: missing; a document with "
+                f"{' and '.join(k for k in ('tools', 'cases') if k in data)} is a "
+                "suite header: add 'kind: suite' to it (a case is a mapping with "
+                "name and input)"
+            )
         elif isinstance(data, dict):
             cases.append(data)
             lines.append(line)
         else:
-            problems.append(f"{where}: must be a case (a mapping with name and input), a list of "
-                            f"cases or a 'kind: suite' header, got {type(data).__name__}")
+            problems.append(
+                f"{where}: must be a case (a mapping with name and input), a list of "
+                f"cases or a 'kind: suite' header, got {type(data).__name__}"
+            )
     for i, case in enumerate(cases):
         if isinstance(case, dict) and not (case.get("name") or case.get("id")):
-            problems.append(f"{source}: case {i} ('?', line {lines[i]}): field name: required "
-                            "but missing; seed-002 cases need a unique name")
+            problems.append(
+                f"{source}: case {i} ('?', line {lines[i]}): field name: required "
+                "but missing; seed-002 cases need a unique name"
+            )
     raise_problems(problems, source)
     raw = {**header, "test_cases": cases}
     return build_suite(raw, source, default_name=default_name, case_lines=lines)
@@ -108,8 +123,9 @@ def _headerless(data: dict[str, Any]) -> bool:
     """A suite header written without ``kind: suite``: it lists cases or tools, which no case
     field does (a case's own tools are under ``tools`` too, but a case has an ``input``)."""
     return isinstance(data.get("cases"), list) or (
-        isinstance(data.get("tools"), list) and not any(
-            k in data for k in ("input", "prompt", "messages")))
+        isinstance(data.get("tools"), list)
+        and not any(k in data for k in ("input", "prompt", "messages"))
+    )
 
 
 def _documents(text: str, source: str) -> list[tuple[int, Any, Any]]:
@@ -127,8 +143,11 @@ def _documents(text: str, source: str) -> list[tuple[int, Any, Any]]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise SuiteError(f"{source}: {where}invalid YAML: {exc.problem or exc}; fix the syntax "
-                         "(a file with an error loads nothing)", path=source) from None
+        raise SuiteError(
+            f"{source}: {where}invalid YAML: {exc.problem or exc}; fix the syntax "
+            "(a file with an error loads nothing)",
+            path=source,
+        ) from None
     except yaml.YAMLError as exc:
         raise SuiteError(f"{source}: invalid YAML: {exc}; fix the syntax", path=source) from None
     finally:
@@ -150,12 +169,15 @@ def _item_lines(node: Any, n: int) -> list[int | None]:
     return [None] * n
 
 
-def _header(data: dict[str, Any], where: str, problems: list[str],
-            base_dir: str | os.PathLike[str] | None) -> dict[str, Any]:
+def _header(
+    data: dict[str, Any], where: str, problems: list[str], base_dir: str | os.PathLike[str] | None
+) -> dict[str, Any]:
     for key in data:
         if key not in HEADER_KEYS:
-            problems.append(f"{where}: field {key}: unknown header field; the header fields are "
-                            f"{', '.join(HEADER_KEYS)}")
+            problems.append(
+                f"{where}: field {key}: unknown header field; the header fields are "
+                f"{', '.join(HEADER_KEYS)}"
+            )
     header = {k: data[k] for k in ("name", "description", "system_prompt", "tools") if k in data}
     tools_file = data.get("tools_file")
     if tools_file is not None:
@@ -181,8 +203,9 @@ def _read_tools(path: Path, where: str, problems: list[str]) -> Any:
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
     if not isinstance(data, list):
-        problems.append(f"{where}: field tools_file: {path} must hold a list of tools or a "
-                        "suite with tools")
+        problems.append(
+            f"{where}: field tools_file: {path} must hold a list of tools or a suite with tools"
+        )
         return []
     return data
 
@@ -218,8 +241,15 @@ def dumps(suite: Suite) -> str:
         if "prompt" in data:
             first["input"] = data.pop("prompt")
         docs.append({**first, **data})
-    return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                         default_flow_style=False, explicit_start=False, width=100)
+    return yaml.dump_all(
+        docs,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        explicit_start=False,
+        width=100,
+    )
 
 
 def save(suite: Suite, path: str | os.PathLike[str]) -> None:

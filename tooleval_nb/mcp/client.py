@@ -88,9 +88,14 @@ class MCPTarget(BaseModel):
         return shlex.join(redact_command(self.command or []))
 
 
-def resolve_target(target: str | Sequence[str] | MCPTarget, transport: str | None = None, *,
-                   env: dict[str, str] | None = None, cwd: str | None = None,
-                   headers: dict[str, str] | None = None) -> MCPTarget:
+def resolve_target(
+    target: str | Sequence[str] | MCPTarget,
+    transport: str | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> MCPTarget:
     """Turn what a user typed into an :class:`MCPTarget`.
 
     Args:
@@ -111,23 +116,31 @@ def resolve_target(target: str | Sequence[str] | MCPTarget, transport: str | Non
     if isinstance(target, str) and target.strip().lower().startswith(("http://", "https://")):
         url = target.strip()
         if kind == "stdio":
-            raise MCPImportError(f"MCP target {url!r} is a URL but transport='stdio' was given; "
-                                 "give a command line for stdio, or transport='sse' / "
-                                 "'streamable_http' for a URL")
+            raise MCPImportError(
+                f"MCP target {url!r} is a URL but transport='stdio' was given; "
+                "give a command line for stdio, or transport='sse' / "
+                "'streamable_http' for a URL"
+            )
         if kind is None:
             kind = "sse" if urlsplit(url).path.rstrip("/").endswith("/sse") else "streamable_http"
         return MCPTarget(transport=kind, url=url, headers=headers)
     if isinstance(target, str) and "://" in target:
-        raise MCPImportError(f"MCP target {target!r}: only http:// and https:// URLs are "
-                             "supported (or a command line for a stdio server)")
+        raise MCPImportError(
+            f"MCP target {target!r}: only http:// and https:// URLs are "
+            "supported (or a command line for a stdio server)"
+        )
     command = shlex.split(target) if isinstance(target, str) else [str(a) for a in target]
     if not command:
-        raise MCPImportError("MCP target is empty: give the server's URL (e.g. "
-                             "'http://127.0.0.1:8000/sse') or the command that starts it")
+        raise MCPImportError(
+            "MCP target is empty: give the server's URL (e.g. "
+            "'http://127.0.0.1:8000/sse') or the command that starts it"
+        )
     if kind not in (None, "stdio"):
-        raise MCPImportError(f"MCP target {shlex.join(command)!r} is a command line, which runs "
-                             f"over stdio, but transport={transport!r} was given; give a URL for "
-                             "SSE or streamable HTTP")
+        raise MCPImportError(
+            f"MCP target {shlex.join(command)!r} is a command line, which runs "
+            f"over stdio, but transport={transport!r} was given; give a URL for "
+            "SSE or streamable HTTP"
+        )
     return MCPTarget(transport="stdio", command=command, env=env, cwd=cwd)
 
 
@@ -135,11 +148,16 @@ def _transport_name(transport: str | None) -> MCPTransport | None:
     if transport is None:
         return None
     key = transport.strip().lower().replace("-", "_")
-    names: dict[str, MCPTransport] = {"sse": "sse", "streamable_http": "streamable_http",
-                                   "http": "streamable_http", "stdio": "stdio"}
+    names: dict[str, MCPTransport] = {
+        "sse": "sse",
+        "streamable_http": "streamable_http",
+        "http": "streamable_http",
+        "stdio": "stdio",
+    }
     if key not in names:
-        raise MCPImportError(f"unknown MCP transport {transport!r}: use 'sse', "
-                             "'streamable_http' or 'stdio'")
+        raise MCPImportError(
+            f"unknown MCP transport {transport!r}: use 'sse', 'streamable_http' or 'stdio'"
+        )
     return names[key]
 
 
@@ -148,8 +166,7 @@ def _transport(target: MCPTarget, timeout: float, errlog: IO[str] | None) -> Any
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         cmd = target.command or []
-        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=target.env,
-                                       cwd=target.cwd)
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=target.env, cwd=target.cwd)
         if errlog is None:
             return stdio_client(params)
         return stdio_client(params, errlog=cast(TextIO, errlog))
@@ -157,13 +174,15 @@ def _transport(target: MCPTarget, timeout: float, errlog: IO[str] | None) -> Any
     if target.transport == "sse":
         from mcp.client.sse import sse_client
 
-        return sse_client(target.url, headers=target.headers, timeout=timeout,
-                          sse_read_timeout=_STREAM_IDLE)
+        return sse_client(
+            target.url, headers=target.headers, timeout=timeout, sse_read_timeout=_STREAM_IDLE
+        )
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    http = httpx2.AsyncClient(headers=target.headers,
-                              timeout=httpx2.Timeout(timeout, read=_STREAM_IDLE))
+    http = httpx2.AsyncClient(
+        headers=target.headers, timeout=httpx2.Timeout(timeout, read=_STREAM_IDLE)
+    )
     return _owning(streamable_http_client(target.url, http_client=http), http)
 
 
@@ -174,8 +193,12 @@ async def _owning(inner: Any, http: Any) -> AsyncIterator[Any]:
 
 
 @asynccontextmanager
-async def open_client(target: MCPTarget, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                      screen: ToolScreen | None = None) -> AsyncIterator[Client]:
+async def open_client(
+    target: MCPTarget,
+    *,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    screen: ToolScreen | None = None,
+) -> AsyncIterator[Client]:
     """Connect to ``target`` and yield a ready ``mcp.Client`` (handshake done).
 
     The connection, including the handshake, must finish within ``connect_timeout`` seconds;
@@ -189,13 +212,15 @@ async def open_client(target: MCPTarget, *, connect_timeout: float = DEFAULT_CON
     errlog: IO[str] | None = None
     if target.transport == "stdio":
         errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-    transport = ScreenedTransport(_transport(target, connect_timeout, errlog),
-                                  screen or ToolScreen())
+    transport = ScreenedTransport(
+        _transport(target, connect_timeout, errlog), screen or ToolScreen()
+    )
     connected = False
     try:
         with _cancel_scope(connect_timeout) as scope:
-            async with Client(transport, client_info=Implementation(
-                    name="tooleval_nb", version=version)) as client:
+            async with Client(
+                transport, client_info=Implementation(name="tooleval_nb", version=version)
+            ) as client:
                 connected = True
                 scope.deadline = math.inf
                 yield client
@@ -204,7 +229,8 @@ async def open_client(target: MCPTarget, *, connect_timeout: float = DEFAULT_CON
                 f"MCP server {target.label} ({target.transport}) did not complete the "
                 f"connection within {connect_timeout:g} s. Check that it is running and that "
                 f"this is its {endpoint_hint(target)}; raise connect_timeout for a slow server."
-                + stderr_tail(errlog))
+                + stderr_tail(errlog)
+            )
     except Exception as exc:
         # the SDK's task groups wrap what the body raised: hand back the one real error
         inner = single_leaf(exc)
@@ -212,7 +238,9 @@ async def open_client(target: MCPTarget, *, connect_timeout: float = DEFAULT_CON
             if inner is exc:
                 raise
             raise inner from inner.__cause__
-        raise MCPImportError(describe_failure(target, "connecting", exc) + stderr_tail(errlog)) from exc
+        raise MCPImportError(
+            describe_failure(target, "connecting", exc) + stderr_tail(errlog)
+        ) from exc
     finally:
         if errlog is not None:
             errlog.close()
@@ -224,8 +252,9 @@ def _cancel_scope(seconds: float) -> Any:
     return anyio.CancelScope(deadline=anyio.current_time() + seconds)
 
 
-async def fetch_tools(client: Client, *, max_tools: int = DEFAULT_MAX_TOOLS
-                      ) -> tuple[list[dict[str, Any]], bool, int]:
+async def fetch_tools(
+    client: Client, *, max_tools: int = DEFAULT_MAX_TOOLS
+) -> tuple[list[dict[str, Any]], bool, int]:
     """Every tool the connected server lists, following cursors.
 
     Returns:
@@ -240,8 +269,9 @@ async def fetch_tools(client: Client, *, max_tools: int = DEFAULT_MAX_TOOLS
     while True:
         page = await client.list_tools(cursor=cursor, cache_mode="bypass")
         pages += 1
-        tools.extend(t.model_dump(by_alias=True, mode="json", exclude_none=True)
-                     for t in page.tools)
+        tools.extend(
+            t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools
+        )
         cursor = page.next_cursor
         if len(tools) >= max_tools:
             return tools[:max_tools], len(tools) > max_tools or cursor is not None, pages
@@ -272,13 +302,17 @@ class MCPListing(BaseModel):
     elapsed_ms: float = 0.0
 
 
-async def list_tools_async(target: str | Sequence[str] | MCPTarget, *,
-                           transport: str | None = None,
-                           connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                           list_timeout: float = DEFAULT_LIST_TIMEOUT,
-                           max_tools: int = DEFAULT_MAX_TOOLS, env: dict[str, str] | None = None,
-                           cwd: str | None = None, headers: dict[str, str] | None = None
-                           ) -> MCPListing:
+async def list_tools_async(
+    target: str | Sequence[str] | MCPTarget,
+    *,
+    transport: str | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    list_timeout: float = DEFAULT_LIST_TIMEOUT,
+    max_tools: int = DEFAULT_MAX_TOOLS,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> MCPListing:
     """Connect to an MCP server, list all its tools and disconnect.
 
     Raises:
@@ -298,14 +332,22 @@ async def list_tools_async(target: str | Sequence[str] | MCPTarget, *,
         except TimeoutError as exc:
             raise MCPImportError(
                 f"MCP server {resolved.label} connected but did not list its tools within "
-                f"{list_timeout:g} s; raise list_timeout if the server is just slow") from exc
+                f"{list_timeout:g} s; raise list_timeout if the server is just slow"
+            ) from exc
         except Exception as exc:
             raise MCPImportError(describe_failure(resolved, "listing tools from", exc)) from exc
         info = client.server_info
         return MCPListing(
-            target=resolved, server_name=info.name if info else None,
+            target=resolved,
+            server_name=info.name if info else None,
             server_title=getattr(info, "title", None) if info else None,
             server_version=(info.version or None) if info else None,
-            instructions=client.instructions, protocol_version=client.protocol_version,
-            tools=tools, rejected=dict(screen.rejected), truncated=truncated,
-            max_tools=max_tools, pages=pages, elapsed_ms=(time.perf_counter() - start) * 1000)
+            instructions=client.instructions,
+            protocol_version=client.protocol_version,
+            tools=tools,
+            rejected=dict(screen.rejected),
+            truncated=truncated,
+            max_tools=max_tools,
+            pages=pages,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+        )

@@ -18,8 +18,13 @@ from pydantic import BaseModel, Field
 from ..errors import MCPImportError
 from ..suite import FunctionDef, Suite, Tool, schema_problem, strip_extensions
 
-__all__ = ["MCPImportWarning", "ConvertedTools", "mcp_tool_to_tool", "convert_tools",
-           "suite_from_tools"]
+__all__ = [
+    "MCPImportWarning",
+    "ConvertedTools",
+    "mcp_tool_to_tool",
+    "convert_tools",
+    "suite_from_tools",
+]
 
 #: problems listed one by one in a warning before the rest are counted
 _SHOWN = 20
@@ -77,12 +82,16 @@ def mcp_tool_to_tool(raw: Mapping[str, Any] | Any) -> Tool:
     annotations = annotations if isinstance(annotations, dict) else {}
     description = raw.get("description") or raw.get("title") or annotations.get("title") or ""
     # the schema is checked above: build without checking it a second time
-    return Tool(function=FunctionDef.model_construct(name=name, description=str(description),
-                                                     parameters=schema))
+    return Tool(
+        function=FunctionDef.model_construct(
+            name=name, description=str(description), parameters=schema
+        )
+    )
 
 
-def convert_tools(raw_tools: Iterable[Mapping[str, Any] | Any],
-                  rejected: Mapping[str, str] | None = None) -> ConvertedTools:
+def convert_tools(
+    raw_tools: Iterable[Mapping[str, Any] | Any], rejected: Mapping[str, str] | None = None
+) -> ConvertedTools:
     """Convert every tool, skipping unusable ones with a reason.
 
     Args:
@@ -104,21 +113,32 @@ def convert_tools(raw_tools: Iterable[Mapping[str, Any] | Any],
             continue
         if tool.api_name in seen.values():
             other = next(n for n, a in seen.items() if a == tool.api_name)
-            out.skipped[label] = (f"its provider-safe name {tool.api_name!r} is the same as "
-                                  f"that of tool {other!r}")
+            out.skipped[label] = (
+                f"its provider-safe name {tool.api_name!r} is the same as that of tool {other!r}"
+            )
             continue
         seen[tool.name] = tool.api_name
         if not tool.function.description:
-            out.notes.append(f"{tool.name}: no description (models and draft cases will have "
-                             "to guess from the name)")
+            out.notes.append(
+                f"{tool.name}: no description (models and draft cases will have "
+                "to guess from the name)"
+            )
         out.tools.append(tool)
     return out
 
 
-def suite_from_tools(converted: ConvertedTools, name: str, *, description: str = "",
-                     source: str | None = None, strict: bool = False,
-                     listed: int | None = None, truncated_at: int | None = None,
-                     where: str = "the MCP server", stacklevel: int = 2) -> Suite:
+def suite_from_tools(
+    converted: ConvertedTools,
+    name: str,
+    *,
+    description: str = "",
+    source: str | None = None,
+    strict: bool = False,
+    listed: int | None = None,
+    truncated_at: int | None = None,
+    where: str = "the MCP server",
+    stacklevel: int = 2,
+) -> Suite:
     """Build a suite (no cases yet) from converted tools; warn or raise about the skipped ones.
 
     Args:
@@ -139,20 +159,29 @@ def suite_from_tools(converted: ConvertedTools, name: str, *, description: str =
     problems = converted.problems()
     if not converted.tools:
         if not problems:
-            raise MCPImportError(f"{where} lists no tools: there is nothing to import. Check "
-                                 "that the server registers its tools before it starts.")
-        raise MCPImportError(f"none of the {total} tool(s) listed by {where} is usable:"
-                             + _bullets(problems))
+            raise MCPImportError(
+                f"{where} lists no tools: there is nothing to import. Check "
+                "that the server registers its tools before it starts."
+            )
+        raise MCPImportError(
+            f"none of the {total} tool(s) listed by {where} is usable:" + _bullets(problems)
+        )
     if strict and problems:
-        raise MCPImportError(f"{len(problems)} of the {total} tool(s) listed by {where} cannot "
-                             "be used (strict=True):" + _bullets(problems))
+        raise MCPImportError(
+            f"{len(problems)} of the {total} tool(s) listed by {where} cannot "
+            "be used (strict=True):" + _bullets(problems)
+        )
     parts = []
     if problems:
-        parts.append(f"skipped {len(problems)} of {total} tool(s) from {where}; the suite "
-                     f"holds the other {len(converted.tools)}:" + _bullets(problems))
+        parts.append(
+            f"skipped {len(problems)} of {total} tool(s) from {where}; the suite "
+            f"holds the other {len(converted.tools)}:" + _bullets(problems)
+        )
     if truncated_at is not None:
-        parts.append(f"{where} lists more than {truncated_at} tools; only the first "
-                     f"{truncated_at} were imported (raise max_tools= to import more)")
+        parts.append(
+            f"{where} lists more than {truncated_at} tools; only the first "
+            f"{truncated_at} were imported (raise max_tools= to import more)"
+        )
     if parts:
         warnings.warn("\n".join(parts), MCPImportWarning, stacklevel=stacklevel)
     return Suite(name=name, description=description, tools=converted.tools, source=source)

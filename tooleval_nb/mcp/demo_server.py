@@ -23,9 +23,13 @@ __all__ = ["build_server", "main", "CITIES", "RATES"]
 
 #: city -> (temperature in Celsius, conditions, humidity %)
 CITIES: dict[str, tuple[int, str, int]] = {
-    "paris": (18, "partly cloudy", 62), "london": (14, "light rain", 81),
-    "new york": (22, "sunny", 48), "tokyo": (26, "humid and cloudy", 74),
-    "sydney": (20, "windy", 55), "berlin": (16, "overcast", 66), "rome": (25, "sunny", 45),
+    "paris": (18, "partly cloudy", 62),
+    "london": (14, "light rain", 81),
+    "new york": (22, "sunny", 48),
+    "tokyo": (26, "humid and cloudy", 74),
+    "sydney": (20, "windy", 55),
+    "berlin": (16, "overcast", 66),
+    "rome": (25, "sunny", 45),
 }
 _CONDITIONS = ("sunny", "cloudy", "light rain", "windy", "foggy")
 #: units of each currency per US dollar (fixed, for reproducible answers)
@@ -47,37 +51,53 @@ def build_server() -> Any:
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    server = MCPServer("tooleval-demo", instructions=(
-        "Demo tools: current weather, arithmetic, currency conversion and a notes store. "
-        "Answers are deterministic."), log_level="WARNING")
+    server = MCPServer(
+        "tooleval-demo",
+        instructions=(
+            "Demo tools: current weather, arithmetic, currency conversion and a notes store. "
+            "Answers are deterministic."
+        ),
+        log_level="WARNING",
+    )
     notes: list[dict[str, Any]] = []
 
-    @server.tool(description="Get the current weather for a city: temperature, conditions and "
-                             "humidity.")
+    @server.tool(
+        description="Get the current weather for a city: temperature, conditions and humidity."
+    )
     def get_weather(
         city: Annotated[str, Field(description="City name, e.g. 'Paris' or 'New York'")],
-        unit: Annotated[Literal["celsius", "fahrenheit"],
-                        Field(description="Temperature unit")] = "celsius",
+        unit: Annotated[
+            Literal["celsius", "fahrenheit"], Field(description="Temperature unit")
+        ] = "celsius",
     ) -> dict[str, Any]:
         celsius, conditions, humidity = _weather(city)
         temp = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
-        return {"city": city, "temperature": temp, "unit": unit, "conditions": conditions,
-                "humidity": humidity}
+        return {
+            "city": city,
+            "temperature": temp,
+            "unit": unit,
+            "conditions": conditions,
+            "humidity": humidity,
+        }
 
     @server.tool(description="Add, subtract, multiply or divide two numbers.")
     def calculate(
-        operation: Annotated[Literal["add", "subtract", "multiply", "divide"],
-                             Field(description="The arithmetic operation")],
+        operation: Annotated[
+            Literal["add", "subtract", "multiply", "divide"],
+            Field(description="The arithmetic operation"),
+        ],
         a: Annotated[float, Field(description="First operand")],
         b: Annotated[float, Field(description="Second operand")],
     ) -> float:
         if operation == "divide" and b == 0:
             raise ToolError("division by zero: give a non-zero b")
-        return {"add": a + b, "subtract": a - b, "multiply": a * b,
-                "divide": a / b if b else 0.0}[operation]
+        return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b if b else 0.0}[
+            operation
+        ]
 
-    @server.tool(description="Convert an amount of money from one currency to another at fixed "
-                             "demo rates.")
+    @server.tool(
+        description="Convert an amount of money from one currency to another at fixed demo rates."
+    )
     def convert_currency(
         amount: Annotated[float, Field(description="The amount to convert", ge=0)],
         from_currency: Annotated[Currency, Field(description="Currency of the amount")],
@@ -95,8 +115,9 @@ def build_server() -> Any:
         notes.append(note)
         return note
 
-    @server.tool(description="Find saved notes whose title or text contains the query "
-                             "(case-insensitive).")
+    @server.tool(
+        description="Find saved notes whose title or text contains the query (case-insensitive)."
+    )
     def search_notes(
         query: Annotated[str, Field(description="Word or phrase to look for")],
         limit: Annotated[int, Field(description="Most notes to return", ge=1, le=50)] = 5,
@@ -109,10 +130,11 @@ def build_server() -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the demo server (see the module docstring for the command line)."""
-    parser = argparse.ArgumentParser(prog="python -m tooleval_nb.mcp.demo_server",
-                                     description="A small deterministic MCP server for demos.")
-    parser.add_argument("--transport", choices=["stdio", "sse", "streamable-http"],
-                        default="stdio")
+    parser = argparse.ArgumentParser(
+        prog="python -m tooleval_nb.mcp.demo_server",
+        description="A small deterministic MCP server for demos.",
+    )
+    parser.add_argument("--transport", choices=["stdio", "sse", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="default: a free port")
     args = parser.parse_args(argv)

@@ -27,8 +27,14 @@ from .extract import (
     salvage_fields,
 )
 
-__all__ = ["draft_cases", "draft_cases_async", "draft_case_async", "accept_drafts",
-           "discard_drafts", "DRAFT_TAG"]
+__all__ = [
+    "draft_cases",
+    "draft_cases_async",
+    "draft_case_async",
+    "accept_drafts",
+    "discard_drafts",
+    "DRAFT_TAG",
+]
 
 DRAFT_TAG = "draft"
 
@@ -36,15 +42,26 @@ _SYSTEM = (
     "You write test cases for a benchmark of tool-calling assistants. Given one tool, write one "
     "realistic request that a user might type and that needs this tool, and the arguments the "
     "tool should be called with to answer it. Use concrete values. Reply with only a JSON object: "
-    '{"prompt": "<the user request>", "arguments": {<parameter>: <value>}}')
-_EXAMPLE_TOOL = Tool.model_construct(function=FunctionDef.model_construct(
-    name="get_stock_price", description="Get the latest price of a stock.",
-    parameters={"type": "object", "required": ["symbol"], "properties": {
-        "symbol": {"type": "string", "description": "ticker symbol"},
-        "currency": {"type": "string", "enum": ["USD", "EUR"]}}}))
+    '{"prompt": "<the user request>", "arguments": {<parameter>: <value>}}'
+)
+_EXAMPLE_TOOL = Tool.model_construct(
+    function=FunctionDef.model_construct(
+        name="get_stock_price",
+        description="Get the latest price of a stock.",
+        parameters={
+            "type": "object",
+            "required": ["symbol"],
+            "properties": {
+                "symbol": {"type": "string", "description": "ticker symbol"},
+                "currency": {"type": "string", "enum": ["USD", "EUR"]},
+            },
+        },
+    )
+)
 _EXAMPLE_PROMPT = "How much is one Apple share in euros right now?"
-_EXAMPLE_ANSWER = json.dumps({"prompt": _EXAMPLE_PROMPT,
-                              "arguments": {"symbol": "AAPL", "currency": "EUR"}})
+_EXAMPLE_ANSWER = json.dumps(
+    {"prompt": _EXAMPLE_PROMPT, "arguments": {"symbol": "AAPL", "currency": "EUR"}}
+)
 
 
 def describe_tool(tool: Tool) -> str:
@@ -53,8 +70,11 @@ def describe_tool(tool: Tool) -> str:
     Local ``$ref``s are resolved, so an enum parameter shows its type and values (and
     ``Unit | None`` shows as ``string or null; one of ...``).
     """
-    lines = [f"Tool: {tool.name}", f"Description: {tool.function.description or '(none)'}",
-             "Parameters:"]
+    lines = [
+        f"Tool: {tool.name}",
+        f"Description: {tool.function.description or '(none)'}",
+        "Parameters:",
+    ]
     required = set(tool.required)
     for name in tool.properties:
         schema = param_schema(tool, name)
@@ -90,28 +110,41 @@ def _type_text(schema: dict[str, Any]) -> str:
                     kinds.append(k)
     if kinds:
         return " or ".join(kinds)
-    return "string" if isinstance(schema.get("enum"), list) and all(
-        isinstance(v, str) for v in schema["enum"]) else "any"
+    return (
+        "string"
+        if isinstance(schema.get("enum"), list) and all(isinstance(v, str) for v in schema["enum"])
+        else "any"
+    )
 
 
 def _messages(tool: Tool) -> list[dict[str, Any]]:
-    return [{"role": "system", "content": _SYSTEM},
-            {"role": "user", "content": describe_tool(_EXAMPLE_TOOL)},
-            {"role": "assistant", "content": _EXAMPLE_ANSWER},
-            {"role": "user", "content": describe_tool(tool)}]
+    return [
+        {"role": "system", "content": _SYSTEM},
+        {"role": "user", "content": describe_tool(_EXAMPLE_TOOL)},
+        {"role": "assistant", "content": _EXAMPLE_ANSWER},
+        {"role": "user", "content": describe_tool(tool)},
+    ]
 
 
-async def draft_case_async(tool: Tool, model: Any = None, *, index: int = 0,
-                           timeout: float | None = None, temperature: float = 0.0,
-                           fallback: bool = True, **params: Any) -> EvalCase | None:
+async def draft_case_async(
+    tool: Tool,
+    model: Any = None,
+    *,
+    index: int = 0,
+    timeout: float | None = None,
+    temperature: float = 0.0,
+    fallback: bool = True,
+    **params: Any,
+) -> EvalCase | None:
     """Ask ``model`` for one draft case for ``tool``.
 
     Returns the case (``draft=True``), or None when the model's answer is unusable and
     ``fallback`` is off; with ``fallback`` a template case stands in (and says so).
     """
     model = models.DEFAULT_MODEL if model is None else model
-    reply = await models.call_model_async(model, _messages(tool), timeout=timeout,
-                                   temperature=temperature, **params)
+    reply = await models.call_model_async(
+        model, _messages(tool), timeout=timeout, temperature=temperature, **params
+    )
     raw = reply.raw_text if reply.raw_text is not None else reply.content
     problems: list[str] = []
     prompt: str | None = None
@@ -123,8 +156,11 @@ async def draft_case_async(tool: Tool, model: Any = None, *, index: int = 0,
         if data is None or not isinstance(data.get("prompt"), str):
             # JSON too broken to parse whole: pick out the fields one by one
             salvaged = salvage_fields(raw, ["prompt", *tool.properties])
-            problems.append("the model's JSON was malformed; fields were salvaged one by one"
-                            if salvaged else "the model's answer holds no usable JSON object")
+            problems.append(
+                "the model's JSON was malformed; fields were salvaged one by one"
+                if salvaged
+                else "the model's answer holds no usable JSON object"
+            )
             data = {"prompt": salvaged.pop("prompt", None), "arguments": salvaged}
         prompt = _clean_prompt(data.get("prompt"), problems)
         args = data.get("arguments", data.get("parameters"))
@@ -144,11 +180,22 @@ async def draft_case_async(tool: Tool, model: Any = None, *, index: int = 0,
     model_name = model if isinstance(model, str) else getattr(model, "model", str(model))
     suffix = f"_{index + 1}" if index else ""
     return EvalCase(
-        id=f"draft_{tool.api_name}{suffix}", name=f"{tool.name} (draft{suffix})", prompt=prompt,
-        expected_tool=tool.name, expected_params=arguments or None,
-        tags=[DRAFT_TAG, "mcp"], draft=True,
-        metadata={"draft": {"model": model_name, "source": source, "problems": problems,
-                            "raw": (raw or "")[:2000]}})
+        id=f"draft_{tool.api_name}{suffix}",
+        name=f"{tool.name} (draft{suffix})",
+        prompt=prompt,
+        expected_tool=tool.name,
+        expected_params=arguments or None,
+        tags=[DRAFT_TAG, "mcp"],
+        draft=True,
+        metadata={
+            "draft": {
+                "model": model_name,
+                "source": source,
+                "problems": problems,
+                "raw": (raw or "")[:2000],
+            }
+        },
+    )
 
 
 def _clean_prompt(text: Any, problems: list[str]) -> str | None:
@@ -170,11 +217,18 @@ def _template_prompt(tool: Tool) -> str:
     return f"{what[0].lower() + what[1:] if what else tool.name}: please help me with this."
 
 
-async def draft_cases_async(suite: Suite, model: Any = None, *,
-                            tools: Iterable[str] | None = None, per_tool: int = 1,
-                            timeout: float | None = None, temperature: float | None = None,
-                            concurrency: int = 4, fallback: bool = True,
-                            **params: Any) -> Suite:
+async def draft_cases_async(
+    suite: Suite,
+    model: Any = None,
+    *,
+    tools: Iterable[str] | None = None,
+    per_tool: int = 1,
+    timeout: float | None = None,
+    temperature: float | None = None,
+    concurrency: int = 4,
+    fallback: bool = True,
+    **params: Any,
+) -> Suite:
     """A copy of ``suite`` with draft cases added: ``per_tool`` for each tool.
 
     Args:
@@ -205,26 +259,55 @@ async def draft_cases_async(suite: Suite, model: Any = None, *,
 
     async def one(tool: Tool, index: int) -> EvalCase | None:
         async with limit:
-            return await draft_case_async(tool, model, index=index, timeout=timeout,
-                                          temperature=temp, fallback=fallback, **params)
+            return await draft_case_async(
+                tool,
+                model,
+                index=index,
+                timeout=timeout,
+                temperature=temp,
+                fallback=fallback,
+                **params,
+            )
 
     drafted = await asyncio.gather(*(one(t, i) for t in chosen for i in range(per_tool)))
     cases = [c for c in drafted if c is not None]
-    return Suite(name=suite.name, description=suite.description, tools=suite.tools,
-                 cases=[*suite.cases, *cases], system_prompt=suite.system_prompt,
-                 source=suite.source)
+    return Suite(
+        name=suite.name,
+        description=suite.description,
+        tools=suite.tools,
+        cases=[*suite.cases, *cases],
+        system_prompt=suite.system_prompt,
+        source=suite.source,
+    )
 
 
-def draft_cases(suite: Suite, model: Any = None, *, tools: Iterable[str] | None = None,
-                per_tool: int = 1, timeout: float | None = None, temperature: float | None = None,
-                concurrency: int = 4, fallback: bool = True, **params: Any) -> Suite:
+def draft_cases(
+    suite: Suite,
+    model: Any = None,
+    *,
+    tools: Iterable[str] | None = None,
+    per_tool: int = 1,
+    timeout: float | None = None,
+    temperature: float | None = None,
+    concurrency: int = 4,
+    fallback: bool = True,
+    **params: Any,
+) -> Suite:
     """Sync twin of :func:`draft_cases_async` (usable in a notebook cell; it blocks)."""
 
     async def drafts_then_close() -> Suite:
         try:
             return await draft_cases_async(
-                suite, model, tools=tools, per_tool=per_tool, timeout=timeout,
-                temperature=temperature, concurrency=concurrency, fallback=fallback, **params)
+                suite,
+                model,
+                tools=tools,
+                per_tool=per_tool,
+                timeout=timeout,
+                temperature=temperature,
+                concurrency=concurrency,
+                fallback=fallback,
+                **params,
+            )
         finally:  # the HTTP session of the models package belongs to this short-lived loop
             await models.aclose()
 
@@ -238,8 +321,10 @@ def _chosen_tools(suite: Suite, names: Iterable[str] | None) -> list[Tool]:
     known = {t.name: t for t in suite.tools}
     unknown = [n for n in wanted if n not in known]
     if unknown:
-        raise SuiteError(f"suite {suite.name!r}: cannot draft cases for {unknown}: not tools of "
-                         f"the suite (it has: {', '.join(known) or 'none'})")
+        raise SuiteError(
+            f"suite {suite.name!r}: cannot draft cases for {unknown}: not tools of "
+            f"the suite (it has: {', '.join(known) or 'none'})"
+        )
     return [known[n] for n in wanted]
 
 
@@ -250,8 +335,10 @@ def _selected_drafts(suite: Suite, ids: Iterable[str] | None, verb: str) -> set[
     wanted = set([ids] if isinstance(ids, str) else ids)
     unknown = sorted(wanted - drafts)
     if unknown:
-        raise SuiteError(f"suite {suite.name!r}: cannot {verb} {unknown}: not draft cases "
-                         f"(drafts: {', '.join(sorted(drafts)) or 'none'})")
+        raise SuiteError(
+            f"suite {suite.name!r}: cannot {verb} {unknown}: not draft cases "
+            f"(drafts: {', '.join(sorted(drafts)) or 'none'})"
+        )
     return wanted
 
 
@@ -270,9 +357,13 @@ def accept_drafts(suite: Suite, ids: Iterable[str] | None = None) -> Suite:
         if case.id in chosen:
             meta = dict(case.metadata)
             meta["draft"] = {**meta.get("draft", {}), "accepted": True}
-            case = case.model_copy(update={
-                "draft": False, "tags": [t for t in case.tags if t != DRAFT_TAG],
-                "metadata": meta})
+            case = case.model_copy(
+                update={
+                    "draft": False,
+                    "tags": [t for t in case.tags if t != DRAFT_TAG],
+                    "metadata": meta,
+                }
+            )
         cases.append(case)
     return suite.model_copy(update={"cases": cases})
 

@@ -24,8 +24,14 @@ from ..models.json_reply import extract_json_object, loads_lenient
 from ..suite import Tool
 from ..suite.tool import _jsonschema
 
-__all__ = ["extract_json_object", "salvage_fields", "clean_arguments", "fill_required",
-           "param_schema", "enum_values"]
+__all__ = [
+    "extract_json_object",
+    "salvage_fields",
+    "clean_arguments",
+    "fill_required",
+    "param_schema",
+    "enum_values",
+]
 
 _SCALAR = r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|true|false|null)"""
 

@@ -11,8 +11,15 @@ from typing import IO, TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from .client import MCPTarget
 
-__all__ = ["leaves", "single_leaf", "endpoint_hint", "describe_failure", "is_cancel", "brief",
-           "stderr_tail"]
+__all__ = [
+    "leaves",
+    "single_leaf",
+    "endpoint_hint",
+    "describe_failure",
+    "is_cancel",
+    "brief",
+    "stderr_tail",
+]
 
 
 def leaves(exc: BaseException) -> list[BaseException]:
@@ -44,8 +51,7 @@ def describe_failure(target: MCPTarget, step: str, exc: BaseException) -> str:
 
     real = [e for e in leaves(exc) if not is_cancel(e)] or [exc]
 
-    def first(kind: type[BaseException] | tuple[type[BaseException], ...]
-              ) -> BaseException | None:
+    def first(kind: type[BaseException] | tuple[type[BaseException], ...]) -> BaseException | None:
         return next((e for e in real if isinstance(e, kind)), None)
 
     where = f"MCP server {target.label} ({target.transport})"
@@ -55,30 +61,40 @@ def describe_failure(target: MCPTarget, step: str, exc: BaseException) -> str:
         if status in (401, 403):
             hint = "it wants credentials: pass headers={'Authorization': 'Bearer ...'}"
         elif status in (400, 404, 405, 406):
-            hint = (f"is {target.label} the server's {endpoint_hint(target)}? If the server "
-                    f"speaks the other HTTP transport, pass transport={other!r}")
+            hint = (
+                f"is {target.label} the server's {endpoint_hint(target)}? If the server "
+                f"speaks the other HTTP transport, pass transport={other!r}"
+            )
         else:
             hint = "the server failed; check its logs"
         return f"{where} answered HTTP {status} while {step} it: {hint}."
     if (err := first(FileNotFoundError)) is not None and target.transport == "stdio":
-        return (f"could not start {where}: command {target.command[0]!r} was not found "  # type: ignore[index]
-                "(give the full path, or check PATH).")
+        return (
+            f"could not start {where}: command {target.command[0]!r} was not found "  # type: ignore[index]
+            "(give the full path, or check PATH)."
+        )
     if (err := first((httpx2.TransportError, OSError))) is not None:
-        return (f"could not reach {where} while {step} it: {brief(err)}. Check that the server "
-                f"is running and that this is its {endpoint_hint(target)}.")
+        return (
+            f"could not reach {where} while {step} it: {brief(err)}. Check that the server "
+            f"is running and that this is its {endpoint_hint(target)}."
+        )
     if (err := first(MCPError)) is not None:
         text = str(err).lower()
         if target.transport != "stdio" and (step == "connecting" or "not found" in text):
             other = "sse" if target.transport == "streamable_http" else "streamable_http"
-            return (f"{where} rejected the MCP handshake ({brief(err)}): is {target.label} "
-                    f"the server's {endpoint_hint(target)}? If the server speaks the other "
-                    f"HTTP transport, pass transport={other!r}.")
-        hint = ("the server process exited or closed the connection" if "closed" in text
-                else "the server could not answer")
+            return (
+                f"{where} rejected the MCP handshake ({brief(err)}): is {target.label} "
+                f"the server's {endpoint_hint(target)}? If the server speaks the other "
+                f"HTTP transport, pass transport={other!r}."
+            )
+        hint = (
+            "the server process exited or closed the connection"
+            if "closed" in text
+            else "the server could not answer"
+        )
         return f"{where} failed while {step} it: {hint} ({brief(err)})."
     if (err := first(ValidationError)) is not None:
-        return (f"{where} sent an answer that is not valid MCP while {step} it: "
-                f"{brief(err)}.")
+        return f"{where} sent an answer that is not valid MCP while {step} it: {brief(err)}."
     err = real[0]
     return f"{where} failed while {step} it: {brief(err)}."
 

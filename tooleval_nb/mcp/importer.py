@@ -19,13 +19,19 @@ from .convert import convert_tools, suite_from_tools
 __all__ = ["import_mcp", "import_mcp_async", "suite_from_listing"]
 
 
-async def import_mcp_async(target: str | Sequence[str] | MCPTarget, name: str | None = None, *,
-                           transport: str | None = None,
-                           connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                           list_timeout: float = DEFAULT_LIST_TIMEOUT,
-                           max_tools: int = DEFAULT_MAX_TOOLS, strict: bool = False,
-                           env: dict[str, str] | None = None, cwd: str | None = None,
-                           headers: dict[str, str] | None = None) -> Suite:
+async def import_mcp_async(
+    target: str | Sequence[str] | MCPTarget,
+    name: str | None = None,
+    *,
+    transport: str | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    list_timeout: float = DEFAULT_LIST_TIMEOUT,
+    max_tools: int = DEFAULT_MAX_TOOLS,
+    strict: bool = False,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Suite:
     """Import the tools of an MCP server as a new suite (with no cases yet).
 
     Args:
@@ -54,47 +60,80 @@ async def import_mcp_async(target: str | Sequence[str] | MCPTarget, name: str | 
     Warns:
         MCPImportWarning: some tools were skipped (each with its reason) or the list was cut.
     """
-    listing = await list_tools_async(target, transport=transport,
-                                     connect_timeout=connect_timeout, list_timeout=list_timeout,
-                                     max_tools=max_tools, env=env, cwd=cwd, headers=headers)
+    listing = await list_tools_async(
+        target,
+        transport=transport,
+        connect_timeout=connect_timeout,
+        list_timeout=list_timeout,
+        max_tools=max_tools,
+        env=env,
+        cwd=cwd,
+        headers=headers,
+    )
     return suite_from_listing(listing, name, strict=strict, stacklevel=3)
 
 
-def import_mcp(target: str | Sequence[str] | MCPTarget, name: str | None = None, *,
-               transport: str | None = None, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-               list_timeout: float = DEFAULT_LIST_TIMEOUT, max_tools: int = DEFAULT_MAX_TOOLS,
-               strict: bool = False, env: dict[str, str] | None = None, cwd: str | None = None,
-               headers: dict[str, str] | None = None) -> Suite:
+def import_mcp(
+    target: str | Sequence[str] | MCPTarget,
+    name: str | None = None,
+    *,
+    transport: str | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    list_timeout: float = DEFAULT_LIST_TIMEOUT,
+    max_tools: int = DEFAULT_MAX_TOOLS,
+    strict: bool = False,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Suite:
     """Sync twin of :func:`import_mcp_async` (usable in a notebook cell; it blocks until done)."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        suite = run_sync(lambda: import_mcp_async(
-            target, name, transport=transport, connect_timeout=connect_timeout,
-            list_timeout=list_timeout, max_tools=max_tools, strict=strict, env=env, cwd=cwd,
-            headers=headers))
+        suite = run_sync(
+            lambda: import_mcp_async(
+                target,
+                name,
+                transport=transport,
+                connect_timeout=connect_timeout,
+                list_timeout=list_timeout,
+                max_tools=max_tools,
+                strict=strict,
+                env=env,
+                cwd=cwd,
+                headers=headers,
+            )
+        )
     for w in caught:  # re-issue in the caller's thread, pointing at the caller
         warnings.warn(w.message, w.category, stacklevel=2)
     return suite
 
 
-def suite_from_listing(listing: MCPListing, name: str | None = None, *, strict: bool = False,
-                       stacklevel: int = 2) -> Suite:
+def suite_from_listing(
+    listing: MCPListing, name: str | None = None, *, strict: bool = False, stacklevel: int = 2
+) -> Suite:
     """Build the suite for a listing (see :func:`import_mcp_async`)."""
     where = f"MCP server {listing.target.label}"
     converted = convert_tools(listing.tools, rejected=listing.rejected)
     server = listing.server_title or listing.server_name or listing.target.label
-    description = (f"Tools imported from MCP server {server!r} ({listing.target.transport}: "
-                   f"{listing.target.label}).")
+    description = (
+        f"Tools imported from MCP server {server!r} ({listing.target.transport}: "
+        f"{listing.target.label})."
+    )
     if listing.instructions:
         description += f" Server instructions: {listing.instructions.strip()}"
     return suite_from_tools(
-        converted, name or listing.server_name or _name_from(listing.target),
-        description=description, source=f"mcp:{listing.target.label}", strict=strict,
+        converted,
+        name or listing.server_name or _name_from(listing.target),
+        description=description,
+        source=f"mcp:{listing.target.label}",
+        strict=strict,
         listed=len(listing.tools) + len(listing.rejected),
-        truncated_at=listing.max_tools if listing.truncated else None, where=where,
-        stacklevel=stacklevel + 1)
+        truncated_at=listing.max_tools if listing.truncated else None,
+        where=where,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def _name_from(target: MCPTarget) -> str:

@@ -36,12 +36,18 @@ from .failures import leaves as flatten
 if TYPE_CHECKING:  # pragma: no cover
     from mcp import Client
 
-__all__ = ["LiveErrorType", "LiveToolResult", "ToolExecutor", "MCPToolRunner",
-           "DEFAULT_CALL_TIMEOUT"]
+__all__ = [
+    "LiveErrorType",
+    "LiveToolResult",
+    "ToolExecutor",
+    "MCPToolRunner",
+    "DEFAULT_CALL_TIMEOUT",
+]
 
 #: Why a live call failed.
-LiveErrorType = Literal["bad_arguments", "unknown_tool", "tool", "timeout", "connection",
-                        "protocol"]
+LiveErrorType = Literal[
+    "bad_arguments", "unknown_tool", "tool", "timeout", "connection", "protocol"
+]
 
 DEFAULT_CALL_TIMEOUT = 30.0
 
@@ -63,16 +69,19 @@ class LiveToolResult(BaseModel):
 
     def to_message(self, tool_call_id: str) -> dict[str, Any]:
         """The OpenAI ``tool`` message answering the call ``tool_call_id``."""
-        return {"role": "tool", "tool_call_id": tool_call_id, "name": self.name,
-                "content": self.content}
+        return {
+            "role": "tool",
+            "tool_call_id": tool_call_id,
+            "name": self.name,
+            "content": self.content,
+        }
 
 
 @runtime_checkable
 class ToolExecutor(Protocol):
     """Anything that can execute a model's tool call for the runner's multi-turn loop."""
 
-    async def call(self, name: str, arguments: dict[str, Any] | str | None
-                   ) -> LiveToolResult: ...
+    async def call(self, name: str, arguments: dict[str, Any] | str | None) -> LiveToolResult: ...
 
 
 class MCPToolRunner:
@@ -99,19 +108,26 @@ class MCPToolRunner:
         env, cwd, headers: as for :func:`~tooleval_nb.mcp.import_mcp`.
     """
 
-    def __init__(self, target: str | Sequence[str] | MCPTarget, *, transport: str | None = None,
-                 call_timeout: float = DEFAULT_CALL_TIMEOUT,
-                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                 list_timeout: float = DEFAULT_LIST_TIMEOUT,
-                 tools: Iterable[str | Tool] | None = None,
-                 env: dict[str, str] | None = None, cwd: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        target: str | Sequence[str] | MCPTarget,
+        *,
+        transport: str | None = None,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        list_timeout: float = DEFAULT_LIST_TIMEOUT,
+        tools: Iterable[str | Tool] | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.target = resolve_target(target, transport, env=env, cwd=cwd, headers=headers)
         self.call_timeout = call_timeout
         self.connect_timeout = connect_timeout
         self.list_timeout = list_timeout
-        self.allowed = ({t if isinstance(t, str) else t.name for t in tools}
-                        if tools is not None else None)
+        self.allowed = (
+            {t if isinstance(t, str) else t.name for t in tools} if tools is not None else None
+        )
         self.tool_names: list[str] = []
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -138,8 +154,9 @@ class MCPToolRunner:
                 return self
             self._closing = asyncio.Event()
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._task = task = asyncio.create_task(self._hold(ready, self._closing),
-                                                    name=f"mcp-live {self.target.label}")
+            self._task = task = asyncio.create_task(
+                self._hold(ready, self._closing), name=f"mcp-live {self.target.label}"
+            )
             try:
                 await ready
             except asyncio.CancelledError:  # stop connecting: leave no server process behind
@@ -158,21 +175,26 @@ class MCPToolRunner:
                     with anyio.fail_after(self.list_timeout):
                         listed, _, _ = await fetch_tools(client, max_tools=100_000)
                 except TimeoutError as exc:
-                    raise MCPImportError(f"MCP server {self.target.label} did not list its "
-                                         f"tools within {self.list_timeout:g} s; raise "
-                                         "list_timeout if the server is just slow") from exc
+                    raise MCPImportError(
+                        f"MCP server {self.target.label} did not list its "
+                        f"tools within {self.list_timeout:g} s; raise "
+                        "list_timeout if the server is just slow"
+                    ) from exc
                 except Exception as exc:  # an answer that is not valid MCP, a closed stream
-                    raise MCPImportError(describe_failure(self.target, "listing tools from",
-                                                          exc)) from exc
+                    raise MCPImportError(
+                        describe_failure(self.target, "listing tools from", exc)
+                    ) from exc
                 self.tool_names = [t["name"] for t in listed]
                 self._client = held = client
                 ready.set_result(None)
                 await closing.wait()
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else
-                                    MCPImportError(f"connecting to {self.target.label} was "
-                                                   "cancelled"))
+                ready.set_exception(
+                    exc
+                    if isinstance(exc, Exception)
+                    else MCPImportError(f"connecting to {self.target.label} was cancelled")
+                )
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -199,8 +221,9 @@ class MCPToolRunner:
         await self.aclose()
 
     # -- calls ----------------------------------------------------------------------------
-    async def call(self, name: str, arguments: dict[str, Any] | str | None = None
-                   ) -> LiveToolResult:
+    async def call(
+        self, name: str, arguments: dict[str, Any] | str | None = None
+    ) -> LiveToolResult:
         """Execute one tool call on the server; never raises for tool or server failures."""
         start = time.perf_counter()
         args = _parse_arguments(arguments)
@@ -211,8 +234,13 @@ class MCPToolRunner:
             return client
         if name not in self.tool_names or (self.allowed is not None and name not in self.allowed):
             usable = [n for n in self.tool_names if self.allowed is None or n in self.allowed]
-            return _failed(name, args, "unknown_tool",
-                           f"unknown tool {name!r}; available tools: {', '.join(usable)}", start)
+            return _failed(
+                name,
+                args,
+                "unknown_tool",
+                f"unknown tool {name!r}; available tools: {', '.join(usable)}",
+                start,
+            )
         try:
             import anyio
 
@@ -225,13 +253,19 @@ class MCPToolRunner:
             return _failed(name, args, kind, text, start)
         content = _content_text(result)
         return LiveToolResult(
-            name=name, arguments=args, content=content, structured=result.structured_content,
-            is_error=bool(result.is_error), error=content if result.is_error else None,
+            name=name,
+            arguments=args,
+            content=content,
+            structured=result.structured_content,
+            is_error=bool(result.is_error),
+            error=content if result.is_error else None,
             error_type="tool" if result.is_error else None,
-            latency_ms=(time.perf_counter() - start) * 1000)
+            latency_ms=(time.perf_counter() - start) * 1000,
+        )
 
-    async def _connected(self, name: str, args: dict[str, Any], start: float
-                         ) -> Client | LiveToolResult:
+    async def _connected(
+        self, name: str, args: dict[str, Any], start: float
+    ) -> Client | LiveToolResult:
         if self._client is None:  # not connected yet, or the connection was lost
             if self._failed is not None:
                 return _failed(name, args, "connection", self._failed, start)
@@ -266,11 +300,18 @@ def _parse_arguments(arguments: dict[str, Any] | str | None) -> dict[str, Any] |
     return value
 
 
-def _failed(name: str, args: dict[str, Any] | str, kind: LiveErrorType, text: str,
-            start: float) -> LiveToolResult:
-    return LiveToolResult(name=name, arguments=args, content=f"Error: {text}", is_error=True,
-                          error=text, error_type=kind,
-                          latency_ms=(time.perf_counter() - start) * 1000)
+def _failed(
+    name: str, args: dict[str, Any] | str, kind: LiveErrorType, text: str, start: float
+) -> LiveToolResult:
+    return LiveToolResult(
+        name=name,
+        arguments=args,
+        content=f"Error: {text}",
+        is_error=True,
+        error=text,
+        error_type=kind,
+        latency_ms=(time.perf_counter() - start) * 1000,
+    )
 
 
 def _classify(exc: BaseException, timeout: float) -> tuple[LiveErrorType, str]:

@@ -33,8 +33,9 @@ def wire_problem(tool: Any) -> str | None:
     if not isinstance(schema, dict):
         return "inputSchema is missing or not an object"
     if schema.get("type") != "object":
-        return (f"inputSchema must describe an object (type 'object'), "
-                f"got type {schema.get('type')!r}")
+        return (
+            f"inputSchema must describe an object (type 'object'), got type {schema.get('type')!r}"
+        )
     from mcp_types import methods
 
     for version in _ERA_VERSIONS:
@@ -102,8 +103,12 @@ class _ScreenedReadStream:
         await self._inner.__aenter__()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
         return await self._inner.__aexit__(exc_type, exc, tb)
 
 
@@ -118,6 +123,10 @@ class ScreenedTransport:
         read_stream, write_stream = await self._inner.__aenter__()
         return _ScreenedReadStream(read_stream, self.screen), write_stream
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
         return await self._inner.__aexit__(exc_type, exc, tb)

@@ -96,11 +96,22 @@ STATS_PATH = "/tooleval/stats"
 
 #: what the model did since the server started (read by ``GET /tooleval/stats``)
 STATS: dict[str, Any] = {
-    "requests": 0, "prompt_tokens": 0, "prompt_evals": 0, "generated_tokens": 0,
-    "eval_seconds": 0.0, "sample_seconds": 0.0, "chat_seconds": 0.0,
-    "grammar_checks": 0, "grammar_rejections": 0, "grammar_full_passes": 0,
-    "cut_completions": 0, "cut_tokens": 0, "completion_lengths": {},
-    "early_choices": 0, "skipped_follow_ups": 0, "compute_threads": 0,
+    "requests": 0,
+    "prompt_tokens": 0,
+    "prompt_evals": 0,
+    "generated_tokens": 0,
+    "eval_seconds": 0.0,
+    "sample_seconds": 0.0,
+    "chat_seconds": 0.0,
+    "grammar_checks": 0,
+    "grammar_rejections": 0,
+    "grammar_full_passes": 0,
+    "cut_completions": 0,
+    "cut_tokens": 0,
+    "completion_lengths": {},
+    "early_choices": 0,
+    "skipped_follow_ups": 0,
+    "compute_threads": 0,
 }
 #: the threads that have called the model (see :func:`_one_compute_thread`)
 _COMPUTE_THREADS: set[int] = set()
@@ -189,21 +200,28 @@ class GreedyFirstSampler:
         self._top = lib.llama_token_data_array(self._top_data, self.TOP, -1, False)
 
     @classmethod
-    def create(cls, llama: Any, grammar: Any, *, repeat_penalty: float = 1.0,
-               frequency_penalty: float = 0.0, presence_penalty: float = 0.0
-               ) -> GreedyFirstSampler | None:
+    def create(
+        cls,
+        llama: Any,
+        grammar: Any,
+        *,
+        repeat_penalty: float = 1.0,
+        frequency_penalty: float = 0.0,
+        presence_penalty: float = 0.0,
+    ) -> GreedyFirstSampler | None:
         """The sampler for ``llama`` and a ``LlamaGrammar``; None if llama.cpp rejects the
         grammar (the caller then builds llama-cpp-python's own sampler)."""
         import llama_cpp.llama_cpp as lib
 
         parsed = lib.llama_sampler_init_grammar(
-            llama._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+            llama._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
+        )
         if not parsed:
             return None
         n_vocab = int(llama.n_vocab())
         penalties = lib.llama_sampler_init_penalties(
-            n_vocab, llama.last_n_tokens_size, repeat_penalty, frequency_penalty,
-            presence_penalty)
+            n_vocab, llama.last_n_tokens_size, repeat_penalty, frequency_penalty, presence_penalty
+        )
         return cls(lib, n_vocab, penalties, parsed, lib.llama_sampler_init_greedy())
 
     def _argmax(self, logits: Any, *, grammar: bool) -> int:
@@ -223,7 +241,7 @@ class GreedyFirstSampler:
         import numpy as np
 
         values = self._logits
-        top = np.argpartition(values, -self.TOP)[-self.TOP:]
+        top = np.argpartition(values, -self.TOP)[-self.TOP :]
         kept = values[top]
         view = self._top_view
         view["id"], view["logit"], view["p"] = top, kept, 0.0
@@ -280,10 +298,15 @@ def _greedy_first() -> None:
 
     def init_sampler(self: Any, *args: Any, **kwargs: Any) -> Any:
         grammar = kwargs.get("grammar")
-        if (not args and grammar is not None and kwargs.get("temp") == 0.0
-                and kwargs.get("logits_processor") is None):
+        if (
+            not args
+            and grammar is not None
+            and kwargs.get("temp") == 0.0
+            and kwargs.get("logits_processor") is None
+        ):
             sampler = GreedyFirstSampler.create(
-                self, grammar,
+                self,
+                grammar,
                 repeat_penalty=kwargs.get("repeat_penalty", 1.0),
                 frequency_penalty=kwargs.get("frequency_penalty", 0.0),
                 presence_penalty=kwargs.get("presence_penalty", 0.0),
@@ -306,8 +329,17 @@ def _bound_and_count() -> None:
         """One line per prompt eval: where the cached prefix ended and what was evaluated."""
         assert trace is not None
         text = llama.detokenize(list(tokens)).decode("utf-8", "replace")
-        trace.write(json.dumps({"n_past": llama.n_tokens, "n_new": len(tokens),
-                                "request": STATS["requests"], "text": text}) + "\n")
+        trace.write(
+            json.dumps(
+                {
+                    "n_past": llama.n_tokens,
+                    "n_new": len(tokens),
+                    "request": STATS["requests"],
+                    "text": text,
+                }
+            )
+            + "\n"
+        )
         trace.flush()
 
     default_budget = int(os.environ.get(MAX_TOKENS_ENV, "") or DEFAULT_MAX_TOKENS)
@@ -344,11 +376,19 @@ def _bound_and_count() -> None:
             STATS["completion_lengths"][key] = STATS["completion_lengths"].get(key, 0) + 1
             if trace is not None:
                 prompt = kwargs.get("prompt")
-                trace.write(json.dumps({
-                    "completion": made, "finish": finish, "request": STATS["requests"],
-                    "after": prompt[-60:] if isinstance(prompt, str) else None,
-                    "grammar": kwargs.get("grammar") is not None,
-                    "text": result["choices"][0].get("text")}) + "\n")
+                trace.write(
+                    json.dumps(
+                        {
+                            "completion": made,
+                            "finish": finish,
+                            "request": STATS["requests"],
+                            "after": prompt[-60:] if isinstance(prompt, str) else None,
+                            "grammar": kwargs.get("grammar") is not None,
+                            "text": result["choices"][0].get("text"),
+                        }
+                    )
+                    + "\n"
+                )
                 trace.flush()
         return result
 
@@ -430,7 +470,7 @@ def _alternatives(grammar: Any, root: str) -> list[str] | None:
     if len(lines) < 2 or not lines[1].startswith("functions ::= "):
         return None
     try:
-        names = [json.loads(part) for part in lines[1][len("functions ::= "):].split(" | ")]
+        names = [json.loads(part) for part in lines[1][len("functions ::= ") :].split(" | ")]
         other = json.loads(root.split(" | ", 1)[1].strip())
     except ValueError:
         return None
@@ -442,8 +482,8 @@ def _alternatives(grammar: Any, root: str) -> list[str] | None:
 def _names_a_tool(follow_up: list[str]) -> bool:
     """Could one of the follow-up's answers, read as the handler reads it (``:`` kept), name a
     tool? Only when a tool's name ends in ``:`` and another's is that name without it."""
-    names = {alt[len("functions."):-1] for alt in follow_up[:-1]}
-    return any(alt[len("functions."):] in names for alt in follow_up[:-1])
+    names = {alt[len("functions.") : -1] for alt in follow_up[:-1]}
+    return any(alt[len("functions.") :] in names for alt in follow_up[:-1])
 
 
 def _handler_discards_follow_up() -> bool:
@@ -477,28 +517,37 @@ def _shortcuts() -> None:
         if choice is not None and stops == [":"]:
             _local.choice, _local.chosen = choice, None
             kwargs["stopping_criteria"] = StoppingCriteriaList(
-                [lambda _ids, _logits: _local.chosen is not None])
+                [lambda _ids, _logits: _local.chosen is not None]
+            )
             try:
                 result = inner_completion(self, *args, **kwargs)
             finally:
                 chosen, _local.choice, _local.chosen = _local.chosen, None, None
             if chosen is not None and isinstance(result, dict):
                 STATS["early_choices"] += 1
-                result["choices"][0]["text"] = chosen[:chosen.index(":")]
+                result["choices"][0]["text"] = chosen[: chosen.index(":")]
             return result
         follow_up = _alternatives(grammar, _FOLLOW_UP_ROOT)
         prompt = kwargs.get("prompt")
-        if (discards and follow_up is not None and isinstance(prompt, str)
-                and not prompt.endswith("message:\n") and not kwargs.get("max_tokens")
-                and budget > max(map(len, follow_up)) + 1
-                and not any(s in alt for s in stops if s != "<|im_end|>" for alt in follow_up)
-                and not _names_a_tool(follow_up)):
+        if (
+            discards
+            and follow_up is not None
+            and isinstance(prompt, str)
+            and not prompt.endswith("message:\n")
+            and not kwargs.get("max_tokens")
+            and budget > max(map(len, follow_up)) + 1
+            and not any(s in alt for s in stops if s != "<|im_end|>" for alt in follow_up)
+            and not _names_a_tool(follow_up)
+        ):
             STATS["skipped_follow_ups"] += 1
-            return {"id": "cmpl-tooleval-skipped", "object": "text_completion",
-                    "created": int(time.time()), "model": kwargs.get("model") or "",
-                    "choices": [{"text": "", "index": 0, "logprobs": None,
-                                 "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+            return {
+                "id": "cmpl-tooleval-skipped",
+                "object": "text_completion",
+                "created": int(time.time()),
+                "model": kwargs.get("model") or "",
+                "choices": [{"text": "", "index": 0, "logprobs": None, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            }
         return inner_completion(self, *args, **kwargs)
 
     def generate(self: Any, *args: Any, **kwargs: Any) -> Any:

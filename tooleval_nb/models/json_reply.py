@@ -21,8 +21,9 @@ _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _PY_WORDS = {"true": "True", "false": "False", "null": "None"}
 
 
-def extract_json_object(text: str | None, want: str | None = None, *,
-                        lenient: bool = True) -> dict[str, Any] | None:
+def extract_json_object(
+    text: str | None, want: str | None = None, *, lenient: bool = True
+) -> dict[str, Any] | None:
     """The first JSON object in ``text`` (preferring one that has the key ``want``), or None.
 
     Prose around the object, code fences and HTML-escaped quotes (``&#34;``) are always
@@ -36,7 +37,7 @@ def extract_json_object(text: str | None, want: str | None = None, *,
     found: list[dict[str, Any]] = []
     for start in (i for i, ch in enumerate(body) if ch == "{"):
         candidate = _balanced(body, start)
-        if not lenient and body[start:start + len(candidate)] != candidate:
+        if not lenient and body[start : start + len(candidate)] != candidate:
             continue  # cut off: closed by _balanced, not by the text
         value = loads_lenient(candidate) if lenient else _strict(candidate)
         if isinstance(value, dict):
@@ -72,7 +73,7 @@ def _balanced(text: str, start: int) -> str:
                 return text[start:i]
             stack.pop()
             if not stack:
-                return text[start:i + 1]
+                return text[start : i + 1]
     tail = text[start:].rstrip().rstrip(",")
     return tail + (quote or "") + "".join(reversed(stack))
 

@@ -179,7 +179,8 @@ _CONNECTION_HINTS = (
 #: a provider's SDK found no API key before sending (litellm reports it as a 500 or as a
 #: connection error, depending on the provider): a configuration problem, not worth a retry
 _NO_CREDENTIALS = re.compile(
-    r"missing credentials|missing [\w ]{0,30}api[ _-]?key|no (api )?key is set", re.IGNORECASE)
+    r"missing credentials|missing [\w ]{0,30}api[ _-]?key|no (api )?key is set", re.IGNORECASE
+)
 _RESPONSE_HINTS = (
     "expecting value",
     "jsondecodeerror",
@@ -222,8 +223,10 @@ def map_exception(exc: BaseException, model: str = "") -> ModelError:
         else:
             target = ModelResponseError
     message = str(exc).strip() or type(exc).__name__
-    no_credentials = (target in (ModelServerError, ModelConnectionError, ModelResponseError)
-                      and _NO_CREDENTIALS.search(message) is not None)
+    no_credentials = (
+        target in (ModelServerError, ModelConnectionError, ModelResponseError)
+        and _NO_CREDENTIALS.search(message) is not None
+    )
     if no_credentials:
         target, status = ModelConfigError, None
     elif target is ModelServerError:  # litellm wraps client-side failures as a synthetic 500
@@ -231,8 +234,10 @@ def map_exception(exc: BaseException, model: str = "") -> ModelError:
         if refined is not None:
             target, status = refined, None
     if no_credentials:
-        message += (" (no API key for this provider: set the environment variable named above, "
-                    "or pass api_key in the model, e.g. {'model': ..., 'api_key': ...})")
+        message += (
+            " (no API key for this provider: set the environment variable named above, "
+            "or pass api_key in the model, e.g. {'model': ..., 'api_key': ...})"
+        )
     elif target is ModelConfigError:
         message += " (check the model string: 'provider/model', e.g. 'openai/gpt-4o-mini')"
     elif target is ModelAuthError:
@@ -374,8 +379,10 @@ def _price(model: str) -> tuple[float, float] | None:
     price = None
     if isinstance(entry, dict):
         try:
-            price = (float(entry.get("input_cost_per_token") or 0),
-                     float(entry.get("output_cost_per_token") or 0))
+            price = (
+                float(entry.get("input_cost_per_token") or 0),
+                float(entry.get("output_cost_per_token") or 0),
+            )
         except (TypeError, ValueError):
             price = None
     if len(_PRICES) >= _MAX_MODELS:

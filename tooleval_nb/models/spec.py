@@ -159,14 +159,21 @@ class ModelSpec(BaseModel):
     def _transport_known(cls, value: Any) -> Any:
         if isinstance(value, str):
             if value not in TRANSPORTS:
-                raise ValueError(f"unknown transport {value!r}; use one of {TRANSPORTS}, or an "
-                                 "object with open, send and supports_required (a Transport)")
+                raise ValueError(
+                    f"unknown transport {value!r}; use one of {TRANSPORTS}, or an "
+                    "object with open, send and supports_required (a Transport)"
+                )
             return value
-        missing = [m for m in ("open", "send", "supports_required")
-                   if not callable(getattr(value, m, None))]
+        missing = [
+            m
+            for m in ("open", "send", "supports_required")
+            if not callable(getattr(value, m, None))
+        ]
         if missing:
-            raise ValueError(f"transport {type(value).__name__} lacks {', '.join(missing)}: give "
-                             f"one of {TRANSPORTS} or a Transport (tooleval_nb.models.transport)")
+            raise ValueError(
+                f"transport {type(value).__name__} lacks {', '.join(missing)}: give "
+                f"one of {TRANSPORTS} or a Transport (tooleval_nb.models.transport)"
+            )
         return value
 
     @field_serializer("transport")

@@ -13,9 +13,19 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["CallResult", "NOT_A_CALL", "load_json", "decode_prefix", "load_literal",
-           "dump_arguments", "call_from_object", "read_calls", "jsonable", "read_json_values",
-           "name_problem"]
+__all__ = [
+    "CallResult",
+    "NOT_A_CALL",
+    "load_json",
+    "decode_prefix",
+    "load_literal",
+    "dump_arguments",
+    "call_from_object",
+    "read_calls",
+    "jsonable",
+    "read_json_values",
+    "name_problem",
+]
 
 _DECODER = json.JSONDecoder(strict=False)
 
@@ -147,8 +157,10 @@ def call_from_object(
         return NOT_A_CALL
     arg_key = next((k for k in arg_keys if k in obj), None)
     name = obj[name_key]
-    if require_args and arg_key is None and not (
-        known is not None and isinstance(name, str) and name.strip() in known
+    if (
+        require_args
+        and arg_key is None
+        and not (known is not None and isinstance(name, str) and name.strip() in known)
     ):
         return NOT_A_CALL
     if not isinstance(name, str) or not name.strip():
@@ -190,8 +202,7 @@ def read_calls(
 _SEPARATORS = " \t\r\n;,"
 
 
-def read_json_values(text: str, *, many: bool = True
-                     ) -> tuple[list[Any], str | None]:
+def read_json_values(text: str, *, many: bool = True) -> tuple[list[Any], str | None]:
     """Decode the JSON values of a region body: one value, or (``many``) several separated by
     whitespace, ``;`` or ``,`` (MiniMax writes one call object per line).
 
@@ -206,7 +217,7 @@ def read_json_values(text: str, *, many: bool = True
         if end >= n:
             break
         if values and not many:
-            return [], f"text follows the JSON value ({text[end:end + 30]!r})"
+            return [], f"text follows the JSON value ({text[end : end + 30]!r})"
         value, after, problem = decode_prefix(text, end)
         if problem:
             return [], problem

@@ -127,7 +127,7 @@ class JsonRegionParser(ToolParser):
         return end, False
 
     def _end_json(self, *, complete: bool) -> None:
-        body = "".join(self._region)[self._prefix:]
+        body = "".join(self._region)[self._prefix :]
         self._n_values += 1
         label = f"{self.noun} {self._n_values}"
         committed, live = self._live_end(complete, label, body)
@@ -139,17 +139,18 @@ class JsonRegionParser(ToolParser):
             if live is not None and self._live_calls(live, label):
                 # constrained output cut inside its list: the closed calls are kept
                 self._region, self._scanner, self._state = [], None, "text"
-                self._text(body[live.done_at:])
+                self._text(body[live.done_at :])
                 return None
             if call_like:
-                self._problem(f"{label} starts like a tool call but its {self.brackets} are not "
-                              "balanced; kept as content")
+                self._problem(
+                    f"{label} starts like a tool call but its {self.brackets} are not "
+                    "balanced; kept as content"
+                )
             return self._as_text()
         value, problem = load_json(body)
         if problem:
             if call_like:
-                self._problem(f"{label} starts like a tool call but is {problem}; kept as "
-                              "content")
+                self._problem(f"{label} starts like a tool call but is {problem}; kept as content")
             return self._as_text()
         found = self._read(value)
         if found is None:

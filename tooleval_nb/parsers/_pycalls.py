@@ -49,8 +49,9 @@ def _literal(node: ast.expr, json_literals: bool) -> tuple[Any, str | None]:
     return value, None
 
 
-def _read_call(node: ast.Call, schemas: ToolSchemas | None, json_literals: bool
-               ) -> CallResult | str:
+def _read_call(
+    node: ast.Call, schemas: ToolSchemas | None, json_literals: bool
+) -> CallResult | str:
     name = _dotted(node.func)
     if not name:
         return "does not name a function"

@@ -56,8 +56,9 @@ class MarkerFinder:
         self._firsts = frozenset(p[0] for p in self._prefixes)
         self._longest = max(len(m) for m in markers)
 
-    def find(self, data: str, pos: int, final: bool, end: int | None = None
-             ) -> tuple[int, str | None]:
+    def find(
+        self, data: str, pos: int, final: bool, end: int | None = None
+    ) -> tuple[int, str | None]:
         """Search ``data[pos:end]``.
 
         Returns ``(index, marker)`` for the earliest marker, or ``(safe_end, None)``: the text in
@@ -186,8 +187,9 @@ class BracketScanner:
                     i = j + 1
         return n, "more"
 
-    def follow(self, region: list[str], data: str, pos: int, final: bool
-               ) -> tuple[int, ScanStatus | None]:
+    def follow(
+        self, region: list[str], data: str, pos: int, final: bool
+    ) -> tuple[int, ScanStatus | None]:
         """:meth:`scan`, appending the scanned text to ``region``.
 
         The status is None when the caller must wait for more data (holding ``data[index:]``);

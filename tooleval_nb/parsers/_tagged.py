@@ -124,9 +124,13 @@ class TaggedParser(ToolParser):
             if state == "start":  # the output's role prefix (Hunyuan's 助手：) is dropped
                 assert self.lead is not None
                 start = _WS_RUN.match(data, pos).end()  # type: ignore[union-attr]
-                rest = data[start:start + len(self.lead)]
-                if not final and start - pos < 64 and self.lead.startswith(rest) and \
-                        len(rest) < len(self.lead):
+                rest = data[start : start + len(self.lead)]
+                if (
+                    not final
+                    and start - pos < 64
+                    and self.lead.startswith(rest)
+                    and len(rest) < len(self.lead)
+                ):
                     return pos  # only whitespace or part of the prefix so far: wait
                 self._state = "text"
                 if rest == self.lead:
@@ -150,8 +154,9 @@ class TaggedParser(ToolParser):
                 self._think(data[pos:idx])
                 if marker is None:
                     if final:
-                        self._problem(f"{self.think[0]} is not closed; its text is kept as "
-                                      "reasoning")
+                        self._problem(
+                            f"{self.think[0]} is not closed; its text is kept as reasoning"
+                        )
                     return idx
                 pos, self._state = idx + len(marker), "text"
             elif state == "region":
@@ -231,19 +236,19 @@ class TaggedParser(ToolParser):
     def _start_value(self) -> None:
         assert self._open is not None
         python = self._open.syntax == "python"
-        self._scanner = BracketScanner(python=python,
-                                       first="identifier" if python else "value")
+        self._scanner = BracketScanner(python=python, first="identifier" if python else "value")
         self._state = "value"
         self._live_begin(self._new_stream(self._open))
 
     def _body(self) -> str:
-        return "".join(self._region)[self._prefix:]
+        return "".join(self._region)[self._prefix :]
 
     def _label(self) -> str:
         region = self._open
         assert region is not None
-        what = "the call list" if region.bare and region.end is None else \
-            f"the {region.start} region"
+        what = (
+            "the call list" if region.bare and region.end is None else f"the {region.start} region"
+        )
         return f"{what} {self._n_regions}"
 
     def _close(self, body: str, *, closed: bool) -> None:
@@ -251,10 +256,10 @@ class TaggedParser(ToolParser):
         assert region is not None
         committed, live = self._live_end(closed, self._label(), body)
         if committed:
-            if not closed and region.end is not None and live is not None and \
-                    live.error is None:
-                self._problem(f"{self._label()} is not closed by {region.end}; parsed as far "
-                              "as it is valid")
+            if not closed and region.end is not None and live is not None and live.error is None:
+                self._problem(
+                    f"{self._label()} is not closed by {region.end}; parsed as far as it is valid"
+                )
             self._reset()
             return None
         try:
@@ -263,7 +268,7 @@ class TaggedParser(ToolParser):
             found = [], "it is nested too deeply"
         if found is None or not found[0]:
             if not closed and live is not None and self._live_calls(live, self._label()):
-                self._text(body[live.done_at:])  # constrained output cut inside its list
+                self._text(body[live.done_at :])  # constrained output cut inside its list
                 self._reset()
                 return None
             if not closed and region.end is None:
@@ -271,8 +276,9 @@ class TaggedParser(ToolParser):
             reason = found[1] if found else "it does not hold a tool call"
             return self._malformed(reason or "it does not hold a tool call")
         if not closed and region.end is not None:
-            self._problem(f"{self._label()} is not closed by {region.end}; parsed as far as it "
-                          "is valid")
+            self._problem(
+                f"{self._label()} is not closed by {region.end}; parsed as far as it is valid"
+            )
         self._reset()
         for call in found[0]:
             self._call(call.name, call.arguments)
@@ -284,8 +290,9 @@ class TaggedParser(ToolParser):
         committed, live = self._live_end(False, self._label(), self._body())
         if committed:  # calls of the region were sent: they stay calls
             if live is not None and live.error is None:
-                self._problem(f"{self._label()} {COMMITTED_NOTE} ({reason}); the calls sent "
-                              "are kept")
+                self._problem(
+                    f"{self._label()} {COMMITTED_NOTE} ({reason}); the calls sent are kept"
+                )
             self._reset()
             return
         raw = "".join(self._region)

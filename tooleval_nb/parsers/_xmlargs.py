@@ -92,8 +92,9 @@ def _call(name: str, args: dict[str, Any]) -> CallResult:
     return CallResult(name, dump_arguments(args))
 
 
-def _pairs(text: str, open_tag: str, name_end: str, close_tag: str
-           ) -> tuple[list[tuple[str, str]], str | None]:
+def _pairs(
+    text: str, open_tag: str, name_end: str, close_tag: str
+) -> tuple[list[tuple[str, str]], str | None]:
     """``OPEN KEY NAME_END VALUE CLOSE`` repeated, only whitespace between; every value must be
     closed (a value cut off by the end of the output is not trusted)."""
     out: list[tuple[str, str]] = []
@@ -104,11 +105,11 @@ def _pairs(text: str, open_tag: str, name_end: str, close_tag: str
         if pos >= n:
             return out, None
         if not text.startswith(open_tag, pos):
-            return [], f"unexpected text {text[pos:pos + 30]!r} where {open_tag} was expected"
+            return [], f"unexpected text {text[pos : pos + 30]!r} where {open_tag} was expected"
         key_end = text.find(name_end, pos + len(open_tag))
         if key_end < 0:
             return [], f"{open_tag} is not closed by {name_end!r}"
-        key = text[pos + len(open_tag):key_end].strip().strip('"')
+        key = text[pos + len(open_tag) : key_end].strip().strip('"')
         if not key:
             return [], f"a {open_tag} has an empty name"
         start = key_end + len(name_end)
@@ -127,8 +128,14 @@ def _typed(name: str, pairs: list[tuple[str, str]], schemas: ToolSchemas | None)
     return _call(name, args)
 
 
-def _element_calls(body: str, schemas: ToolSchemas | None, open_tag: str, name_end: str,
-                   close_tag: str, param: tuple[str, str, str]) -> Found:
+def _element_calls(
+    body: str,
+    schemas: ToolSchemas | None,
+    open_tag: str,
+    name_end: str,
+    close_tag: str,
+    param: tuple[str, str, str],
+) -> Found:
     """Calls written as elements: ``OPEN NAME NAME_END params CLOSE`` repeated; a missing last
     ``CLOSE`` ends the call at the end of the body (generation stopped after its last value)."""
     calls: list[CallResult] = []
@@ -141,11 +148,11 @@ def _element_calls(body: str, schemas: ToolSchemas | None, open_tag: str, name_e
         if not body.startswith(open_tag, pos):
             if not calls:
                 return [], f"it does not start with {open_tag}"
-            return [], f"unexpected text {body[pos:pos + 30]!r} after a call"
+            return [], f"unexpected text {body[pos : pos + 30]!r} after a call"
         name_stop = body.find(name_end, pos + len(open_tag))
         if name_stop < 0:
             return [], f"{open_tag} is not closed by {name_end!r}"
-        name = body[pos + len(open_tag):name_stop].strip().strip('"')
+        name = body[pos + len(open_tag) : name_stop].strip().strip('"')
         bad_name = name_problem(name)
         if bad_name:
             return [], bad_name
@@ -165,8 +172,9 @@ def function_params() -> BodyReader:
     """``<function=NAME><parameter=KEY>VALUE</parameter>...</function>``, one or more."""
 
     def read(body: str, schemas: ToolSchemas | None) -> Found:
-        return _element_calls(body, schemas, "<function=", ">", "</function>",
-                              ("<parameter=", ">", "</parameter>"))
+        return _element_calls(
+            body, schemas, "<function=", ">", "</function>", ("<parameter=", ">", "</parameter>")
+        )
 
     return read
 
@@ -176,9 +184,14 @@ def invoke_params(prefix: str = "") -> BodyReader:
     </PREFIXinvoke>``, one or more."""
 
     def read(body: str, schemas: ToolSchemas | None) -> Found:
-        return _element_calls(body, schemas, f"<{prefix}invoke name=", ">",
-                              f"</{prefix}invoke>",
-                              (f"<{prefix}parameter name=", ">", f"</{prefix}parameter>"))
+        return _element_calls(
+            body,
+            schemas,
+            f"<{prefix}invoke name=",
+            ">",
+            f"</{prefix}invoke>",
+            (f"<{prefix}parameter name=", ">", f"</{prefix}parameter>"),
+        )
 
     return read
 
@@ -201,11 +214,11 @@ def arg_pairs() -> BodyReader:
             if pos >= n:
                 break
             if not rest.startswith("<arg_key>", pos):
-                return [], f"unexpected text {rest[pos:pos + 30]!r} in the call of {name!r}"
+                return [], f"unexpected text {rest[pos : pos + 30]!r} in the call of {name!r}"
             key_stop = rest.find("</arg_key>", pos)
             if key_stop < 0:
                 return [], "an <arg_key> is not closed"
-            key = rest[pos + len("<arg_key>"):key_stop].strip()
+            key = rest[pos + len("<arg_key>") : key_stop].strip()
             pos = key_stop + len("</arg_key>")
             while pos < n and rest[pos].isspace():
                 pos += 1
@@ -214,7 +227,7 @@ def arg_pairs() -> BodyReader:
             value_stop = rest.find("</arg_value>", pos)
             if value_stop < 0:
                 return [], f"the value of {key!r} is not closed by </arg_value>"
-            pairs.append((key, rest[pos + len("<arg_value>"):value_stop]))
+            pairs.append((key, rest[pos + len("<arg_value>") : value_stop]))
             pos = value_stop + len("</arg_value>")
         return [_typed(name, pairs, schemas)], None
 

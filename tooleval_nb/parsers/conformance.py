@@ -60,16 +60,40 @@ from .registry import parser_class
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ExpectedParsedCall", "ParserCase", "ParserCorpus", "load_corpus", "check_parser",
-           "CORPUS_DIR", "CORPUS_ENV", "corpus_dirs", "CHECK_COLUMNS", "Chunking",
-           "stream_differs"]
+__all__ = [
+    "ExpectedParsedCall",
+    "ParserCase",
+    "ParserCorpus",
+    "load_corpus",
+    "check_parser",
+    "CORPUS_DIR",
+    "CORPUS_ENV",
+    "corpus_dirs",
+    "CHECK_COLUMNS",
+    "Chunking",
+    "stream_differs",
+]
 
 #: the chunkings ``check_parser`` streams each case with
 Chunking = Literal["whole", "per_char", "random", "split_points"]
 
 #: columns of the DataFrame ``check_parser`` returns, in order
-CHECK_COLUMNS = ["parser", "format", "scenario", "pattern", "source", "mode", "status", "passed",
-                 "reason", "expected", "got", "seconds", "to_name", "to_arguments"]
+CHECK_COLUMNS = [
+    "parser",
+    "format",
+    "scenario",
+    "pattern",
+    "source",
+    "mode",
+    "status",
+    "passed",
+    "reason",
+    "expected",
+    "got",
+    "seconds",
+    "to_name",
+    "to_arguments",
+]
 
 
 # ---------------------------------------------------------------------------- results
@@ -88,8 +112,12 @@ class _Outcome:
         # ToolCall.of invents ids for calls given without one: count them first
         self.missing_ids = sum(1 for item in raw if not _raw_id(item))
         if isinstance(result, (list, tuple)):
-            self.calls, self.content, self.reasoning, self.problems = to_tool_calls(result), \
-                None, None, None
+            self.calls, self.content, self.reasoning, self.problems = (
+                to_tool_calls(result),
+                None,
+                None,
+                None,
+            )
             self.tools_called = bool(self.calls)
             return
         self.calls = to_tool_calls(raw)
@@ -120,8 +148,7 @@ def _norm(text: str | None) -> str:
 def _compare(case: ParserCase, got: _Outcome, id_regex: re.Pattern[str]) -> list[str]:
     reasons: list[str] = []
     if got.tools_called != case.expected_tools_called:
-        reasons.append(f"tools_called is {got.tools_called}, expected "
-                       f"{case.expected_tools_called}")
+        reasons.append(f"tools_called is {got.tools_called}, expected {case.expected_tools_called}")
     expected = case.expected_tool_calls
     if len(got.calls) != len(expected):
         reasons.append(f"{len(got.calls)} call(s), expected {len(expected)}")
@@ -132,8 +159,10 @@ def _compare(case: ParserCase, got: _Outcome, id_regex: re.Pattern[str]) -> list
         if args is None:
             reasons.append(f"call {k} arguments are not JSON: {call.function.arguments[:60]!r}")
         elif args != json.dumps(want.value(), sort_keys=True, ensure_ascii=False):
-            reasons.append(f"call {k} arguments are {call.function.arguments[:80]}, expected "
-                           f"{json.dumps(want.value(), ensure_ascii=False)[:80]}")
+            reasons.append(
+                f"call {k} arguments are {call.function.arguments[:80]}, expected "
+                f"{json.dumps(want.value(), ensure_ascii=False)[:80]}"
+            )
     if got.missing_ids:
         reasons.append(f"{got.missing_ids} call(s) without an id")
     ids = [c.id for c in got.calls]
@@ -143,12 +172,16 @@ def _compare(case: ParserCase, got: _Outcome, id_regex: re.Pattern[str]) -> list
     if bad_ids:
         reasons.append(f"id {bad_ids[0]!r} does not match {id_regex.pattern}")
     if _norm(got.content) != _norm(case.expected_content):
-        reasons.append(f"content is {_norm(got.content)[:60]!r}, expected "
-                       f"{_norm(case.expected_content)[:60]!r}")
+        reasons.append(
+            f"content is {_norm(got.content)[:60]!r}, expected "
+            f"{_norm(case.expected_content)[:60]!r}"
+        )
     if "expected_reasoning" in case.model_fields_set:
         if _norm(got.reasoning) != _norm(case.expected_reasoning):
-            reasons.append(f"reasoning is {_norm(got.reasoning)[:60]!r}, expected "
-                           f"{_norm(case.expected_reasoning)[:60]!r}")
+            reasons.append(
+                f"reasoning is {_norm(got.reasoning)[:60]!r}, expected "
+                f"{_norm(case.expected_reasoning)[:60]!r}"
+            )
     if case.expect_problem is not None and got.problems is not None:
         if case.expect_problem and not got.problems:
             reasons.append("no problem was recorded for malformed input")
@@ -184,8 +217,10 @@ def stream_differs(streamed: Any, whole: Any) -> str | None:
         return f"streamed calls {left} differ from whole-text {right}"
     for field in ("content", "reasoning", "problems"):
         if getattr(a, field) != getattr(b, field):
-            return (f"streamed {field} {str(getattr(a, field))[:80]!r} differs from whole-text "
-                    f"{str(getattr(b, field))[:80]!r}")
+            return (
+                f"streamed {field} {str(getattr(a, field))[:80]!r} differs from whole-text "
+                f"{str(getattr(b, field))[:80]!r}"
+            )
     return None
 
 
@@ -196,8 +231,10 @@ def _same(a: _Outcome, b: _Outcome) -> str | None:
     if left != right:
         return f"streaming calls {left} differ from non-streaming {right}"
     if _norm(a.content) != _norm(b.content):
-        return (f"streaming content {_norm(a.content)[:50]!r} differs from non-streaming "
-                f"{_norm(b.content)[:50]!r}")
+        return (
+            f"streaming content {_norm(a.content)[:50]!r} differs from non-streaming "
+            f"{_norm(b.content)[:50]!r}"
+        )
     if _norm(a.reasoning) != _norm(b.reasoning):
         return "streaming reasoning differs from non-streaming"
     return None
@@ -239,17 +276,20 @@ class _Adapter:
             self.parse = parser
             self.stream_note = "the parser is a plain callable: no streaming interface"
         else:
-            raise ParserError(f"check_parser() needs a format name, a parser class, an object "
-                              f"with feed()/finish(), or a callable text -> result; got "
-                              f"{type(parser).__name__}")
+            raise ParserError(
+                f"check_parser() needs a format name, a parser class, an object "
+                f"with feed()/finish(), or a callable text -> result; got "
+                f"{type(parser).__name__}"
+            )
         if self.parse is None and self.new_stream is not None:
             self.parse = self._parse_by_streaming
 
     def _parse_by_streaming(self, text: str) -> Any:
         return self.stream([text])[0]
 
-    def stream(self, chunks: Iterable[str], timing: list[float] | None = None
-               ) -> tuple[_Outcome, list[str]]:
+    def stream(
+        self, chunks: Iterable[str], timing: list[float] | None = None
+    ) -> tuple[_Outcome, list[str]]:
         """Stream ``chunks``; with ``timing`` (a list), append how many characters after the
         first call's start its name and its first arguments fragment arrived."""
         assert self.new_stream is not None
@@ -276,8 +316,10 @@ class _Adapter:
         recon.append_delta(stream.finish())
         if timing is not None:
             nan = float("nan")
-            timing[:] = [nan if at_name is None else at_name - start,
-                         nan if at_args is None else at_args - start]
+            timing[:] = [
+                nan if at_name is None else at_name - start,
+                nan if at_args is None else at_args - start,
+            ]
         result = recon.result(getattr(stream, "problems", None))
         outcome = _Outcome(result)
         if getattr(stream, "problems", None) is None:
@@ -289,8 +331,9 @@ def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
-def _chunkings(case: ParserCase, which: Sequence[str], rng: random.Random
-               ) -> list[tuple[str, list[str]]]:
+def _chunkings(
+    case: ParserCase, which: Sequence[str], rng: random.Random
+) -> list[tuple[str, list[str]]]:
     text = case.model_output
     out: list[tuple[str, list[str]]] = []
     for kind in which:
@@ -303,7 +346,7 @@ def _chunkings(case: ParserCase, which: Sequence[str], rng: random.Random
                 chunks, i = [], 0
                 while i < len(text):
                     size = rng.randint(1, 8)
-                    chunks.append(text[i:i + size])
+                    chunks.append(text[i : i + size])
                     i += size
                 out.append((f"random#{trial}", chunks))
         elif kind == "split_points" and case.chunks is not None:
@@ -359,17 +402,24 @@ def check_parser(
         else:
             cases = list(corpus)
             fmt = cases[0].parser_name if cases else ""
-            corpus = ParserCorpus(format=fmt, cases=cases,
-                                  id_pattern=r"^[A-Za-z0-9]{9}$" if fmt == "mistral"
-                                  else r"^.{16,}$")
+            corpus = ParserCorpus(
+                format=fmt,
+                cases=cases,
+                id_pattern=r"^[A-Za-z0-9]{9}$" if fmt == "mistral" else r"^.{16,}$",
+            )
     adapter = _Adapter(parser, tools)
     id_regex = re.compile(corpus.id_pattern)
     rng = random.Random(seed)
     rows = []
     for case in corpus.cases:
-        base = {"parser": adapter.name, "format": corpus.format,
-                "scenario": case.scenario_name, "pattern": case.pattern, "source": case.source,
-                "expected": _describe(case.expected_tool_calls)}
+        base = {
+            "parser": adapter.name,
+            "format": corpus.format,
+            "scenario": case.scenario_name,
+            "pattern": case.pattern,
+            "source": case.source,
+            "expected": _describe(case.expected_tool_calls),
+        }
         reference: _Outcome | None = None
         if adapter.parse is not None:
             start = time.perf_counter()
@@ -377,21 +427,39 @@ def check_parser(
                 answer = adapter.parse(case.model_output)
                 reference = answer if isinstance(answer, _Outcome) else _Outcome(answer)
                 reasons = _compare(case, reference, id_regex)
-                if case.expect_problem and reference.problems and any(
-                        COMMITTED_NOTE in p for p in reference.problems):
+                if (
+                    case.expect_problem
+                    and reference.problems
+                    and any(COMMITTED_NOTE in p for p in reference.problems)
+                ):
                     reasons = []  # a parser read by streaming sent the call before its error
                 status, got = ("fail" if reasons else "pass"), _describe(reference.calls)
             except Exception as exc:
                 reasons, status, got = [f"{type(exc).__name__}: {exc}"], "error", ""
             if "non_streaming" in modes:
-                rows.append({**base, "mode": "non_streaming", "status": status,
-                             "reason": "; ".join(reasons), "got": got,
-                             "seconds": time.perf_counter() - start})
+                rows.append(
+                    {
+                        **base,
+                        "mode": "non_streaming",
+                        "status": status,
+                        "reason": "; ".join(reasons),
+                        "got": got,
+                        "seconds": time.perf_counter() - start,
+                    }
+                )
         if "streaming" not in modes:
             continue
         if adapter.new_stream is None:
-            rows.append({**base, "mode": "streaming", "status": "skipped",
-                         "reason": adapter.stream_note, "got": "", "seconds": 0.0})
+            rows.append(
+                {
+                    **base,
+                    "mode": "streaming",
+                    "status": "skipped",
+                    "reason": adapter.stream_note,
+                    "got": "",
+                    "seconds": 0.0,
+                }
+            )
             continue
         start = time.perf_counter()
         status, reason, got = "pass", "", ""
@@ -399,13 +467,17 @@ def check_parser(
         for label, chunks in _chunkings(case, chunkings, rng):
             try:
                 outcome, violations = adapter.stream(
-                    chunks, timing if label == "per_char" else None)
+                    chunks, timing if label == "per_char" else None
+                )
             except Exception as exc:
                 status, reason = "error", f"{label}: {type(exc).__name__}: {exc}"
                 break
             got = _describe(outcome.calls)
-            if case.expect_problem and reference is not None and \
-                    _kept_after_commit(outcome, reference):
+            if (
+                case.expect_problem
+                and reference is not None
+                and _kept_after_commit(outcome, reference)
+            ):
                 reasons = list(violations)  # sent, then malformed: kept and noted
             else:
                 reasons = violations + _compare(case, outcome, id_regex)
@@ -417,9 +489,18 @@ def check_parser(
                 status, reason = "fail", f"{label} ({len(chunks)} chunks): {'; '.join(reasons)}"
                 break
         to_name, to_args = timing if timing else (float("nan"), float("nan"))
-        rows.append({**base, "mode": "streaming", "status": status, "reason": reason,
-                     "got": got, "seconds": time.perf_counter() - start,
-                     "to_name": to_name, "to_arguments": to_args})
+        rows.append(
+            {
+                **base,
+                "mode": "streaming",
+                "status": status,
+                "reason": reason,
+                "got": got,
+                "seconds": time.perf_counter() - start,
+                "to_name": to_name,
+                "to_arguments": to_args,
+            }
+        )
     frame = pd.DataFrame(rows, columns=[c for c in CHECK_COLUMNS if c != "passed"])
     frame.insert(CHECK_COLUMNS.index("passed"), "passed", frame["status"] == "pass")
     return frame

@@ -21,8 +21,15 @@ from ..errors import ParserError
 from ..extras import package_data
 from .registry import PARSERS
 
-__all__ = ["CORPUS_DIR", "CORPUS_ENV", "ExpectedParsedCall", "ParserCase", "ParserCorpus",
-           "corpus_dirs", "load_corpus"]
+__all__ = [
+    "CORPUS_DIR",
+    "CORPUS_ENV",
+    "ExpectedParsedCall",
+    "ParserCase",
+    "ParserCorpus",
+    "corpus_dirs",
+    "load_corpus",
+]
 
 #: the corpus shipped inside the package (``data/parsers`` of the repository)
 CORPUS_DIR = package_data("parsers")
@@ -75,8 +82,9 @@ class ParserCase(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> ParserCase:
         if self.expected_tools_called != bool(self.expected_tool_calls):
-            raise ValueError("expected_tools_called must be true exactly when "
-                             "expected_tool_calls is not empty")
+            raise ValueError(
+                "expected_tools_called must be true exactly when expected_tool_calls is not empty"
+            )
         if self.chunks is not None and "".join(self.chunks) != self.model_output:
             raise ValueError("chunks must join to model_output exactly")
         return self
@@ -127,8 +135,10 @@ def load_corpus(path_or_format: str | Path, *, path: str | Path | None = None) -
                 f"the repository's data/parsers)"
             )
     elif not file.exists():
-        raise ParserError(f"parser corpus {file} not found; pass a format name "
-                          f"({', '.join(PARSERS)}) or the path of a corpus file")
+        raise ParserError(
+            f"parser corpus {file} not found; pass a format name "
+            f"({', '.join(PARSERS)}) or the path of a corpus file"
+        )
     path = file
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -148,9 +158,14 @@ def load_corpus(path_or_format: str | Path, *, path: str | Path | None = None) -
             continue
         cases.append(case)
     if problems:
-        raise ParserError(f"{path}: {len(problems)} invalid case(s); fix them:\n"
-                          + "\n".join(problems))
+        raise ParserError(
+            f"{path}: {len(problems)} invalid case(s); fix them:\n" + "\n".join(problems)
+        )
     default_ids = r"^[A-Za-z0-9]{9}$" if fmt == "mistral" else r"^.{16,}$"
-    return ParserCorpus(format=fmt, description=str(raw.get("description") or ""),
-                        id_pattern=raw.get("id_pattern") or default_ids,
-                        cases=cases, path=str(path))
+    return ParserCorpus(
+        format=fmt,
+        description=str(raw.get("description") or ""),
+        id_pattern=raw.get("id_pattern") or default_ids,
+        cases=cases,
+        path=str(path),
+    )

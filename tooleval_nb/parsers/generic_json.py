@@ -44,8 +44,10 @@ _ARG_KEYS = ("arguments", "parameters", "args", "input", "tool_input")
 
 def _unwrap(value: Any) -> Any:
     """OpenAI shapes to flat ``{"name", "arguments"}`` objects."""
-    if isinstance(value, dict) and isinstance(value.get("tool_calls"), list) and (
-        set(value) <= {"tool_calls", "content", "role"}
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("tool_calls"), list)
+        and (set(value) <= {"tool_calls", "content", "role"})
     ):
         value = value["tool_calls"]
     if isinstance(value, list):
@@ -102,8 +104,13 @@ class GenericJsonParser(JsonRegionParser):
         return end, False
 
     def _read(self, value: Any) -> tuple[list[CallResult], str | None] | None:
-        return read_calls(_unwrap(value), name_keys=_NAME_KEYS, arg_keys=_ARG_KEYS,
-                          require_args=True, known=self.tools)
+        return read_calls(
+            _unwrap(value),
+            name_keys=_NAME_KEYS,
+            arg_keys=_ARG_KEYS,
+            require_args=True,
+            known=self.tools,
+        )
 
     def _after(self) -> str:
         return "close_ws" if self._prefix else "text"  # only fenced values have a prefix

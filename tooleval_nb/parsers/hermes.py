@@ -77,8 +77,9 @@ class HermesParser(ToolParser):
                 self._think(data[pos:idx])
                 if marker is None:
                     if final:
-                        self._problem(f"the {self._pad} is not closed; its text is kept as "
-                                      "reasoning")
+                        self._problem(
+                            f"the {self._pad} is not closed; its text is kept as reasoning"
+                        )
                     return idx
                 pos = idx + len(marker)
                 self._state = "text"
@@ -88,7 +89,7 @@ class HermesParser(ToolParser):
         self._region = []
         self._n_blocks += 1
         label = f"<tool_call> block {self._n_blocks}"
-        body = raw[len(OPEN):-len(CLOSE)] if closed else raw[len(OPEN):]
+        body = raw[len(OPEN) : -len(CLOSE)] if closed else raw[len(OPEN) :]
         committed, live = self._live_end(closed, label, body)
         if committed:
             if not closed and live is not None and live.error is None:

@@ -26,16 +26,28 @@ from ._tagged import BodyReader, Found, Region, StreamFactory, TaggedParser
 from .protocol import ToolSchemas
 
 __all__ = [
-    "json_calls", "json_stream", "Granite4Parser", "LongcatParser", "Ernie45Parser", "JambaParser",
-    "HunyuanA13BParser", "MinimaxParser", "InternLMParser", "GraniteParser",
-    "Granite20bFCParser", "Phi4MiniJsonParser", "XLAMParser", "GigaChat3Parser",
+    "json_calls",
+    "json_stream",
+    "Granite4Parser",
+    "LongcatParser",
+    "Ernie45Parser",
+    "JambaParser",
+    "HunyuanA13BParser",
+    "MinimaxParser",
+    "InternLMParser",
+    "GraniteParser",
+    "Granite20bFCParser",
+    "Phi4MiniJsonParser",
+    "XLAMParser",
+    "GigaChat3Parser",
 ]
 
 _ARG_KEYS = ("arguments", "parameters")
 
 
-def json_calls(*, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS,
-               fence: bool = False) -> BodyReader:
+def json_calls(
+    *, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS, fence: bool = False
+) -> BodyReader:
     """A body reader for JSON calls: one object, a list of them, or (``many``) several objects
     separated by whitespace, ``;`` or ``,``; with ``fence`` a leading language tag (``json``)
     is skipped."""
@@ -43,8 +55,9 @@ def json_calls(*, many: bool = True, arg_keys: Sequence[str] = _ARG_KEYS,
     def read(body: str, schemas: ToolSchemas | None) -> Found:
         text = body.strip()
         if fence:
-            text = re.sub(r"\A[A-Za-z0-9_+\-]*\s*", "", text, count=1) if text[:1].isalpha() \
-                else text
+            text = (
+                re.sub(r"\A[A-Za-z0-9_+\-]*\s*", "", text, count=1) if text[:1].isalpha() else text
+            )
         values, problem = read_json_values(text, many=many)
         if problem:
             return [], problem
@@ -142,8 +155,7 @@ class InternLMParser(TaggedParser):
     ``{"name": ..., "parameters": {...}}`` then ``<|action_end|>``, one call per block."""
 
     format = "internlm"
-    regions = (Region("<|action_start|><|plugin|>", ONE, stream=STREAM_ONE,
-                      end="<|action_end|>"),)
+    regions = (Region("<|action_start|><|plugin|>", ONE, stream=STREAM_ONE, end="<|action_end|>"),)
 
 
 class GraniteParser(TaggedParser):
@@ -153,8 +165,10 @@ class GraniteParser(TaggedParser):
     vLLM also reads a bare list at the very start of the reply; we read only marked lists."""
 
     format = "granite"
-    regions = (Region("<|tool_call|>", JSON, openers="[", stream=STREAM),
-               Region("<tool_call>", JSON, openers="[", stream=STREAM))
+    regions = (
+        Region("<|tool_call|>", JSON, openers="[", stream=STREAM),
+        Region("<tool_call>", JSON, openers="[", stream=STREAM),
+    )
 
 
 class Granite20bFCParser(TaggedParser):
@@ -203,6 +217,8 @@ class GigaChat3Parser(TaggedParser):
     content."""
 
     format = "gigachat3"
-    regions = (Region("function call<|role_sep|>", ONE, openers="{", stream=STREAM_ONE),
-               Region("<|function_call|>", ONE, openers="{", stream=STREAM_ONE))
+    regions = (
+        Region("function call<|role_sep|>", ONE, openers="{", stream=STREAM_ONE),
+        Region("<|function_call|>", ONE, openers="{", stream=STREAM_ONE),
+    )
     drop = ("<|message_sep|>",)

@@ -55,13 +55,19 @@ class Llama3JsonParser(JsonRegionParser):
         return end + (data[end] == ";"), False
 
     def _read(self, value: Any) -> tuple[list[CallResult], str | None] | None:
-        return read_calls(value, allow_list=False, arg_keys=("parameters", "arguments"),
-                          require_args=True, known=self.tools)
+        return read_calls(
+            value,
+            allow_list=False,
+            arg_keys=("parameters", "arguments"),
+            require_args=True,
+            known=self.tools,
+        )
 
     def _after(self) -> str:
         return "sep"
 
     def _stream_value(self) -> CallStream | None:
         # sent once its "name" and its "parameters" (or "arguments") key are read
-        return JsonCallStream(arg_keys=("parameters", "arguments"), require_args=True,
-                              known=self.tools, lists=False)
+        return JsonCallStream(
+            arg_keys=("parameters", "arguments"), require_args=True, known=self.tools, lists=False
+        )

@@ -145,13 +145,13 @@ class MistralParser(ToolParser):
 
     def _end_json(self) -> None:
         raw = "".join(self._region)
-        committed, _ = self._live_end(True, self._label(), raw[self._live_at:])
+        committed, _ = self._live_end(True, self._label(), raw[self._live_at :])
         if committed:
             self._done()
             return None
         if self._name:
             name = "".join(self._name)
-            value, problem = load_json(raw[self._json_at:])
+            value, problem = load_json(raw[self._json_at :])
             if problem:
                 return self._malformed(f"the arguments of {name!r} are {problem}")
             result = call_from_object({"name": name, "arguments": value})
@@ -161,7 +161,7 @@ class MistralParser(ToolParser):
             self._done()
             self._call(result.name, result.arguments)
             return None
-        value, problem = load_json(raw[len(TOKEN):])
+        value, problem = load_json(raw[len(TOKEN) :])
         if problem:
             return self._malformed(problem)
         found = read_calls(value, known=self.tools)
@@ -178,14 +178,15 @@ class MistralParser(ToolParser):
     def _malformed(self, reason: str) -> None:
         if self._live is not None:
             raw = "".join(self._region)
-            committed, live = self._live_end(False, self._label(), raw[self._live_at:])
+            committed, live = self._live_end(False, self._label(), raw[self._live_at :])
             if committed:
                 if live is not None and live.error is None:
                     self._problem(f"{self._label()} {COMMITTED_NOTE} ({reason})")
                 self._done()
                 return
-        self._problem(f"[TOOL_CALLS] token {self._n_tokens} is malformed: {reason}; kept as "
-                      "content")
+        self._problem(
+            f"[TOOL_CALLS] token {self._n_tokens} is malformed: {reason}; kept as content"
+        )
         self._text("".join(self._region))
         self._done()
 

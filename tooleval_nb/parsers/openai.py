@@ -76,7 +76,7 @@ class HarmonyParser(ToolParser):
             state = self._state
             if state == "lead":  # the reply may start inside the header: " to=functions.f<|..."
                 start = _WS_RUN.match(data, pos, min(n, pos + _MAX_LEAD)).end()  # type: ignore[union-attr]
-                rest = data[start:start + len(_TO)]
+                rest = data[start : start + len(_TO)]
                 if rest == _TO:
                     self._header, self._header_len = [data[pos:start]], start - pos
                     self._state = "header"
@@ -112,8 +112,10 @@ class HarmonyParser(ToolParser):
                     pos += len(MESSAGE)
                     self._open_body()
                 elif marker is not None or self._header_len > _MAX_HEADER or final:
-                    self._problem(f"harmony message {self._n_messages + 1} has no "
-                                  f"{MESSAGE} after its header; kept as content")
+                    self._problem(
+                        f"harmony message {self._n_messages + 1} has no "
+                        f"{MESSAGE} after its header; kept as content"
+                    )
                     self._text("".join(self._header))
                     self._state = "text"
                 else:
@@ -167,7 +169,7 @@ class HarmonyParser(ToolParser):
         channel = _CHANNEL.search(header)
         if recipient:
             name = recipient.group(1)
-            self._name = name[len("functions."):] if name.startswith("functions.") else name
+            self._name = name[len("functions.") :] if name.startswith("functions.") else name
             self._kind = "call"
             if self._name:
                 self._live_begin(ArgsStream(self._name, lenient=False))

@@ -26,8 +26,13 @@ from ..toolcall import ToolCall
 from .registry import parser_class
 from .rendering import render_tool_calls
 
-__all__ = ["render_tools_prompt", "render_tool_calls", "example_exchange", "with_tools_prompt",
-           "EXAMPLE_TOOL"]
+__all__ = [
+    "render_tools_prompt",
+    "render_tool_calls",
+    "example_exchange",
+    "with_tools_prompt",
+    "EXAMPLE_TOOL",
+]
 
 #: the tool used by the example exchange when no tools are given
 EXAMPLE_TOOL: dict[str, Any] = {
@@ -37,8 +42,9 @@ EXAMPLE_TOOL: dict[str, Any] = {
         "description": "Get the current time in a time zone.",
         "parameters": {
             "type": "object",
-            "properties": {"timezone": {"type": "string",
-                                        "description": "IANA time zone, e.g. Europe/Paris"}},
+            "properties": {
+                "timezone": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris"}
+            },
             "required": ["timezone"],
         },
     },
@@ -52,12 +58,17 @@ def _functions(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
         if hasattr(tool, "model_dump"):
             tool = tool.model_dump(mode="json", exclude_none=True)
         if not isinstance(tool, dict):
-            raise ParserError(f"a tool must be a Tool or an OpenAI tool dict, got "
-                              f"{type(tool).__name__}")
+            raise ParserError(
+                f"a tool must be a Tool or an OpenAI tool dict, got {type(tool).__name__}"
+            )
         fn = tool.get("function", tool)
-        out.append({"name": fn["name"], "description": fn.get("description", ""),
-                    "parameters": fn.get("parameters") or {"type": "object",
-                                                           "properties": {}}})
+        out.append(
+            {
+                "name": fn["name"],
+                "description": fn.get("description", ""),
+                "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
+            }
+        )
     return out
 
 
@@ -100,8 +111,9 @@ def render_tools_prompt(tools: Iterable[Any] | None, format: str) -> str:
     """The system prompt text that describes ``tools`` and how to call them in ``format``."""
     fmt = parser_class(format).format
     fns = _functions(tools)
-    listing = "\n".join(json.dumps({"type": "function", "function": f}, ensure_ascii=False)
-                        for f in fns)
+    listing = "\n".join(
+        json.dumps({"type": "function", "function": f}, ensure_ascii=False) for f in fns
+    )
     if fmt == "hermes":
         return (
             "You are a function calling AI model. You are given function signatures within "
@@ -144,8 +156,14 @@ def render_tools_prompt(tools: Iterable[Any] | None, format: str) -> str:
         )
     if fmt == "openai":
         return _harmony_prompt(fns)
-    example = render_tool_calls([ToolCall.create(fns[0]["name"] if fns else "function_name",
-                                                 _sample_args(fns[0]) if fns else {})], fmt)
+    example = render_tool_calls(
+        [
+            ToolCall.create(
+                fns[0]["name"] if fns else "function_name", _sample_args(fns[0]) if fns else {}
+            )
+        ],
+        fmt,
+    )
     if fmt in _QWEN_STYLE:
         return _qwen_prompt(fns, example)
     return (
@@ -194,12 +212,14 @@ def _qwen_prompt(fns: list[dict[str, Any]], example: str) -> str:
                 parts.append(f"<description>{sub['description']}</description>")
             parts.append("</parameter>")
         parts.append("</parameters>\n</function>")
-    parts.append("</tools>\n\nIf you choose to call a function, reply ONLY in the following "
-                 f"format, with nothing after it:\n\n{example}\n\n<IMPORTANT>\nReminder:\n"
-                 "- Function calls MUST follow the specified format\n"
-                 "- Required parameters MUST be specified\n"
-                 "- You may explain your call in natural language BEFORE it, not after\n"
-                 "- If no function fits, answer normally\n</IMPORTANT>")
+    parts.append(
+        "</tools>\n\nIf you choose to call a function, reply ONLY in the following "
+        f"format, with nothing after it:\n\n{example}\n\n<IMPORTANT>\nReminder:\n"
+        "- Function calls MUST follow the specified format\n"
+        "- Required parameters MUST be specified\n"
+        "- You may explain your call in natural language BEFORE it, not after\n"
+        "- If no function fits, answer normally\n</IMPORTANT>"
+    )
     return "\n".join(parts)
 
 
@@ -271,8 +291,13 @@ def _history_message(message: dict[str, Any], format: str) -> dict[str, Any]:
     return message
 
 
-def with_tools_prompt(messages: Sequence[dict[str, Any]], tools: Sequence[Any] | None,
-                      format: str, *, example: bool = True) -> list[dict[str, Any]]:
+def with_tools_prompt(
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[Any] | None,
+    format: str,
+    *,
+    example: bool = True,
+) -> list[dict[str, Any]]:
     """Messages for raw-text mode: the tools prompt as the system message (any system text of
     ``messages`` appended to it), one example exchange, then the conversation with tool calls
     and tool results written as text."""

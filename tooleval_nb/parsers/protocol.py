@@ -69,6 +69,7 @@ ToolSchemas = dict[str, dict[str, Any]]
 #: nine alphanumeric characters.
 IdStyle = Literal["openai", "mistral"]
 
+
 def mistral_call_id() -> str:
     """A Mistral tool-call id: nine random alphanumeric characters."""
     return make_call_id(9, prefix="")
@@ -113,8 +114,7 @@ class ExtractedToolCallInformation(BaseModel):
         )
         parts = [f"<b>{len(self.tool_calls)} tool call(s)</b>"]
         if rows:
-            parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}"
-                         "</table>")
+            parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}</table>")
         for label, value in (("content", self.content), ("reasoning", self.reasoning)):
             if value is not None:
                 parts.append(f"<div><b>{label}:</b> <pre>{html.escape(value)}</pre></div>")
@@ -182,8 +182,11 @@ def tool_schemas(tools: Iterable[Any] | None) -> ToolSchemas | None:
             name, params = getattr(fn, "name", None), getattr(fn, "parameters", None) or {}
         if isinstance(name, str) and name:
             props = params.get("properties") if isinstance(params, dict) else None
-            index[name] = {k: v for k, v in props.items() if isinstance(k, str)} \
-                if isinstance(props, dict) else {}
+            index[name] = (
+                {k: v for k, v in props.items() if isinstance(k, str)}
+                if isinstance(props, dict)
+                else {}
+            )
     return index
 
 
@@ -209,8 +212,7 @@ class ToolParser:
 
     def __init__(self, tools: Iterable[Any] | None = None) -> None:
         self.schemas = tool_schemas(tools)
-        self.tools = None if self.schemas is None else {n: list(p) for n, p in
-                                                        self.schemas.items()}
+        self.tools = None if self.schemas is None else {n: list(p) for n, p in self.schemas.items()}
         self.problems: list[str] = []
         self._hold = ""
         #: raw text of the region being scanned (a call not yet complete); kept as content if
@@ -301,8 +303,9 @@ class ToolParser:
         """
         raise NotImplementedError
 
-    def _text_until(self, finder: MarkerFinder, data: str, pos: int, final: bool
-                    ) -> tuple[int, str | None]:
+    def _text_until(
+        self, finder: MarkerFinder, data: str, pos: int, final: bool
+    ) -> tuple[int, str | None]:
         """Emit the text before the next marker as content; returns ``finder.find``'s answer."""
         idx, marker = finder.find(data, pos, final)
         self._text(data[pos:idx])
@@ -328,19 +331,27 @@ class ToolParser:
 
     def _check_name(self, index: int, name: str) -> None:
         if self.tools is not None and name not in self.tools:
-            self._problem(f"tool call {index} names {name!r}, which is not among the tools "
-                          f"offered ({', '.join(sorted(self.tools)) or 'none'})")
+            self._problem(
+                f"tool call {index} names {name!r}, which is not among the tools "
+                f"offered ({', '.join(sorted(self.tools)) or 'none'})"
+            )
 
     def _call(self, name: str, arguments: str) -> None:
         call_id = self._new_id()
         index = len(self._calls)
-        self._calls.append(ToolCall(id=call_id, function=FunctionCall(name=name,
-                                                                       arguments=arguments)))
+        self._calls.append(
+            ToolCall(id=call_id, function=FunctionCall(name=name, arguments=arguments))
+        )
         self._check_name(index, name)
         if self._stream:
-            self._d_calls.append(DeltaToolCall(
-                index=index, id=call_id, type="function",
-                function=DeltaFunctionCall(name=name, arguments=arguments)))
+            self._d_calls.append(
+                DeltaToolCall(
+                    index=index,
+                    id=call_id,
+                    type="function",
+                    function=DeltaFunctionCall(name=name, arguments=arguments),
+                )
+            )
 
     # ------------------------------------------------------------------ streamed calls
     def _live_begin(self, stream: CallStream | None) -> None:
@@ -372,22 +383,31 @@ class ToolParser:
                 call_id = self._new_id()
                 self._live_sent.append([call_id, len(call.parts)])
                 self._check_name(base + k, call.name)
-                self._d_calls.append(DeltaToolCall(
-                    index=base + k, id=call_id, type="function",
-                    function=DeltaFunctionCall(name=call.name, arguments="".join(call.parts))))
+                self._d_calls.append(
+                    DeltaToolCall(
+                        index=base + k,
+                        id=call_id,
+                        type="function",
+                        function=DeltaFunctionCall(name=call.name, arguments="".join(call.parts)),
+                    )
+                )
             else:
                 entry = self._live_sent[k]
                 if entry[1] < len(call.parts):
-                    fragment = "".join(call.parts[entry[1]:])
+                    fragment = "".join(call.parts[entry[1] :])
                     entry[1] = len(call.parts)
                     if fragment:
-                        self._d_calls.append(DeltaToolCall(
-                            index=base + k, function=DeltaFunctionCall(arguments=fragment)))
+                        self._d_calls.append(
+                            DeltaToolCall(
+                                index=base + k, function=DeltaFunctionCall(arguments=fragment)
+                            )
+                        )
             if call.closed and k == self._live_done:
                 self._live_done = k + 1
 
-    def _live_end(self, closed: bool, label: str, body: str | None = None
-                  ) -> tuple[bool, CallStream | None]:
+    def _live_end(
+        self, closed: bool, label: str, body: str | None = None
+    ) -> tuple[bool, CallStream | None]:
         """The region ended: finish its stream. Returns ``(committed, stream)``.
 
         When the region was committed its calls are recorded here (with the error, if any, in
@@ -412,15 +432,21 @@ class ToolParser:
         for k, call in enumerate(live.calls):
             if call.name is None or k >= len(self._live_sent):
                 break
-            self._calls.append(ToolCall(id=self._live_sent[k][0], function=FunctionCall(
-                name=call.name, arguments=call.arguments)))
+            self._calls.append(
+                ToolCall(
+                    id=self._live_sent[k][0],
+                    function=FunctionCall(name=call.name, arguments=call.arguments),
+                )
+            )
         self._live_sent = []
         if live.error is not None:
-            self._problem(f"{label} {COMMITTED_NOTE} ({live.error}); the calls sent are kept, "
-                          "their arguments closed where they stopped, and the rest of it is "
-                          "content")
+            self._problem(
+                f"{label} {COMMITTED_NOTE} ({live.error}); the calls sent are kept, "
+                "their arguments closed where they stopped, and the rest of it is "
+                "content"
+            )
             if body:
-                self._text(body[live.error_at:])
+                self._text(body[live.error_at :])
         return True, live
 
     def _live_calls(self, live: CallStream | None, label: str) -> bool:
@@ -440,8 +466,10 @@ class ToolParser:
             self._live_end(False, "the region being read")
         self._live, self._live_sent = None, []
         self._broken = True
-        self._problem(f"the {self.format} parser failed ({type(exc).__name__}: {exc}); "
-                      "the rest of the output is kept as content")
+        self._problem(
+            f"the {self.format} parser failed ({type(exc).__name__}: {exc}); "
+            "the rest of the output is kept as content"
+        )
         self._text("".join(self._region) + data)
         self._region = []
 

@@ -43,8 +43,9 @@ class PythonicParser(TaggedParser):
     """Streaming parser for Python-syntax lists of calls (``pythonic``)."""
 
     format = "pythonic"
-    regions = (Region("[", _LIST, syntax="python", bare=True, call_like=_CALL_LIKE,
-                      stream=_STREAM),)
+    regions = (
+        Region("[", _LIST, syntax="python", bare=True, call_like=_CALL_LIKE, stream=_STREAM),
+    )
     drop = ("<|python_start|>", "<|python_end|>")
 
 
@@ -67,6 +68,11 @@ class Olmo3Parser(TaggedParser):
     ``</function_calls>``."""
 
     format = "olmo3"
-    regions = (Region("<function_calls>", python_calls(lines=True, json_literals=True),
-                      end="</function_calls>",
-                      stream=python_stream(lines=True, json_literals=True)),)
+    regions = (
+        Region(
+            "<function_calls>",
+            python_calls(lines=True, json_literals=True),
+            end="</function_calls>",
+            stream=python_stream(lines=True, json_literals=True),
+        ),
+    )

@@ -121,8 +121,7 @@ class StreamingToolReconstructor:
             if kind not in ("function", None):
                 self._violate(f"{where}: tool call {index} has type {kind!r}, not 'function'")
             elif kind is None:
-                self._violate(f"{where}: tool call {index} is introduced without type "
-                              "'function'")
+                self._violate(f"{where}: tool call {index} is introduced without type 'function'")
             if not isinstance(name, str) or not name:
                 self._violate(f"{where}: tool call {index} is introduced without a name")
                 name = ""
@@ -143,8 +142,10 @@ class StreamingToolReconstructor:
                 self._args[index].append(arguments)
                 self._check_fragment(index, arguments, where)
             else:
-                self._violate(f"{where}: tool call {index} arguments are a "
-                              f"{type(arguments).__name__}, not text")
+                self._violate(
+                    f"{where}: tool call {index} arguments are a "
+                    f"{type(arguments).__name__}, not text"
+                )
 
     def _check_fragment(self, index: int, fragment: str, where: str) -> None:
         """Fragments only append: the arguments so far must stay the start of a JSON object."""
@@ -153,23 +154,31 @@ class StreamingToolReconstructor:
             return
         if check.done:
             if fragment.strip():
-                self._violate(f"{where}: tool call {index} sends arguments after its JSON object "
-                              f"closed ({fragment[:40]!r}: a resent or replaced fragment?)")
+                self._violate(
+                    f"{where}: tool call {index} sends arguments after its JSON object "
+                    f"closed ({fragment[:40]!r}: a resent or replaced fragment?)"
+                )
                 check.error = "reported"
             return
         if not check.started and fragment.strip() and not fragment.lstrip().startswith("{"):
             check.error = "reported"
-            self._violate(f"{where}: tool call {index} arguments do not start a JSON object "
-                          f"({fragment[:40]!r})")
+            self._violate(
+                f"{where}: tool call {index} arguments do not start a JSON object "
+                f"({fragment[:40]!r})"
+            )
             return
         used = check.feed(fragment)
         if check.error is not None:
-            self._violate(f"{where}: tool call {index} arguments stop being JSON "
-                          f"({check.error}) with the fragment {fragment[:40]!r}")
+            self._violate(
+                f"{where}: tool call {index} arguments stop being JSON "
+                f"({check.error}) with the fragment {fragment[:40]!r}"
+            )
         elif check.done and fragment[used:].strip():
             check.error = "reported"
-            self._violate(f"{where}: tool call {index} sends arguments after its JSON object "
-                          f"closed ({fragment[used:][:40]!r}: a resent or replaced fragment?)")
+            self._violate(
+                f"{where}: tool call {index} sends arguments after its JSON object "
+                f"closed ({fragment[used:][:40]!r}: a resent or replaced fragment?)"
+            )
 
     def result(self, problems: list[str] | None = None) -> ExtractedToolCallInformation:
         """The rebuilt output, with the same content rule as non-streaming parsing.
@@ -179,8 +188,10 @@ class StreamingToolReconstructor:
         calls = self.tool_calls
         for k, call in enumerate(calls):
             if call.function.arguments.strip() and call.parsed_arguments() is None:
-                self._violate(f"tool call {k} arguments are not a JSON object: "
-                              f"{call.function.arguments[:80]!r}")
+                self._violate(
+                    f"tool call {k} arguments are not a JSON object: "
+                    f"{call.function.arguments[:80]!r}"
+                )
         return ExtractedToolCallInformation(
             tools_called=bool(calls),
             tool_calls=calls,

@@ -35,34 +35,88 @@ from .pythonic import Lfm2Parser, Llama4PythonicParser, Olmo3Parser, PythonicPar
 from .tokencalls import DeepSeekV3Parser, DeepSeekV31Parser, KimiK2Parser, Step3Parser
 from .xmltags import Glm45Parser, MinimaxM2Parser, Qwen3CoderParser, SeedOssParser, Step3p5Parser
 
-__all__ = ["ParserFormat", "PARSER_FORMATS", "PARSERS", "ALIASES", "get_parser", "parser_class",
-           "parse_tool_calls"]
+__all__ = [
+    "ParserFormat",
+    "PARSER_FORMATS",
+    "PARSERS",
+    "ALIASES",
+    "get_parser",
+    "parser_class",
+    "parse_tool_calls",
+]
 
 #: The raw-text formats (vLLM's ``--tool-call-parser`` names).
 ParserFormat = Literal[
-    "hermes", "pythonic", "mistral", "llama3_json", "openai", "json",
-    "qwen3_coder", "deepseek_v3", "deepseek_v31", "kimi_k2", "glm45", "granite", "granite4",
-    "granite-20b-fc", "xlam", "phi4_mini_json", "internlm", "hunyuan_a13b", "minimax",
-    "minimax_m2", "seed_oss", "step3", "step3p5", "llama4_pythonic", "olmo3", "jamba",
-    "longcat", "ernie45", "gigachat3", "lfm2",
+    "hermes",
+    "pythonic",
+    "mistral",
+    "llama3_json",
+    "openai",
+    "json",
+    "qwen3_coder",
+    "deepseek_v3",
+    "deepseek_v31",
+    "kimi_k2",
+    "glm45",
+    "granite",
+    "granite4",
+    "granite-20b-fc",
+    "xlam",
+    "phi4_mini_json",
+    "internlm",
+    "hunyuan_a13b",
+    "minimax",
+    "minimax_m2",
+    "seed_oss",
+    "step3",
+    "step3p5",
+    "llama4_pythonic",
+    "olmo3",
+    "jamba",
+    "longcat",
+    "ernie45",
+    "gigachat3",
+    "lfm2",
 ]
 
 #: format name -> parser class
 PARSERS: dict[str, type[ToolParser]] = {
     cls.format: cls
     for cls in (
-        HermesParser, PythonicParser, MistralParser, Llama3JsonParser, HarmonyParser,
+        HermesParser,
+        PythonicParser,
+        MistralParser,
+        Llama3JsonParser,
+        HarmonyParser,
         GenericJsonParser,
         # XML-ish arguments
-        Qwen3CoderParser, Glm45Parser, SeedOssParser, Step3p5Parser, MinimaxM2Parser,
+        Qwen3CoderParser,
+        Glm45Parser,
+        SeedOssParser,
+        Step3p5Parser,
+        MinimaxM2Parser,
         # special-token sections
-        DeepSeekV3Parser, DeepSeekV31Parser, KimiK2Parser, Step3Parser,
+        DeepSeekV3Parser,
+        DeepSeekV31Parser,
+        KimiK2Parser,
+        Step3Parser,
         # JSON in tags or after a marker
-        GraniteParser, Granite4Parser, Granite20bFCParser, XLAMParser, Phi4MiniJsonParser,
-        InternLMParser, HunyuanA13BParser, MinimaxParser, JambaParser, LongcatParser,
-        Ernie45Parser, GigaChat3Parser,
+        GraniteParser,
+        Granite4Parser,
+        Granite20bFCParser,
+        XLAMParser,
+        Phi4MiniJsonParser,
+        InternLMParser,
+        HunyuanA13BParser,
+        MinimaxParser,
+        JambaParser,
+        LongcatParser,
+        Ernie45Parser,
+        GigaChat3Parser,
         # Python syntax
-        Llama4PythonicParser, Olmo3Parser, Lfm2Parser,
+        Llama4PythonicParser,
+        Olmo3Parser,
+        Lfm2Parser,
     )
 }
 
@@ -70,9 +124,17 @@ PARSERS: dict[str, type[ToolParser]] = {
 PARSER_FORMATS: tuple[str, ...] = tuple(PARSERS)
 
 #: other names of the same formats (vLLM's alternative names included)
-ALIASES = {"harmony": "openai", "gpt-oss": "openai", "generic_json": "json",
-           "qwen3_xml": "qwen3_coder", "glm47": "glm45", "granite_20b_fc": "granite-20b-fc",
-           "internlm2": "internlm", "minimax-m2": "minimax_m2", "phi4mini": "phi4_mini_json"}
+ALIASES = {
+    "harmony": "openai",
+    "gpt-oss": "openai",
+    "generic_json": "json",
+    "qwen3_xml": "qwen3_coder",
+    "glm47": "glm45",
+    "granite_20b_fc": "granite-20b-fc",
+    "internlm2": "internlm",
+    "minimax-m2": "minimax_m2",
+    "phi4mini": "phi4_mini_json",
+}
 
 
 def _nearest(name: str) -> list[str]:
@@ -90,16 +152,20 @@ def parser_class(format: str) -> type[ToolParser]:
         ParserError: an unknown name; the message lists the known ones, the nearest first.
     """
     if not isinstance(format, str):
-        raise ParserError(f"a parser format is a name, got {type(format).__name__}; "
-                          f"use one of {', '.join(PARSER_FORMATS)}")
+        raise ParserError(
+            f"a parser format is a name, got {type(format).__name__}; "
+            f"use one of {', '.join(PARSER_FORMATS)}"
+        )
     key = format.strip().lower()
     key = ALIASES.get(key, key)
     cls = PARSERS.get(key)
     if cls is None:
         nearest = _nearest(key)
-        raise ParserError(f"unknown parser format {format!r}; did you mean {nearest[0]!r}? "
-                          f"Known formats, nearest first: {', '.join(nearest)} (formats are "
-                          "never guessed from a model name)")
+        raise ParserError(
+            f"unknown parser format {format!r}; did you mean {nearest[0]!r}? "
+            f"Known formats, nearest first: {', '.join(nearest)} (formats are "
+            "never guessed from a model name)"
+        )
     return cls
 
 
@@ -116,8 +182,9 @@ def get_parser(format: str, tools: Iterable[Any] | None = None) -> ToolParser:
     return parser_class(format)(tools)
 
 
-def parse_tool_calls(text: str, format: str, tools: Iterable[Any] | None = None
-                     ) -> ExtractedToolCallInformation:
+def parse_tool_calls(
+    text: str, format: str, tools: Iterable[Any] | None = None
+) -> ExtractedToolCallInformation:
     """Find the tool calls in a whole model output.
 
     Malformed calls never raise: their text stays in ``content`` and the reason is listed in
@@ -130,6 +197,5 @@ def parse_tool_calls(text: str, format: str, tools: Iterable[Any] | None = None
     if text is None:
         text = ""
     if not isinstance(text, str):
-        raise ParserError(f"parse_tool_calls() takes the model's text, got "
-                          f"{type(text).__name__}")
+        raise ParserError(f"parse_tool_calls() takes the model's text, got {type(text).__name__}")
     return parser_class(format).parse(text, tools)

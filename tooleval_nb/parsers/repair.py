@@ -40,7 +40,7 @@ def _unwrap_text(text: str) -> str:
     text = text.strip()
     for opening, closing in _WRAPPERS:
         if text.startswith(opening):
-            text = text[len(opening):]
+            text = text[len(opening) :]
             if text.endswith(closing):
                 text = text[: -len(closing)]
             text = text.strip()
@@ -119,12 +119,18 @@ def repair_tool_call(call: Any, problems: list[str] | None = None) -> ToolCall:
     value = None
     # an object with the key "name" has that word in its text, or a \u escape (most arguments
     # have neither, and are not decoded here)
-    if arguments and ("name" in arguments or "\\" in arguments) and \
-            arguments.strip().startswith("{"):
+    if (
+        arguments
+        and ("name" in arguments or "\\" in arguments)
+        and arguments.strip().startswith("{")
+    ):
         value, _ = load_json(arguments)
-    if isinstance(value, dict) and value.get("name") == name and (
-        set(value) <= {"name", "type", "id", *_ARG_KEYS}
-        and any(k in value for k in _ARG_KEYS)
+    if (
+        isinstance(value, dict)
+        and value.get("name") == name
+        and (
+            set(value) <= {"name", "type", "id", *_ARG_KEYS} and any(k in value for k in _ARG_KEYS)
+        )
     ):
         found = _from_object(value)
         if found:
@@ -137,7 +143,6 @@ def repair_tool_call(call: Any, problems: list[str] | None = None) -> ToolCall:
     return ToolCall(id=original.id, function=FunctionCall(name=name, arguments=arguments))
 
 
-def repair_tool_calls(calls: Iterable[Any], problems: list[str] | None = None
-                      ) -> list[ToolCall]:
+def repair_tool_calls(calls: Iterable[Any], problems: list[str] | None = None) -> list[ToolCall]:
     """:func:`repair_tool_call` applied to each call."""
     return [repair_tool_call(c, problems) for c in calls]

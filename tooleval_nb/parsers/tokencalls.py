@@ -43,13 +43,13 @@ def sequence(begin: str, sep: str, end: str, read_call: CallReader) -> BodyReade
             if pos >= n:
                 break
             if not body.startswith(begin, pos):
-                return [], f"unexpected text {body[pos:pos + 30]!r} where {begin} was expected"
+                return [], f"unexpected text {body[pos : pos + 30]!r} where {begin} was expected"
             stop = body.find(end, pos)
-            piece = body[pos + len(begin):] if stop < 0 else body[pos + len(begin):stop]
+            piece = body[pos + len(begin) :] if stop < 0 else body[pos + len(begin) : stop]
             split = piece.find(sep)
             if split < 0:
                 return [], f"call {len(calls)} has no {sep}"
-            call = read_call(piece[:split], piece[split + len(sep):], schemas)
+            call = read_call(piece[:split], piece[split + len(sep) :], schemas)
             if isinstance(call, str):
                 return [], f"call {len(calls)} is malformed: {call}"
             calls.append(call)
@@ -91,7 +91,7 @@ def _deepseek_v31(head: str, tail: str, schemas: ToolSchemas | None) -> CallResu
 
 def _kimi(head: str, tail: str, schemas: ToolSchemas | None) -> CallResult | str:
     name = head.strip()
-    name = name[len("functions."):] if name.startswith("functions.") else name
+    name = name[len("functions.") :] if name.startswith("functions.") else name
     name, colon, index = name.rpartition(":")
     if not colon or not index.strip().isdigit():
         return f"{head.strip()[:40]!r} is not functions.NAME:INDEX"
@@ -119,16 +119,22 @@ _DS_SECTION = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>")
 class DeepSeekV3Parser(TaggedParser):
     """``deepseek_v3`` (DeepSeek-V3-0324, R1-0528)::
 
-        <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather
-        ```json
-        {"city": "Tokyo"}
-        ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather
+    ```json
+    {"city": "Tokyo"}
+    ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
     """
 
     format = "deepseek_v3"
     think = THINK
-    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v3), end=_DS_SECTION[1],
-                      stream=sequence_stream(*_DS, "v3")),)
+    regions = (
+        Region(
+            _DS_SECTION[0],
+            sequence(*_DS, _deepseek_v3),
+            end=_DS_SECTION[1],
+            stream=sequence_stream(*_DS, "v3"),
+        ),
+    )
 
 
 class DeepSeekV31Parser(TaggedParser):
@@ -138,8 +144,14 @@ class DeepSeekV31Parser(TaggedParser):
 
     format = "deepseek_v31"
     think = THINK
-    regions = (Region(_DS_SECTION[0], sequence(*_DS, _deepseek_v31), end=_DS_SECTION[1],
-                      stream=sequence_stream(*_DS, "v31")),)
+    regions = (
+        Region(
+            _DS_SECTION[0],
+            sequence(*_DS, _deepseek_v31),
+            end=_DS_SECTION[1],
+            stream=sequence_stream(*_DS, "v31"),
+        ),
+    )
 
 
 _KIMI = ("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")
@@ -157,10 +169,18 @@ class KimiK2Parser(TaggedParser):
 
     format = "kimi_k2"
     regions = (
-        Region("<|tool_calls_section_begin|>", sequence(*_KIMI, _kimi),
-               end="<|tool_calls_section_end|>", stream=sequence_stream(*_KIMI, "kimi")),
-        Region("<|tool_call_section_begin|>", sequence(*_KIMI, _kimi),
-               end="<|tool_call_section_end|>", stream=sequence_stream(*_KIMI, "kimi")),
+        Region(
+            "<|tool_calls_section_begin|>",
+            sequence(*_KIMI, _kimi),
+            end="<|tool_calls_section_end|>",
+            stream=sequence_stream(*_KIMI, "kimi"),
+        ),
+        Region(
+            "<|tool_call_section_begin|>",
+            sequence(*_KIMI, _kimi),
+            end="<|tool_call_section_end|>",
+            stream=sequence_stream(*_KIMI, "kimi"),
+        ),
     )
 
 
@@ -175,5 +195,11 @@ class Step3Parser(TaggedParser):
     :mod:`._xmlargs`."""
 
     format = "step3"
-    regions = (Region("<｜tool_calls_begin｜>", sequence(*_STEP, _step3),
-                      end="<｜tool_calls_end｜>", stream=sequence_stream(*_STEP, "step3")),)
+    regions = (
+        Region(
+            "<｜tool_calls_begin｜>",
+            sequence(*_STEP, _step3),
+            end="<｜tool_calls_end｜>",
+            stream=sequence_stream(*_STEP, "step3"),
+        ),
+    )

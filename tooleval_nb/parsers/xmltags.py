@@ -24,14 +24,15 @@ from ._xmlstream import element_stream, pair_stream
 #: the call streams: a call is sent at the ``>`` that ends its name tag; a ``string`` value streams
 #: inside its quotes, any other value is sent when its closing tag arrives
 _FUNCTION = element_stream("<function=", ">", "</function>", ("<parameter=", ">", "</parameter>"))
-_BARE_FUNCTION = element_stream("<function=", ">", "</function>",
-                                ("<parameter=", ">", "</parameter>"), confirm=True)
-_INVOKE = element_stream("<invoke name=", ">", "</invoke>", ("<parameter name=", ">",
-                                                              "</parameter>"))
+_BARE_FUNCTION = element_stream(
+    "<function=", ">", "</function>", ("<parameter=", ">", "</parameter>"), confirm=True
+)
+_INVOKE = element_stream(
+    "<invoke name=", ">", "</invoke>", ("<parameter name=", ">", "</parameter>")
+)
 _BARE_CALL = re.compile(r"<function=[^\s<>]+>\s*(?:<parameter=|</function>)")
 
-__all__ = ["Qwen3CoderParser", "Step3p5Parser", "SeedOssParser", "Glm45Parser",
-           "MinimaxM2Parser"]
+__all__ = ["Qwen3CoderParser", "Step3p5Parser", "SeedOssParser", "Glm45Parser", "MinimaxM2Parser"]
 
 
 class Qwen3CoderParser(TaggedParser):
@@ -52,9 +53,17 @@ class Qwen3CoderParser(TaggedParser):
 
     format = "qwen3_coder"
     think = THINK
-    regions = (Region("<tool_call>", function_params(), end="</tool_call>", stream=_FUNCTION),
-               Region("<function=", function_params(), end="</function>", bare=True,
-                      call_like=_BARE_CALL, stream=_BARE_FUNCTION))
+    regions = (
+        Region("<tool_call>", function_params(), end="</tool_call>", stream=_FUNCTION),
+        Region(
+            "<function=",
+            function_params(),
+            end="</function>",
+            bare=True,
+            call_like=_BARE_CALL,
+            stream=_BARE_FUNCTION,
+        ),
+    )
 
 
 class Step3p5Parser(Qwen3CoderParser):
@@ -69,8 +78,9 @@ class SeedOssParser(TaggedParser):
     ``</seed:tool_call>``; ``<seed:think>`` ... ``</seed:think>`` is reasoning."""
 
     format = "seed_oss"
-    regions = (Region("<seed:tool_call>", function_params(), end="</seed:tool_call>",
-                      stream=_FUNCTION),)
+    regions = (
+        Region("<seed:tool_call>", function_params(), end="</seed:tool_call>", stream=_FUNCTION),
+    )
     think = ("<seed:think>", "</seed:think>")
 
 
@@ -95,5 +105,6 @@ class MinimaxM2Parser(TaggedParser):
     ``</minimax:tool_call>``."""
 
     format = "minimax_m2"
-    regions = (Region("<minimax:tool_call>", invoke_params(), end="</minimax:tool_call>",
-                      stream=_INVOKE),)
+    regions = (
+        Region("<minimax:tool_call>", invoke_params(), end="</minimax:tool_call>", stream=_INVOKE),
+    )

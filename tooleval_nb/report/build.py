@@ -43,8 +43,7 @@ class ReportFiles:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         text = f"report: {self.html}\nnotebook: {self.notebook}"
-        page = (f"report: <a href='{self.html}'>{self.html}</a><br>"
-                f"notebook: {self.notebook}")
+        page = f"report: <a href='{self.html}'>{self.html}</a><br>notebook: {self.notebook}"
         if self.index is not None:
             text += f"\nindex: {self.index}"
             page += f"<br>index: <a href='{self.index}'>{self.index}</a>"
@@ -65,8 +64,12 @@ def export_html(notebook: str | Path, html: str | Path, title: str | None = None
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(notebook), as_version=4)
-    exporter = HTMLExporter(template_name="lab", exclude_input=True, exclude_input_prompt=True,
-                            exclude_output_prompt=True)
+    exporter = HTMLExporter(
+        template_name="lab",
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+    )
     if title:
         nb.metadata["title"] = title
     body, _ = exporter.from_notebook_node(nb)
@@ -86,9 +89,15 @@ def _without_env(name: str) -> Iterator[None]:
             os.environ[name] = saved
 
 
-def render_report(params: ReportParams, out_dir: Path, *, template: str | Path | None = None,
-                  timeout: float | None = None, kernel_name: str = "python3",
-                  progress: Any = "none") -> tuple[Path, Path]:
+def render_report(
+    params: ReportParams,
+    out_dir: Path,
+    *,
+    template: str | Path | None = None,
+    timeout: float | None = None,
+    kernel_name: str = "python3",
+    progress: Any = "none",
+) -> tuple[Path, Path]:
     """Execute the report notebook on the stored runs ``params.runs`` into ``out_dir`` and
     export it; returns the notebook and the HTML page. ``progress`` other than ``"none"``
     shows the cells done on stderr.
@@ -103,22 +112,38 @@ def render_report(params: ReportParams, out_dir: Path, *, template: str | Path |
     values["suites"] = [str(Path(s).resolve()) for s in params.suites]
     try:
         with _without_env(ENV_PARAMS):
-            execute_notebook(template or TEMPLATE, nb_path, values, cwd=out_dir,
-                             kernel_name=kernel_name, timeout=timeout, progress=progress)
+            execute_notebook(
+                template or TEMPLATE,
+                nb_path,
+                values,
+                cwd=out_dir,
+                kernel_name=kernel_name,
+                timeout=timeout,
+                progress=progress,
+            )
     except papermill.PapermillExecutionError as exc:
         export_html(nb_path, html_path, params.title)
         raise JobError(
             f"the report notebook failed in cell {exc.exec_count} with {exc.ename}: "
             f"{exc.evalue}; the partly executed notebook is {nb_path} (open it to see the "
-            "traceback)") from None
+            "traceback)"
+        ) from None
     export_html(nb_path, html_path, params.title)
     return nb_path, html_path
 
 
-def build_report(output: str | Path, *, runs: Sequence[str] | None = None, latest: bool = False,
-                 template: str | Path | None = None, timeout: float | None = None,
-                 kernel_name: str = "python3", progress: Any = "none",
-                 on_runs: Any = None, **params: Any) -> ReportFiles:
+def build_report(
+    output: str | Path,
+    *,
+    runs: Sequence[str] | None = None,
+    latest: bool = False,
+    template: str | Path | None = None,
+    timeout: float | None = None,
+    kernel_name: str = "python3",
+    progress: Any = "none",
+    on_runs: Any = None,
+    **params: Any,
+) -> ReportFiles:
     """Write a report of stored runs, or of the suites run here first, to ``output``.
 
     With ``runs`` (run or job ids), or ``latest=True`` (the newest stored run of each suite of
@@ -153,8 +178,7 @@ def build_report(output: str | Path, *, runs: Sequence[str] | None = None, lates
     if checked.runs:
         shown = load_runs(checked.runs, checked.store)
     elif latest:
-        shown = load_runs(latest_run_ids(load_report_suites(checked), checked.store),
-                          checked.store)
+        shown = load_runs(latest_run_ids(load_report_suites(checked), checked.store), checked.store)
     else:
         made = run_suites(checked, load_report_suites(checked), progress=progress)
         shown = SuiteRuns(suites=made.suites, runs=made.runs, elapsed_s=made.elapsed_s)
@@ -162,12 +186,23 @@ def build_report(output: str | Path, *, runs: Sequence[str] | None = None, lates
         on_runs(shown)
     store = _store_path(checked.store)
     rendered = checked.model_copy(update={"runs": shown.run_ids, "store": store})
-    nb_path, html_path = render_report(rendered, out_dir, template=template, timeout=timeout,
-                                       kernel_name=kernel_name, progress=progress)
+    nb_path, html_path = render_report(
+        rendered,
+        out_dir,
+        template=template,
+        timeout=timeout,
+        kernel_name=kernel_name,
+        progress=progress,
+    )
     figures = headline(shown)
     site.add_report(out_dir, html_path, nb_path, checked.title, figures)
-    return ReportFiles(notebook=nb_path, html=html_path, index=out_dir / site.INDEX,
-                       runs=tuple(shown.run_ids), headline=figures)
+    return ReportFiles(
+        notebook=nb_path,
+        html=html_path,
+        index=out_dir / site.INDEX,
+        runs=tuple(shown.run_ids),
+        headline=figures,
+    )
 
 
 def _store_path(store: str | None) -> str:

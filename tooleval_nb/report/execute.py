@@ -60,14 +60,26 @@ def cell_progress(progress: Any, desc: str = "rendering the report") -> bool | d
         return False
     stream = sys.stderr
     tty = bool(getattr(stream, "isatty", lambda: False)())
-    return {"file": stream if tty else _Lines(stream), "desc": desc,
-            "ascii": not tty, "mininterval": 0.5 if tty else 5.0,
-            "bar_format": "{desc}: cell {n_fmt}/{total_fmt} in {elapsed}"}
+    return {
+        "file": stream if tty else _Lines(stream),
+        "desc": desc,
+        "ascii": not tty,
+        "mininterval": 0.5 if tty else 5.0,
+        "bar_format": "{desc}: cell {n_fmt}/{total_fmt} in {elapsed}",
+    }
 
 
-def execute_notebook(notebook: str | Path, output: str | Path, parameters: Mapping[str, Any], *,
-                     cwd: str | Path, kernel_name: str = "python3", timeout: float | None = None,
-                     progress: Any = "none", desc: str = "rendering the report") -> None:
+def execute_notebook(
+    notebook: str | Path,
+    output: str | Path,
+    parameters: Mapping[str, Any],
+    *,
+    cwd: str | Path,
+    kernel_name: str = "python3",
+    timeout: float | None = None,
+    progress: Any = "none",
+    desc: str = "rendering the report",
+) -> None:
     """Execute ``notebook`` into ``output`` with ``parameters`` injected after its cell tagged
     ``parameters``, in ``cwd``, on a kernel over local sockets.
 
@@ -76,7 +88,13 @@ def execute_notebook(notebook: str | Path, output: str | Path, parameters: Mappi
     """
     import papermill
 
-    papermill.execute_notebook(str(notebook), str(output), parameters=dict(parameters),
-                               kernel_name=kernel_name, progress_bar=cell_progress(progress, desc),
-                               execution_timeout=timeout, cwd=str(cwd),
-                               kernel_manager_class=LocalKernelManager)
+    papermill.execute_notebook(
+        str(notebook),
+        str(output),
+        parameters=dict(parameters),
+        kernel_name=kernel_name,
+        progress_bar=cell_progress(progress, desc),
+        execution_timeout=timeout,
+        cwd=str(cwd),
+        kernel_manager_class=LocalKernelManager,
+    )

@@ -18,9 +18,23 @@ from .tables import styled
 __all__ = ["open_experiment", "experiment_summary", "timeline_table", "TIMELINE_REPORT_COLUMNS"]
 
 #: the timeline columns a report shows
-TIMELINE_REPORT_COLUMNS = ["kind", "model", "config_diff", "split_used", "n_cases", "score",
-                           "ci_low", "ci_high", "delta", "delta_ci_low", "delta_ci_high",
-                           "p_value", "is_baseline", "is_best", "note"]
+TIMELINE_REPORT_COLUMNS = [
+    "kind",
+    "model",
+    "config_diff",
+    "split_used",
+    "n_cases",
+    "score",
+    "ci_low",
+    "ci_high",
+    "delta",
+    "delta_ci_low",
+    "delta_ci_high",
+    "p_value",
+    "is_baseline",
+    "is_best",
+    "note",
+]
 
 
 def _experiment_names(store: str | None) -> list[str]:
@@ -45,9 +59,11 @@ def open_experiment(params: ReportParams) -> Any:
     except ExperimentError:
         names = _experiment_names(params.store)
         have = ", ".join(repr(n) for n in names) if names else "none"
-        raise ToolEvalError(f"experiment: no experiment {params.experiment!r} in the store "
-                            f"{resolve_store(params.store).path} (experiments there: {have}); "
-                            "check --experiment and --store") from None
+        raise ToolEvalError(
+            f"experiment: no experiment {params.experiment!r} in the store "
+            f"{resolve_store(params.store).path} (experiments there: {have}); "
+            "check --experiment and --store"
+        ) from None
 
 
 def _fmt(value: Any, spec: str = "{:.3f}") -> str:
@@ -65,17 +81,24 @@ def experiment_summary(exp: Any) -> str:
     baselines = getattr(exp, "baselines", None) or ({} if base is None else {"": base})
     for model, record in baselines.items():  # one per model when several were compared
         who = f" of {html.escape(model)}" if model and len(baselines) > 1 else ""
-        lines.append(f"Baseline{who}: run `{record.run_id}`, score {_fmt(record.score)} "
-                     f"[{_fmt(record.ci_low)}, {_fmt(record.ci_high)}].")
+        lines.append(
+            f"Baseline{who}: run `{record.run_id}`, score {_fmt(record.score)} "
+            f"[{_fmt(record.ci_low)}, {_fmt(record.ci_high)}]."
+        )
     best = exp.best
     if best.run_id is None:
         lines.append(f"Best: {html.escape(best.source)}.")
     else:
-        change = (html.escape(best.config.describe_diff(base.config)) if base is not None
-                  else "no baseline pinned")
-        lines.append(f"Best ({html.escape(best.source)}{', confirmed' if best.confirmed else ''}):"
-                     f" score {_fmt(best.score)} [{_fmt(best.ci_low)}, {_fmt(best.ci_high)}], "
-                     f"paired delta vs baseline {_fmt(best.delta, '{:+.3f}')}; change: {change}.")
+        change = (
+            html.escape(best.config.describe_diff(base.config))
+            if base is not None
+            else "no baseline pinned"
+        )
+        lines.append(
+            f"Best ({html.escape(best.source)}{', confirmed' if best.confirmed else ''}):"
+            f" score {_fmt(best.score)} [{_fmt(best.ci_low)}, {_fmt(best.ci_high)}], "
+            f"paired delta vs baseline {_fmt(best.delta, '{:+.3f}')}; change: {change}."
+        )
     return "\n\n".join(lines)
 
 
@@ -83,7 +106,9 @@ def timeline_table(exp: Any) -> Any:
     """``exp``'s timeline as a report table (styled, text escaped)."""
     timeline = exp.timeline()
     cols = [c for c in TIMELINE_REPORT_COLUMNS if c in timeline.columns]
-    numbers = {c: "{:.3f}" for c in ("score", "ci_low", "ci_high", "delta_ci_low",
-                                      "delta_ci_high", "p_value")}
+    numbers = {
+        c: "{:.3f}"
+        for c in ("score", "ci_low", "ci_high", "delta_ci_low", "delta_ci_high", "p_value")
+    }
     numbers["delta"] = "{:+.3f}"
     return styled(timeline[cols], {c: f for c, f in numbers.items() if c in cols}, wrap=True)

@@ -27,8 +27,14 @@ from .build import ReportFiles, export_html
 from .execute import execute_notebook
 from .runs import Headline, headline, load_runs
 
-__all__ = ["NotebookParameter", "find_notebook", "notebook_parameters", "coerce_values",
-           "render_notebook", "notebook_dirs"]
+__all__ = [
+    "NotebookParameter",
+    "find_notebook",
+    "notebook_parameters",
+    "coerce_values",
+    "render_notebook",
+    "notebook_dirs",
+]
 
 
 class NotebookParameter(BaseModel):
@@ -66,8 +72,10 @@ def find_notebook(name: str | os.PathLike[str], where: Sequence[Path] | None = N
         if (folder / file).is_file():
             return (folder / file).resolve()
     known = sorted({p.stem for d in dirs if d.is_dir() for p in d.glob("*.ipynb")})
-    raise ToolEvalError(f"no notebook {str(name)!r} in {', '.join(str(d) for d in dirs)}; give "
-                        "a path to an .ipynb file or one of: " + (", ".join(known) or "(none)"))
+    raise ToolEvalError(
+        f"no notebook {str(name)!r} in {', '.join(str(d) for d in dirs)}; give "
+        "a path to an .ipynb file or one of: " + (", ".join(known) or "(none)")
+    )
 
 
 def notebook_parameters(notebook: str | os.PathLike[str]) -> dict[str, NotebookParameter]:
@@ -80,12 +88,19 @@ def notebook_parameters(notebook: str | os.PathLike[str]) -> dict[str, NotebookP
 
     found = papermill.inspect_notebook(str(notebook))
     if not found:
-        raise ToolEvalError(f"{notebook}: no cell tagged 'parameters' (papermill injects values "
-                            "after it): tag the cell that sets the notebook's parameters")
-    return {name: NotebookParameter(name=name, default=str(p.get("default")),
-                                    type_name=str(p.get("inferred_type_name")),
-                                    help=str(p.get("help") or ""))
-            for name, p in found.items()}
+        raise ToolEvalError(
+            f"{notebook}: no cell tagged 'parameters' (papermill injects values "
+            "after it): tag the cell that sets the notebook's parameters"
+        )
+    return {
+        name: NotebookParameter(
+            name=name,
+            default=str(p.get("default")),
+            type_name=str(p.get("inferred_type_name")),
+            help=str(p.get("help") or ""),
+        )
+        for name, p in found.items()
+    }
 
 
 def _literal(text: str) -> Any:
@@ -112,7 +127,8 @@ def coerce_values(notebook: str | os.PathLike[str], values: Mapping[str, Any]) -
     if unknown:
         raise ToolEvalError(
             f"{Path(notebook).name} has no parameter {', '.join(map(repr, unknown))}; its "
-            f"parameters are: {', '.join(f'{p.name} (default {p.default})' for p in params.values())}")
+            f"parameters are: {', '.join(f'{p.name} (default {p.default})' for p in params.values())}"
+        )
     out: dict[str, Any] = {}
     for key, value in values.items():
         if isinstance(value, str):
@@ -142,14 +158,21 @@ def _stored_since(store: Any, since: float) -> Headline:
     ids = [r.id for r in resolved.runs(None) if (r.created_at or 0) >= since]
     if ids:
         return headline(load_runs(ids, resolved))
-    return Headline(suites=[], runs=[], models=[], n_results=0, n_errored=0, overall=None,
-                    pass_rate=None)
+    return Headline(
+        suites=[], runs=[], models=[], n_results=0, n_errored=0, overall=None, pass_rate=None
+    )
 
 
-def render_notebook(notebook: str | os.PathLike[str], output: str | os.PathLike[str],
-                    parameters: Mapping[str, Any] | None = None, *, title: str | None = None,
-                    timeout: float | None = None, kernel_name: str = "python3",
-                    progress: Any = "none") -> ReportFiles:
+def render_notebook(
+    notebook: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    title: str | None = None,
+    timeout: float | None = None,
+    kernel_name: str = "python3",
+    progress: Any = "none",
+) -> ReportFiles:
     """Execute a notebook with ``parameters`` into ``output``, as the report template is: its
     executed copy ``NAME.ipynb``, ``NAME.html`` (inputs hidden, charts drawn offline), and the
     folder's ``index.html``. The notebook runs in its own folder (its relative paths hold).
@@ -168,15 +191,29 @@ def render_notebook(notebook: str | os.PathLike[str], output: str | os.PathLike[
     shown = title or _title(path)
     started = time.time()
     try:
-        execute_notebook(path, nb_path, values, cwd=path.parent, kernel_name=kernel_name,
-                         timeout=timeout, progress=progress, desc=f"rendering {path.stem}")
+        execute_notebook(
+            path,
+            nb_path,
+            values,
+            cwd=path.parent,
+            kernel_name=kernel_name,
+            timeout=timeout,
+            progress=progress,
+            desc=f"rendering {path.stem}",
+        )
     except papermill.PapermillExecutionError as exc:
         export_html(nb_path, html_path, shown)
         raise JobError(
             f"{path.name} failed in cell {exc.exec_count} with {exc.ename}: {exc.evalue}; the "
-            f"partly executed notebook is {nb_path} (open it to see the traceback)") from None
+            f"partly executed notebook is {nb_path} (open it to see the traceback)"
+        ) from None
     export_html(nb_path, html_path, shown)
     figures = _stored_since(values.get("store"), started)
     site.add_report(out_dir, html_path, nb_path, shown, figures)
-    return ReportFiles(notebook=nb_path, html=html_path, index=out_dir / site.INDEX,
-                       runs=tuple(figures.runs), headline=figures)
+    return ReportFiles(
+        notebook=nb_path,
+        html=html_path,
+        index=out_dir / site.INDEX,
+        runs=tuple(figures.runs),
+        headline=figures,
+    )

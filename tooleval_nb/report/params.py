@@ -33,8 +33,18 @@ from ..formats.bundled import resolve_suite_path
 from ..models.spec import DEFAULT_MODEL, Mode
 from ..runner.settings import RunSettings, ToolChoiceName
 
-__all__ = ["ReportParams", "validate_params", "params_from", "DEFAULT_TITLE", "DEFAULT_MODEL",
-           "ENV_PARAMS", "Mode", "ToolChoice", "RUN_FIELDS", "PARAMETERS"]
+__all__ = [
+    "ReportParams",
+    "validate_params",
+    "params_from",
+    "DEFAULT_TITLE",
+    "DEFAULT_MODEL",
+    "ENV_PARAMS",
+    "Mode",
+    "ToolChoice",
+    "RUN_FIELDS",
+    "PARAMETERS",
+]
 
 DEFAULT_TITLE = "Tool-calling evaluation report"
 #: the environment variable whose JSON object overrides the template's parameters
@@ -44,14 +54,27 @@ ToolChoice = ToolChoiceName
 #: the report parameters that are run settings: ``{parameter: RunSettings field}`` (a few are
 #: named for the command line: ``request_timeout`` is ``timeout``, ``sample_seeds`` is ``seeds``,
 #: ``sampling_params`` is ``params``). Their defaults are RunSettings' own.
-RUN_FIELDS = {"temperature": "temperature", "tool_choice": "tool_choice",
-              "tags": "tags", "ids": "ids", "system_prompt": "system_prompt",
-              "max_rounds": "max_rounds", "cache": "cache", "max_concurrency": "max_concurrency",
-              "repeats": "repeats", "sample_seeds": "seeds", "sampling_params": "params",
-              "rpm": "rpm", "tpm": "tpm", "request_timeout": "timeout",
-              "case_timeout": "case_timeout", "retries": "retries",
-              "include_drafts": "include_drafts", "live_tools": "live_tools",
-              "live_tool_timeout": "live_tool_timeout"}
+RUN_FIELDS = {
+    "temperature": "temperature",
+    "tool_choice": "tool_choice",
+    "tags": "tags",
+    "ids": "ids",
+    "system_prompt": "system_prompt",
+    "max_rounds": "max_rounds",
+    "cache": "cache",
+    "max_concurrency": "max_concurrency",
+    "repeats": "repeats",
+    "sample_seeds": "seeds",
+    "sampling_params": "params",
+    "rpm": "rpm",
+    "tpm": "tpm",
+    "request_timeout": "timeout",
+    "case_timeout": "case_timeout",
+    "retries": "retries",
+    "include_drafts": "include_drafts",
+    "live_tools": "live_tools",
+    "live_tool_timeout": "live_tool_timeout",
+}
 _FLAT_NAMES = {field: name for name, field in RUN_FIELDS.items()}
 #: the highest temperature a report accepts (providers' common range is 0 to 2)
 MAX_TEMPERATURE = 2.0
@@ -130,8 +153,9 @@ class ReportParams(BaseModel):
             return values
         values = dict(values)
         given = values.pop("settings", None)
-        run: dict[str, Any] = (given.model_dump() if isinstance(given, RunSettings)
-                               else dict(given or {}))
+        run: dict[str, Any] = (
+            given.model_dump() if isinstance(given, RunSettings) else dict(given or {})
+        )
         for name, field in RUN_FIELDS.items():
             if name in values:
                 run[field] = values.pop(name)
@@ -143,16 +167,24 @@ class ReportParams(BaseModel):
         paths = credential_paths(run.get("params") or {}, "sampling_params")
         if paths:  # before RunSettings sees it: the report's message names --api-key-env
             models = values.get("models") or [DEFAULT_MODEL]
-            raise ValueError(refusal(paths, "report parameters",
-                                     [models] if isinstance(models, str) else models, cli=True))
+            raise ValueError(
+                refusal(
+                    paths,
+                    "report parameters",
+                    [models] if isinstance(models, str) else models,
+                    cli=True,
+                )
+            )
         seeds, repeats = run.get("seeds"), run.get("repeats", 1)
         if isinstance(seeds, list) and isinstance(repeats, int):
             if len(seeds) == 1 and repeats > 1:
                 run["seeds"] = [seeds[0] + i for i in range(repeats)]
             elif seeds and len(seeds) != repeats:
-                raise ValueError(f"sample_seeds: {len(seeds)} seeds for {repeats} repeat(s); "
-                                 "give one seed (the samples get consecutive ones) or one per "
-                                 "repeat")
+                raise ValueError(
+                    f"sample_seeds: {len(seeds)} seeds for {repeats} repeat(s); "
+                    "give one seed (the samples get consecutive ones) or one per "
+                    "repeat"
+                )
         values["settings"] = run
         return values
 
@@ -181,8 +213,10 @@ class ReportParams(BaseModel):
     def _models(cls, value: list[str]) -> list[str]:
         for name in value:
             if not name.strip() or any(c.isspace() for c in name):
-                raise ValueError(f"{name!r} is not a model name (litellm names look like "
-                                 f"'openai/gpt-4o-mini'; the embedded model is {DEFAULT_MODEL!r})")
+                raise ValueError(
+                    f"{name!r} is not a model name (litellm names look like "
+                    f"'openai/gpt-4o-mini'; the embedded model is {DEFAULT_MODEL!r})"
+                )
         return list(dict.fromkeys(value))
 
     @field_validator("agent")
@@ -197,15 +231,19 @@ class ReportParams(BaseModel):
     def _no_url_credentials(cls, value: str | None) -> str | None:
         found = url_credentials(value) if value else []
         if found:
-            raise ValueError(f"the URL holds {' and '.join(found)}; give the endpoint without "
-                             "it and the key with api_key_env (--api-key-env NAME)")
+            raise ValueError(
+                f"the URL holds {' and '.join(found)}; give the endpoint without "
+                "it and the key with api_key_env (--api-key-env NAME)"
+            )
         return value
 
     @model_validator(mode="after")
     def _report_rules(self) -> ReportParams:
         if self.settings.temperature > MAX_TEMPERATURE:
-            raise ValueError(f"temperature: {self.settings.temperature} is above "
-                             f"{MAX_TEMPERATURE}; give a temperature from 0 to {MAX_TEMPERATURE}")
+            raise ValueError(
+                f"temperature: {self.settings.temperature} is above "
+                f"{MAX_TEMPERATURE}; give a temperature from 0 to {MAX_TEMPERATURE}"
+            )
         return self
 
     def run_settings(self) -> RunSettings:
@@ -223,8 +261,10 @@ def _location(loc: tuple[Any, ...]) -> str:
 
 
 #: every parameter name a report accepts (the template's ``parameters`` cell)
-PARAMETERS: tuple[str, ...] = (*[n for n in ReportParams.model_fields if n != "settings"],
-                               *RUN_FIELDS)
+PARAMETERS: tuple[str, ...] = (
+    *[n for n in ReportParams.model_fields if n != "settings"],
+    *RUN_FIELDS,
+)
 
 
 def validate_params(*, command: str = "report", **values: Any) -> ReportParams:
@@ -242,20 +282,26 @@ def validate_params(*, command: str = "report", **values: Any) -> ReportParams:
         params = ReportParams(**values)
     except ValidationError as exc:
         problems = [f"{_location(e['loc'])}: {e['msg']}" for e in exc.errors()]
-        raise ToolEvalError("invalid report parameters:\n  - " + "\n  - ".join(problems)
-                            + f"\nfix them and run again (tooleval-nb {command} --help lists "
-                              "every option)") from None
+        raise ToolEvalError(
+            "invalid report parameters:\n  - "
+            + "\n  - ".join(problems)
+            + f"\nfix them and run again (tooleval-nb {command} --help lists "
+            "every option)"
+        ) from None
     missing = [s for s in params.suites if not resolve_suite_path(s).exists()]
     if missing:
-        raise SuiteError(f"suite path(s) not found: {', '.join(missing)}; give suite files "
-                         "(.json, .yaml) or folders of them with --suite",
-                         problems=[f"{m}: no such file or folder" for m in missing],
-                         path=missing[0])
+        raise SuiteError(
+            f"suite path(s) not found: {', '.join(missing)}; give suite files "
+            "(.json, .yaml) or folders of them with --suite",
+            problems=[f"{m}: no such file or folder" for m in missing],
+            path=missing[0],
+        )
     return params
 
 
-def params_from(namespace: Mapping[str, Any],
-                environ: Mapping[str, str] | None = None) -> ReportParams:
+def params_from(
+    namespace: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> ReportParams:
     """The parameters named in ``namespace`` (the template's globals), overridden by the JSON
     object in ``$TOOLEVAL_REPORT_PARAMS`` when it is set, then validated.
 
@@ -268,10 +314,14 @@ def params_from(namespace: Mapping[str, Any],
         try:
             overrides = json.loads(text)
         except ValueError as exc:
-            raise ToolEvalError(f"${ENV_PARAMS} is not JSON ({exc}); set it to an object such "
-                                'as {"max_cases": 1} or unset it') from None
+            raise ToolEvalError(
+                f"${ENV_PARAMS} is not JSON ({exc}); set it to an object such "
+                'as {"max_cases": 1} or unset it'
+            ) from None
         if not isinstance(overrides, dict):
-            raise ToolEvalError(f"${ENV_PARAMS} must be a JSON object of report parameters, "
-                                f"not {type(overrides).__name__}")
+            raise ToolEvalError(
+                f"${ENV_PARAMS} must be a JSON object of report parameters, "
+                f"not {type(overrides).__name__}"
+            )
         values.update(overrides)
     return validate_params(**values)

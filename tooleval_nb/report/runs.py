@@ -24,8 +24,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..runner import Run, Store
     from ..suite import Suite
 
-__all__ = ["UnknownRunError", "SuiteRuns", "ModelHeadline", "Headline", "load_runs", "find_runs", "latest_run_ids",
-           "headline"]
+__all__ = [
+    "UnknownRunError",
+    "SuiteRuns",
+    "ModelHeadline",
+    "Headline",
+    "load_runs",
+    "find_runs",
+    "latest_run_ids",
+    "headline",
+]
 
 
 class UnknownRunError(StoreError):
@@ -115,13 +123,13 @@ def find_runs(run_ids: Sequence[str], store: Store | str | None = None) -> list[
         lines = []
         for wanted in missing:
             near = _nearest(wanted, newest + list(known_jobs))
-            lines.append(f"{wanted!r} (nearest: {', '.join(near)})" if near
-                         else f"{wanted!r}")
-        have = (f"{len(known)} run(s), newest {', '.join(newest[:3])}" if known
-                else "no runs at all")
-        raise UnknownRunError(f"no run {'; '.join(lines)} in the run store {the_store.path} "
-                         f"({have}); `tooleval-nb history --store {the_store.path}` lists them, "
-                         "or pass --store for another store")
+            lines.append(f"{wanted!r} (nearest: {', '.join(near)})" if near else f"{wanted!r}")
+        have = f"{len(known)} run(s), newest {', '.join(newest[:3])}" if known else "no runs at all"
+        raise UnknownRunError(
+            f"no run {'; '.join(lines)} in the run store {the_store.path} "
+            f"({have}); `tooleval-nb history --store {the_store.path}` lists them, "
+            "or pass --store for another store"
+        )
     return out
 
 
@@ -140,9 +148,11 @@ def latest_run_ids(suites: Sequence[Suite | str], store: Store | str | None = No
     missing = [n for n in names if n not in newest]
     if missing:
         have = ", ".join(repr(n) for n in newest) or "none"
-        raise UnknownRunError(f"--latest: no run of suite(s) {', '.join(map(repr, missing))} in the "
-                         f"run store {the_store.path} (suites with runs: {have}); run them "
-                         "first (tooleval-nb run) or check --store")
+        raise UnknownRunError(
+            f"--latest: no run of suite(s) {', '.join(map(repr, missing))} in the "
+            f"run store {the_store.path} (suites with runs: {have}); run them "
+            "first (tooleval-nb run) or check --store"
+        )
     return [newest[n] for n in dict.fromkeys(names)]
 
 
@@ -184,14 +194,23 @@ def headline(runs: SuiteRuns) -> Headline:
     models = []
     for model in runs.models:
         row = by_model.get(model)
-        models.append(ModelHeadline(
-            model=model, n_results=int(row["n_cases"]) if row else 0,
-            n_passed=int(row["n_passed"]) if row else 0,
-            n_errored=int(row["n_errored"]) if row else 0,
-            pass_rate=float(row["pass_rate"]) if row else None,
-            overall=float(row["overall"]) if row else None))
+        models.append(
+            ModelHeadline(
+                model=model,
+                n_results=int(row["n_cases"]) if row else 0,
+                n_passed=int(row["n_passed"]) if row else 0,
+                n_errored=int(row["n_errored"]) if row else 0,
+                pass_rate=float(row["pass_rate"]) if row else None,
+                overall=float(row["overall"]) if row else None,
+            )
+        )
     overall = summarize_scores(df[columns].assign(model="*")).iloc[0] if len(df) else None
-    return Headline(suites=runs.suite_names, runs=runs.run_ids, models=models, n_results=len(df),
-                    n_errored=int(overall["n_errored"]) if overall is not None else 0,
-                    overall=float(overall["overall"]) if overall is not None else None,
-                    pass_rate=float(overall["pass_rate"]) if overall is not None else None)
+    return Headline(
+        suites=runs.suite_names,
+        runs=runs.run_ids,
+        models=models,
+        n_results=len(df),
+        n_errored=int(overall["n_errored"]) if overall is not None else 0,
+        overall=float(overall["overall"]) if overall is not None else None,
+        pass_rate=float(overall["pass_rate"]) if overall is not None else None,
+    )

@@ -27,8 +27,17 @@ from pydantic import BaseModel, Field, ValidationError
 from ..errors import ToolEvalError
 from .runs import Headline
 
-__all__ = ["ReportEntry", "SiteManifest", "check_writable", "add_report", "read_manifest",
-           "render_index", "INDEX", "MANIFEST", "ARCHIVE"]
+__all__ = [
+    "ReportEntry",
+    "SiteManifest",
+    "check_writable",
+    "add_report",
+    "read_manifest",
+    "render_index",
+    "INDEX",
+    "MANIFEST",
+    "ARCHIVE",
+]
 
 INDEX = "index.html"
 MANIFEST = "reports.json"
@@ -66,8 +75,10 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as exc:
-        raise ToolEvalError(f"cannot write the report folder {path}: {exc.strerror or exc}; "
-                            "choose a writable folder with --output") from None
+        raise ToolEvalError(
+            f"cannot write the report folder {path}: {exc.strerror or exc}; "
+            "choose a writable folder with --output"
+        ) from None
     return path
 
 
@@ -83,12 +94,20 @@ def read_manifest(folder: str | os.PathLike[str]) -> SiteManifest:
     try:
         return SiteManifest.model_validate_json(path.read_text(encoding="utf-8"))
     except (ValidationError, ValueError) as exc:
-        raise ToolEvalError(f"{path} is not a report list written by tooleval_nb ({exc}); move "
-                            "it aside to start a new list") from None
+        raise ToolEvalError(
+            f"{path} is not a report list written by tooleval_nb ({exc}); move "
+            "it aside to start a new list"
+        ) from None
 
 
-def add_report(folder: str | os.PathLike[str], html_file: Path, notebook: Path, title: str,
-               headline: Headline, now: float | None = None) -> ReportEntry:
+def add_report(
+    folder: str | os.PathLike[str],
+    html_file: Path,
+    notebook: Path,
+    title: str,
+    headline: Headline,
+    now: float | None = None,
+) -> ReportEntry:
     """Keep a copy of the report just written in ``folder`` and rewrite the index."""
     root = Path(folder)
     created = time.time() if now is None else now
@@ -99,9 +118,14 @@ def add_report(folder: str | os.PathLike[str], html_file: Path, notebook: Path, 
     shutil.copy2(html_file, target / "report.html")
     if notebook.exists():
         shutil.copy2(notebook, target / "report.ipynb")
-    entry = ReportEntry(id=entry_id, title=title, created_at=created,
-                        html=f"{ARCHIVE}/{entry_id}/report.html",
-                        notebook=f"{ARCHIVE}/{entry_id}/report.ipynb", headline=headline)
+    entry = ReportEntry(
+        id=entry_id,
+        title=title,
+        created_at=created,
+        html=f"{ARCHIVE}/{entry_id}/report.html",
+        notebook=f"{ARCHIVE}/{entry_id}/report.ipynb",
+        headline=headline,
+    )
     manifest = read_manifest(root)
     manifest.reports.insert(0, entry)
     manifest.reports.sort(key=lambda e: e.created_at, reverse=True)
@@ -140,7 +164,9 @@ def render_index(manifest: SiteManifest) -> str:
         models = "<br>".join(
             f"{html.escape(m.model)}: {_num(m.overall, '{:.3f}')} "
             f"<span class='muted'>({_num(m.pass_rate, '{:.0%}')} passed, "
-            f"{m.n_errored} errors)</span>" for m in h.models)
+            f"{m.n_errored} errors)</span>"
+            for m in h.models
+        )
         latest = " <span class='latest'>latest</span>" if i == 0 else ""
         rows.append(
             f"<tr class='report' data-report-id='{html.escape(e.id)}'><td>{when}</td>"
@@ -150,7 +176,8 @@ def render_index(manifest: SiteManifest) -> str:
             f"<td class='num'>{_num(h.overall, '{:.3f}')}</td>"
             f"<td class='num'>{_num(h.pass_rate, '{:.1%}')}</td>"
             f"<td class='num'>{h.n_errored}</td>"
-            f"<td class='muted'>{html.escape(' '.join(h.runs))}</td></tr>")
+            f"<td class='muted'>{html.escape(' '.join(h.runs))}</td></tr>"
+        )
     body = "\n".join(rows) or "<tr><td colspan='9'>no reports yet</td></tr>"
     count = len(manifest.reports)
     return f"""<!DOCTYPE html>
@@ -172,6 +199,8 @@ def render_index(manifest: SiteManifest) -> str:
 
 
 def _json_island(manifest: SiteManifest) -> str:
-    text = json.dumps([{"id": e.id, "html": e.html, "title": e.title} for e in manifest.reports],
-                      ensure_ascii=False)
+    text = json.dumps(
+        [{"id": e.id, "html": e.html, "title": e.title} for e in manifest.reports],
+        ensure_ascii=False,
+    )
     return text.replace("</", "<\\/")

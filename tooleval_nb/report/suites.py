@@ -20,8 +20,14 @@ from .runs import SuiteRuns
 if TYPE_CHECKING:  # pragma: no cover
     from ..suite import Suite
 
-__all__ = ["bundled_suites_dir", "load_report_suites", "targets", "run_options",
-           "run_suites", "run_suites_async"]
+__all__ = [
+    "bundled_suites_dir",
+    "load_report_suites",
+    "targets",
+    "run_options",
+    "run_suites",
+    "run_suites_async",
+]
 
 
 def load_report_suites(params: ReportParams) -> list[Suite]:
@@ -41,9 +47,12 @@ def load_report_suites(params: ReportParams) -> list[Suite]:
                 out.append(suite)
     if not out:
         where = ", ".join(map(str, paths))
-        raise SuiteError(f"no cases to run in {where}"
-                         + (f" with tags {params.tags}" if params.tags else "")
-                         + "; check --suite and --tags", path=where)
+        raise SuiteError(
+            f"no cases to run in {where}"
+            + (f" with tags {params.tags}" if params.tags else "")
+            + "; check --suite and --tags",
+            path=where,
+        )
     return out
 
 
@@ -68,15 +77,21 @@ def _agent(path: str) -> Any:
     try:
         return getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
-        raise ToolEvalError(f"agent {path!r} cannot be imported ({exc}); give "
-                            "'module:callable' of a module on the Python path") from None
+        raise ToolEvalError(
+            f"agent {path!r} cannot be imported ({exc}); give "
+            "'module:callable' of a module on the Python path"
+        ) from None
 
 
 def run_options(params: ReportParams) -> dict[str, Any]:
     """``run_eval`` arguments for ``params`` but the suite and targets: ``settings`` (one
     :class:`~tooleval_nb.runner.settings.RunSettings`) and the job's own options."""
-    options: dict[str, Any] = {"settings": params.run_settings(), "store": params.store,
-                               "name": params.name, "resume": params.resume}
+    options: dict[str, Any] = {
+        "settings": params.run_settings(),
+        "store": params.store,
+        "name": params.name,
+        "resume": params.resume,
+    }
     if params.agent:
         options["agent"] = _agent(params.agent)
     if len(params.mode) == 1:
@@ -84,8 +99,12 @@ def run_options(params: ReportParams) -> dict[str, Any]:
     return options
 
 
-async def run_suites_async(params: ReportParams, suites: Sequence[Suite] | None = None,
-                           callbacks: Any = None, progress: Any = "none") -> SuiteRuns:
+async def run_suites_async(
+    params: ReportParams,
+    suites: Sequence[Suite] | None = None,
+    callbacks: Any = None,
+    progress: Any = "none",
+) -> SuiteRuns:
     """Run every suite of ``params`` (one stored run each, in order) and combine their results.
 
     ``progress`` is the runner's: ``"none"``, ``"text"`` (a bar on stderr; plain lines in a
@@ -96,12 +115,19 @@ async def run_suites_async(params: ReportParams, suites: Sequence[Suite] | None 
     runs = []
     options = run_options(params)
     for suite in suites:
-        runs.append(await run_eval_async(suite, targets(params), callbacks=callbacks,
-                                         progress=progress, **options))
+        runs.append(
+            await run_eval_async(
+                suite, targets(params), callbacks=callbacks, progress=progress, **options
+            )
+        )
     return SuiteRuns(suites=suites, runs=runs, elapsed_s=time.perf_counter() - start)
 
 
-def run_suites(params: ReportParams, suites: Sequence[Suite] | None = None,
-               callbacks: Any = None, progress: Any = "none") -> SuiteRuns:
+def run_suites(
+    params: ReportParams,
+    suites: Sequence[Suite] | None = None,
+    callbacks: Any = None,
+    progress: Any = "none",
+) -> SuiteRuns:
     """Sync twin of :func:`run_suites_async` (for scripts and the CLI; in a notebook, await)."""
     return run_sync(run_suites_async(params, suites, callbacks, progress))

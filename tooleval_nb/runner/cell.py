@@ -64,9 +64,16 @@ class CaseRunner:
         state["_loops"], state["_opening"] = {}, None
         return state
 
-    async def run_cell(self, target_index: int, case_index: int, sample: int, *,
-                       limiter: Any = None, api_base: str | None = None,
-                       replica: str | None = None) -> CaseOutcome:
+    async def run_cell(
+        self,
+        target_index: int,
+        case_index: int,
+        sample: int,
+        *,
+        limiter: Any = None,
+        api_base: str | None = None,
+        replica: str | None = None,
+    ) -> CaseOutcome:
         """One cell, as a replica runs it: ``api_base`` overrides the target's endpoint (the
         replica's own server), ``limiter`` is the group's shared rate limit, ``replica`` is
         written into each hop (``detail.hops[i].replica``: which replica served the cell)."""
@@ -74,12 +81,19 @@ class CaseRunner:
             await self._open_live()
         target = self.targets[target_index]
         if api_base is not None:
-            target = Target(label=target.label, index=target.index,
-                            spec=target.spec.model_copy(update={"api_base": api_base}))
+            target = Target(
+                label=target.label,
+                index=target.index,
+                spec=target.spec.model_copy(update={"api_base": api_base}),
+            )
         case = self.cases[case_index]
-        outcome = await self.attempts(target, case, self.suite.tools_for(case),
-                                      self.settings.seed_for(sample),
-                                      limiter if limiter is not None else NO_LIMIT)
+        outcome = await self.attempts(
+            target,
+            case,
+            self.suite.tools_for(case),
+            self.settings.seed_for(sample),
+            limiter if limiter is not None else NO_LIMIT,
+        )
         if replica is not None:
             for hop in outcome.hops:
                 hop["replica"] = replica
@@ -96,15 +110,17 @@ class CaseRunner:
         async with self._opening:
             if self.live is None:
                 self.live, self.live_owned = await open_live(
-                    None, self.settings.live_tools, self.settings.live_tool_timeout)
+                    None, self.settings.live_tools, self.settings.live_tool_timeout
+                )
 
     async def aclose(self) -> None:
         """Close the live tools this runner opened (a replica's own MCP session)."""
         live, self.live = self.live, None
         await close_live(live, self.live_owned)
 
-    async def attempts(self, target: Target, case: EvalCase, tools: list[Tool],
-                       seed: int | None, limiter: Any) -> CaseOutcome:
+    async def attempts(
+        self, target: Target, case: EvalCase, tools: list[Tool], seed: int | None, limiter: Any
+    ) -> CaseOutcome:
         """The case run with its retries (a model call or agent that failed; never one that
         merely scored badly) under its timeout. ``ModelConfigError`` propagates."""
         timeout = case.timeout or self.settings.case_timeout
@@ -116,14 +132,18 @@ class CaseRunner:
                 async with asyncio.timeout(timeout):
                     outcome = await self._run_case(target, case, tools, seed, limiter)
             except TimeoutError:
-                outcome = CaseOutcome(error=f"case {case.label!r} timed out after {timeout:g} s "
-                                      "(raise the case's timeout)", error_type="timeout",
-                                      tries=1)
+                outcome = CaseOutcome(
+                    error=f"case {case.label!r} timed out after {timeout:g} s "
+                    "(raise the case's timeout)",
+                    error_type="timeout",
+                    tries=1,
+                )
             except ModelConfigError:
                 raise  # misconfiguration: every case would fail alike; fail the job at once
             except Exception as exc:  # an agent callable or a model layer that raised
-                outcome = CaseOutcome(error=f"{type(exc).__name__}: {exc}",
-                                      error_type=type(exc).__name__, tries=1)
+                outcome = CaseOutcome(
+                    error=f"{type(exc).__name__}: {exc}", error_type=type(exc).__name__, tries=1
+                )
             tries += outcome.tries
             if outcome.error is None:
                 break
@@ -136,15 +156,15 @@ class CaseRunner:
             loop = self._loops[id(case)] = case.multi_turn or is_agent_case(case)
         return loop
 
-    async def _run_case(self, target: Target, case: EvalCase, tools: list[Tool],
-                        seed: int | None, limiter: Any) -> CaseOutcome:
+    async def _run_case(
+        self, target: Target, case: EvalCase, tools: list[Tool], seed: int | None, limiter: Any
+    ) -> CaseOutcome:
         if self.agent is not None:
             run_case = getattr(self.agent, "run_case", None)
             if run_case is None:
                 return await run_agent_callable(self.agent, case)
 
-            async def ask(msgs: list[dict[str, Any]], offered: list[Tool],
-                          tool_choice: Any) -> Any:
+            async def ask(msgs: list[dict[str, Any]], offered: list[Tool], tool_choice: Any) -> Any:
                 return await self._call(target, msgs, offered, tool_choice, seed, limiter)
 
             # an agent that asks the run's model itself (BFCL's multi-turn loop): its requests
@@ -152,40 +172,67 @@ class CaseRunner:
             outcome: CaseOutcome | None = await run_case(case, target.label, ask)
             if outcome is not None:
                 return outcome
-        messages = build_messages(case, suite_system_prompt=self.suite.system_prompt,
-                                  system_prompt=self.settings.system_prompt, model=target.spec)
+        messages = build_messages(
+            case,
+            suite_system_prompt=self.suite.system_prompt,
+            system_prompt=self.settings.system_prompt,
+            model=target.spec,
+        )
         rounds = self.settings.max_rounds or case.max_rounds
         if self._is_loop(case):
+
             async def call(msgs: list[dict[str, Any]], tool_choice: Any) -> Any:
                 return await self._call(target, msgs, tools, tool_choice, seed, limiter)
 
-            return await run_loop(case, tools, messages, call,
-                                  tool_choice=self.settings.tool_choice, rounds=rounds,
-                                  stop_at=case.expected_names() if case.multi_turn else None,
-                                  live=self.live, live_timeout=self.settings.live_tool_timeout)
+            return await run_loop(
+                case,
+                tools,
+                messages,
+                call,
+                tool_choice=self.settings.tool_choice,
+                rounds=rounds,
+                stop_at=case.expected_names() if case.multi_turn else None,
+                live=self.live,
+                live_timeout=self.settings.live_tool_timeout,
+            )
         outcome = CaseOutcome()
-        reply = await self._call(target, messages, tools, self.settings.tool_choice, seed,
-                                 limiter)
+        reply = await self._call(target, messages, tools, self.settings.tool_choice, seed, limiter)
         add_hop(outcome, reply, 0)
         outcome.tool_calls = list(reply.tool_calls)
         outcome.content = reply.content
         outcome.cached = bool(getattr(reply, "cached", False))
         return outcome
 
-    async def _call(self, target: Target, messages: list[dict[str, Any]], tools: list[Tool],
-                    tool_choice: Any, seed: int | None, limiter: Any) -> Any:
-        params: dict[str, Any] = {"temperature": self.settings.temperature,
-                                  **self.settings.params, **target.spec.params}
+    async def _call(
+        self,
+        target: Target,
+        messages: list[dict[str, Any]],
+        tools: list[Tool],
+        tool_choice: Any,
+        seed: int | None,
+        limiter: Any,
+    ) -> Any:
+        params: dict[str, Any] = {
+            "temperature": self.settings.temperature,
+            **self.settings.params,
+            **target.spec.params,
+        }
         if seed is not None:
             params["seed"] = seed
         handle = None
         if limiter.active:
             estimate = len(json.dumps(messages, default=str)) / 4 + 64 * len(tools)
             handle = await limiter.acquire(estimate)
-        reply = await call_model_async(target.spec, messages, tools=tools or None,
-                                       tool_choice=tool_choice if tools else "none",
-                                       timeout=self.settings.timeout, cache=self.settings.cache,
-                                       retry=self.retry, **params)
+        reply = await call_model_async(
+            target.spec,
+            messages,
+            tools=tools or None,
+            tool_choice=tool_choice if tools else "none",
+            timeout=self.settings.timeout,
+            cache=self.settings.cache,
+            retry=self.retry,
+            **params,
+        )
         if handle is not None:
             used = (reply.prompt_tokens or 0) + (reply.completion_tokens or 0)
             limiter.settle(handle, used or None)

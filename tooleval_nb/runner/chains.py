@@ -34,18 +34,26 @@ Caller = Callable[[list[dict[str, Any]], Any], Awaitable[Any]]
 
 def call_dict(call: ToolCall) -> dict[str, Any]:
     """``call.model_dump(mode="json")``, built directly (it runs for every call of a run)."""
-    return {"id": call.id, "type": "function",
-            "function": {"name": call.function.name, "arguments": call.function.arguments}}
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.function.name, "arguments": call.function.arguments},
+    }
 
 
 def add_hop(outcome: CaseOutcome, reply: Any, round_: int) -> dict[str, Any]:
     """Record one model reply as a hop of ``outcome`` (and sum its usage); returns the hop."""
     outcome.add_usage(reply)
     hop: dict[str, Any] = {
-        "round": round_, "tool_calls": [call_dict(c) for c in reply.tool_calls],
-        "content": reply.content, "latency_ms": reply.latency_ms,
-        "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-        "tries": reply.tries, "fallback": reply.fallback, "cached": reply.cached,
+        "round": round_,
+        "tool_calls": [call_dict(c) for c in reply.tool_calls],
+        "content": reply.content,
+        "latency_ms": reply.latency_ms,
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "tries": reply.tries,
+        "fallback": reply.fallback,
+        "cached": reply.cached,
     }
     raw_text = getattr(reply, "raw_text", None)
     if raw_text is not None and raw_text != reply.content:  # raw-text modes: what was parsed
@@ -69,10 +77,18 @@ def add_hop(outcome: CaseOutcome, reply: Any, round_: int) -> dict[str, Any]:
     return hop
 
 
-async def run_loop(case: EvalCase, tools: list[Tool], messages: list[dict[str, Any]],
-                   call: Caller, *, tool_choice: Any, rounds: int,
-                   stop_at: Sequence[str] | None, live: Any = None,
-                   live_timeout: float | None = None) -> CaseOutcome:
+async def run_loop(
+    case: EvalCase,
+    tools: list[Tool],
+    messages: list[dict[str, Any]],
+    call: Caller,
+    *,
+    tool_choice: Any,
+    rounds: int,
+    stop_at: Sequence[str] | None,
+    live: Any = None,
+    live_timeout: float | None = None,
+) -> CaseOutcome:
     """A chain (``stop_at`` = the expected final tools) or an agent loop (``stop_at`` None).
 
     ``live`` answers the tool calls when given (a ToolExecutor), else the case's mocks do.
@@ -103,22 +119,27 @@ async def run_loop(case: EvalCase, tools: list[Tool], messages: list[dict[str, A
         if stop_names and any(c.name.lower() in stop_names for c in calls):
             status = "success"
             break
-        messages.append({"role": "assistant", "content": reply.content,
-                         "tool_calls": [call_dict(c) for c in calls]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": reply.content,
+                "tool_calls": [call_dict(c) for c in calls],
+            }
+        )
         messages.extend(message for message, _ in answers)
         if stop_at is None and tool_choice == "required":
             tool_choice = "auto"  # an agent must be free to give its final answer
     if stop_at is None:
-        outcome.trace = _make_trace(case, outcome.content, outcome.tool_calls, all_results,
-                                    len(outcome.hops), status)
+        outcome.trace = _make_trace(
+            case, outcome.content, outcome.tool_calls, all_results, len(outcome.hops), status
+        )
     return outcome
 
 
 async def run_agent_callable(agent: Any, case: EvalCase) -> CaseOutcome:
     """Run a user's agent (sync in a worker thread, or async) and record its trace."""
     start = time.perf_counter()
-    if inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
-            type(agent).__call__):
+    if inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(type(agent).__call__):
         trace = await agent(case)
     else:
         trace = await asyncio.to_thread(agent, case)
@@ -133,13 +154,25 @@ async def run_agent_callable(agent: Any, case: EvalCase) -> CaseOutcome:
     return outcome
 
 
-def _make_trace(case: EvalCase, output: str | None, calls: list[ToolCall],
-                results: list[Any], n_hops: int, status: str) -> Any:
-    return Trace(input=case.prompt_text, output=output or "", tool_calls=calls,
-                 tool_results=results, n_steps=n_hops,
-                 status="success" if status == "success" else "error",
-                 error=None if status == "success" else
-                 f"the agent was still calling tools after {n_hops} round(s) (max_rounds)")
+def _make_trace(
+    case: EvalCase,
+    output: str | None,
+    calls: list[ToolCall],
+    results: list[Any],
+    n_hops: int,
+    status: str,
+) -> Any:
+    return Trace(
+        input=case.prompt_text,
+        output=output or "",
+        tool_calls=calls,
+        tool_results=results,
+        n_steps=n_hops,
+        status="success" if status == "success" else "error",
+        error=None
+        if status == "success"
+        else f"the agent was still calling tools after {n_hops} round(s) (max_rounds)",
+    )
 
 
 def coerce_trace(trace: Any, case: EvalCase) -> Any:
@@ -154,15 +187,18 @@ def coerce_trace(trace: Any, case: EvalCase) -> Any:
     if isinstance(data, str):
         data = {"output": data}
     if not isinstance(data, dict):
-        raise TypeError(f"the agent returned {type(trace).__name__}; return a te.Trace, a dict "
-                        "with output, tool_calls, n_steps and status, or a string")
+        raise TypeError(
+            f"the agent returned {type(trace).__name__}; return a te.Trace, a dict "
+            "with output, tool_calls, n_steps and status, or a string"
+        )
     data = {"input": case.prompt_text, **data}
     calls = data.get("tool_calls") or []
     if calls and all(isinstance(c, dict) and "args" in c for c in calls):
         if not data.get("tool_results"):
             data["tool_results"] = [c.get("result") for c in calls]
-        data["tool_calls"] = [{"name": c.get("name", ""), "arguments": c.get("args")}
-                              for c in calls]
+        data["tool_calls"] = [
+            {"name": c.get("name", ""), "arguments": c.get("args")} for c in calls
+        ]
     if isinstance(data.get("steps"), int) and data.get("n_steps") is None:
         data["n_steps"] = data.pop("steps")
     return Trace.model_validate(data)

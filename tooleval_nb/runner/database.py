@@ -30,8 +30,15 @@ from ..errors import StoreError
 from ..jsontext import dumps  # the compact JSON text the store keeps
 from .schema import MIGRATIONS, REQUIRED_TABLES
 
-__all__ = ["Database", "Checkpointer", "default_store_path", "dumps", "ENV_VAR",
-           "CHECKPOINT_EVERY_S", "CHECKPOINT_IDLE_S"]
+__all__ = [
+    "Database",
+    "Checkpointer",
+    "default_store_path",
+    "dumps",
+    "ENV_VAR",
+    "CHECKPOINT_EVERY_S",
+    "CHECKPOINT_IDLE_S",
+]
 
 ENV_VAR = "TOOLEVAL_STORE"
 
@@ -67,8 +74,10 @@ class Database:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create the folder of the run store {self.path}: {exc}; "
-                             f"pass store='some/writable/runs.db' or set {ENV_VAR}") from exc
+            raise StoreError(
+                f"cannot create the folder of the run store {self.path}: {exc}; "
+                f"pass store='some/writable/runs.db' or set {ENV_VAR}"
+            ) from exc
         self._migrate()
 
     def connection(self) -> sqlite3.Connection:
@@ -77,18 +86,23 @@ class Database:
         if conn is not None and self._local.pid == os.getpid():
             return conn  # type: ignore[no-any-return]
         try:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
-                                   check_same_thread=True)
+            conn = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=True
+            )
             conn.execute("PRAGMA busy_timeout = 30000")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
-                raise StoreError(f"the run store {self.path} cannot use WAL mode (got {mode}); "
-                                 "put it on a local disk")
+                raise StoreError(
+                    f"the run store {self.path} cannot use WAL mode (got {mode}); "
+                    "put it on a local disk"
+                )
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpoint thread's work
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the run store {self.path}: {exc}; pass another "
-                             f"store= path or set {ENV_VAR}") from exc
+            raise StoreError(
+                f"cannot open the run store {self.path}: {exc}; pass another "
+                f"store= path or set {ENV_VAR}"
+            ) from exc
         conn.row_factory = sqlite3.Row
         self._local.conn = conn
         self._local.pid = os.getpid()
@@ -121,9 +135,11 @@ class Database:
             row = c.execute("SELECT MAX(version) FROM schema_version").fetchone()
             version = row[0] or 0
             if version > len(MIGRATIONS):
-                raise StoreError(f"the run store {self.path} has schema version {version}, newer "
-                                 f"than this tooleval_nb knows ({len(MIGRATIONS)}); upgrade "
-                                 "tooleval_nb or use another store")
+                raise StoreError(
+                    f"the run store {self.path} has schema version {version}, newer "
+                    f"than this tooleval_nb knows ({len(MIGRATIONS)}); upgrade "
+                    "tooleval_nb or use another store"
+                )
             for number in range(version + 1, len(MIGRATIONS) + 1):
                 for statement in MIGRATIONS[number - 1].split(";"):
                     if statement.strip():
@@ -132,16 +148,19 @@ class Database:
             tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             missing = sorted(REQUIRED_TABLES - tables)
             if missing:
-                raise StoreError(f"the run store {self.path} says schema version {version} but "
-                                 f"has no table {', '.join(missing)} (written by a pre-release "
-                                 "tooleval_nb?); move the file aside or use another store "
-                                 "(store=... or TOOLEVAL_STORE)")
+                raise StoreError(
+                    f"the run store {self.path} says schema version {version} but "
+                    f"has no table {', '.join(missing)} (written by a pre-release "
+                    "tooleval_nb?); move the file aside or use another store "
+                    "(store=... or TOOLEVAL_STORE)"
+                )
 
     @property
     def schema_version(self) -> int:
         """The newest migration applied."""
-        return int(self.connection().execute(
-            "SELECT MAX(version) FROM schema_version").fetchone()[0])
+        return int(
+            self.connection().execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+        )
 
 
 class Checkpointer:
@@ -176,9 +195,12 @@ class Checkpointer:
                 if not self._running():
                     self._wake = threading.Event()
                     self._wake.set()
-                    self._thread = threading.Thread(target=self._run, args=(self._wake,),
-                                                    daemon=True,
-                                                    name=f"tooleval-checkpoint-{self.path.name}")
+                    self._thread = threading.Thread(
+                        target=self._run,
+                        args=(self._wake,),
+                        daemon=True,
+                        name=f"tooleval-checkpoint-{self.path.name}",
+                    )
                     self._pid = os.getpid()
                     self._thread.start()
 

@@ -77,8 +77,9 @@ class EventBus:
     def __init__(self) -> None:
         self._subs: list[tuple[Callback, frozenset[str] | None]] = []
 
-    def subscribe(self, callback: Callback, types: Iterable[str] | None = None
-                  ) -> Callable[[], None]:
+    def subscribe(
+        self, callback: Callback, types: Iterable[str] | None = None
+    ) -> Callable[[], None]:
         """Call ``callback(event)`` for each event (of ``types`` only, when given).
 
         Returns a function that removes the subscription.
@@ -87,8 +88,9 @@ class EventBus:
         if wanted:
             unknown = wanted - set(EVENT_TYPES)
             if unknown:
-                raise ValueError(f"unknown event type(s) {sorted(unknown)}; "
-                                 f"known: {', '.join(EVENT_TYPES)}")
+                raise ValueError(
+                    f"unknown event type(s) {sorted(unknown)}; known: {', '.join(EVENT_TYPES)}"
+                )
         entry = (callback, wanted)
         self._subs.append(entry)
 
@@ -132,8 +134,9 @@ def _finish_callback_task(task: Any) -> None:
         log.error("async event callback failed", exc_info=task.exception())
 
 
-def as_callbacks(callbacks: Callback | Iterable[Callback] | Mapping[str, Callback] | None
-                 ) -> list[tuple[Callback, list[str] | None]]:
+def as_callbacks(
+    callbacks: Callback | Iterable[Callback] | Mapping[str, Callback] | None,
+) -> list[tuple[Callback, list[str] | None]]:
     """Normalise ``run_eval(callbacks=...)``: one callable, a list of them, or ``{type: callable}``."""
     if callbacks is None:
         return []
@@ -143,8 +146,10 @@ def as_callbacks(callbacks: Callback | Iterable[Callback] | Mapping[str, Callbac
         out: list[tuple[Callback, list[str] | None]] = []
         for key, cb in callbacks.items():
             if key not in EVENT_TYPES and key != "*":
-                raise ValueError(f"callbacks: unknown event type {key!r}; "
-                                 f"known: {', '.join(EVENT_TYPES)} (or '*' for all)")
+                raise ValueError(
+                    f"callbacks: unknown event type {key!r}; "
+                    f"known: {', '.join(EVENT_TYPES)} (or '*' for all)"
+                )
             out.append((cb, None if key == "*" else [key]))
         return out
     items = list(callbacks)

@@ -74,8 +74,9 @@ class Executor:
         self._cluster: Any = None
         self.writer = ResultWriter(job.store, job.job_id, job.publish)
         self.rows = CaseRows(job.job_id, job.run_id, plan.n_total)
-        self.finisher = Finisher(self.writer, self.rows, self.settings.max_concurrency,
-                                 base_dir_of(plan.suite.source))
+        self.finisher = Finisher(
+            self.writer, self.rows, self.settings.max_concurrency, base_dir_of(plan.suite.source)
+        )
         self._live: Any = None
         self._live_owned = False
         #: whether this run froze the heap (see :func:`~.heap.freeze_heap`)
@@ -90,7 +91,8 @@ class Executor:
         done = self.job.store.done_keys(self.job.run_id)
         self.rows.done_total = len(done)
         self._live, self._live_owned = await open_live(
-            self.plan.live_tools, self.settings.live_tools, self.settings.live_tool_timeout)
+            self.plan.live_tools, self.settings.live_tools, self.settings.live_tool_timeout
+        )
         self.runner.live, self.runner.live_owned = self._live, self._live_owned
         # None for the local executor; else connected before any cell runs (a cluster that
         # cannot be reached fails the job here, naming its address)
@@ -122,11 +124,16 @@ class Executor:
         for target in targets:
             await self._target(target, done, limiter)
 
-    async def _target(self, target: Target, done: set[tuple[str, str, str, int]],
-                      limiter: RateLimiter) -> None:
+    async def _target(
+        self, target: Target, done: set[tuple[str, str, str, int]], limiter: RateLimiter
+    ) -> None:
         repeats = self.settings.repeats
-        items = [(ci, case, s) for s in range(repeats) for ci, case in self.cases
-                 if (target.label, target.mode, case.id, s) not in done]
+        items = [
+            (ci, case, s)
+            for s in range(repeats)
+            for ci, case in self.cases
+            if (target.label, target.mode, case.id, s) not in done
+        ]
         total = len(self.cases) * repeats
         tally = TargetTally(done=total - len(items), total=total)
         if items and self._cluster is not None:
@@ -134,11 +141,14 @@ class Executor:
         elif items:
             await self._locally(target, items, limiter, tally)
         summary = self._summary(target, items, total)
-        self.job.emit("tool_eval_summary", {"run_id": self.job.run_id, "model": target.label,
-                                            "mode": target.mode, **summary})
+        self.job.emit(
+            "tool_eval_summary",
+            {"run_id": self.job.run_id, "model": target.label, "mode": target.mode, **summary},
+        )
 
-    async def _locally(self, target: Target, items: _Items, limiter: RateLimiter,
-                       tally: TargetTally) -> None:
+    async def _locally(
+        self, target: Target, items: _Items, limiter: RateLimiter, tally: TargetTally
+    ) -> None:
         """Run a target's missing cells on ``max_concurrency`` workers of this loop."""
         it = iter(items)
         tools_of = self.plan.suite.tools_for
@@ -152,13 +162,13 @@ class Executor:
                 tools = tools_of(case)
                 outcome = await attempts(target, case, tools, seed, limiter)
                 # the slot is free: queue the case for finishing, send the next request
-                queue(FinishedCell(target, case_index, case, sample, seed, tools, outcome,
-                                   tally))
+                queue(FinishedCell(target, case_index, case, sample, seed, tools, outcome, tally))
 
         # a server that answers one request at a time gets one worker: cases then run in
         # suite order, each chain's turns back to back (see ModelSpec.request_slots)
-        width = min(self.settings.max_concurrency, len(items),
-                    target.spec.request_slots or len(items))
+        width = min(
+            self.settings.max_concurrency, len(items), target.spec.request_slots or len(items)
+        )
         # ...and its LLM graders wait for its last case (see Finisher.hold)
         if width == 1:
             self.finisher.hold(target.label)
@@ -181,8 +191,9 @@ class Executor:
             return summary_of(self.writer.summary_rows.get(target.label, []))
         return self.job.store.summary(self.job.run_id, target.label)
 
-    async def _on_cluster(self, target: Target, items: _Items, limiter: RateLimiter,
-                          tally: TargetTally) -> None:
+    async def _on_cluster(
+        self, target: Target, items: _Items, limiter: RateLimiter, tally: TargetTally
+    ) -> None:
         """Run a target's missing cells on the cluster; each outcome streams back into the
         same finisher as a local one (a cell is done once stored: a replica that dies takes
         nothing with it but its cells in flight, which run again elsewhere)."""
@@ -192,10 +203,24 @@ class Executor:
         def finished(cell: tuple[int, int], outcome: CaseOutcome) -> None:
             case_index, sample = cell
             case = cases[case_index]
-            self.finisher.queue(FinishedCell(target, case_index, case, sample,
-                                             self.settings.seed_for(sample), tools_of(case),
-                                             outcome, tally))
+            self.finisher.queue(
+                FinishedCell(
+                    target,
+                    case_index,
+                    case,
+                    sample,
+                    self.settings.seed_for(sample),
+                    tools_of(case),
+                    outcome,
+                    tally,
+                )
+            )
 
-        await self._cluster.run_cells(target, [(ci, s) for ci, _, s in items], limiter,
-                                      self.settings.max_concurrency, finished)
+        await self._cluster.run_cells(
+            target,
+            [(ci, s) for ci, _, s in items],
+            limiter,
+            self.settings.max_concurrency,
+            finished,
+        )
         await self.finisher.drain(None)

@@ -18,15 +18,23 @@ from ..errors import ToolEvalError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ExportFormat", "ExportTable", "frame_of", "write_frame", "require_parquet",
-           "PARQUET_HINT"]
+__all__ = [
+    "ExportFormat",
+    "ExportTable",
+    "frame_of",
+    "write_frame",
+    "require_parquet",
+    "PARQUET_HINT",
+]
 
 ExportFormat = Literal["csv", "jsonl", "parquet"]
 ExportTable = Literal["results", "calls", "arguments", "summary"]
 #: the JSON-text columns of ``results_df`` that JSON lines decode
 _JSON_TEXT = ("expected", "tool_calls")
-PARQUET_HINT = ("Parquet export needs pyarrow: pip install pyarrow (or pip install "
-                "'tooleval_nb[parquet]'), or choose --format csv or jsonl")
+PARQUET_HINT = (
+    "Parquet export needs pyarrow: pip install pyarrow (or pip install "
+    "'tooleval_nb[parquet]'), or choose --format csv or jsonl"
+)
 
 
 def require_parquet() -> None:
@@ -40,8 +48,12 @@ def require_parquet() -> None:
 def frame_of(run: Any, table: ExportTable) -> pd.DataFrame:
     """The frame ``table`` of ``run`` (``results_df``, ``calls_df``, ``arguments_df`` or
     ``summary_df``)."""
-    frames = {"results": run.results_df, "calls": run.calls_df,
-              "arguments": run.arguments_df, "summary": run.summary_df}
+    frames = {
+        "results": run.results_df,
+        "calls": run.calls_df,
+        "arguments": run.arguments_df,
+        "summary": run.summary_df,
+    }
     return frames[table]()
 
 
@@ -53,12 +65,17 @@ def _as_text(df: pd.DataFrame) -> pd.DataFrame:
     out = df.copy()
     for col in out.columns:
         if out[col].dtype == object and any(_nested(v) for v in out[col]):
-            out[col] = [json.dumps(v, ensure_ascii=False, default=str) if v is not None
-                        and not (isinstance(v, float) and math.isnan(v)) else None
-                        for v in out[col]]
+            out[col] = [
+                json.dumps(v, ensure_ascii=False, default=str)
+                if v is not None and not (isinstance(v, float) and math.isnan(v))
+                else None
+                for v in out[col]
+            ]
         elif col.startswith("arg_") and out[col].dtype == object:  # mixed types per argument
-            out[col] = [None if v is None else json.dumps(v, ensure_ascii=False, default=str)
-                        for v in out[col]]
+            out[col] = [
+                None if v is None else json.dumps(v, ensure_ascii=False, default=str)
+                for v in out[col]
+            ]
     return out
 
 
@@ -74,8 +91,9 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def write_frame(df: pd.DataFrame, target: str | os.PathLike[str] | IO[str],
-                fmt: ExportFormat) -> None:
+def write_frame(
+    df: pd.DataFrame, target: str | os.PathLike[str] | IO[str], fmt: ExportFormat
+) -> None:
     """Write ``df`` to ``target`` (a path, or a text stream for csv and jsonl) as ``fmt``.
 
     Raises:

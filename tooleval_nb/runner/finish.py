@@ -59,8 +59,9 @@ class Finisher:
         base_dir: the suite file's folder (scoring resolves relative paths against it).
     """
 
-    def __init__(self, writer: ResultWriter, rows: CaseRows, bound: int,
-                 base_dir: str | None) -> None:
+    def __init__(
+        self, writer: ResultWriter, rows: CaseRows, bound: int, base_dir: str | None
+    ) -> None:
         self.writer = writer
         self.rows = rows
         self.bound = bound
@@ -203,9 +204,16 @@ class Finisher:
 
         outcome = cell.outcome
         try:
-            return score_case(cell.case, outcome.tool_calls, outcome.content, tools=cell.tools,
-                              trace=outcome.trace, error=outcome.error,
-                              error_type=outcome.error_type, base_dir=self.base_dir)
+            return score_case(
+                cell.case,
+                outcome.tool_calls,
+                outcome.content,
+                tools=cell.tools,
+                trace=outcome.trace,
+                error=outcome.error,
+                error_type=outcome.error_type,
+                base_dir=self.base_dir,
+            )
         except Exception as exc:  # a scoring configuration that cannot be applied
             _unscored(outcome, exc)
             return None
@@ -216,10 +224,16 @@ class Finisher:
         outcome = cell.outcome
         score: CaseScore | None
         try:
-            score = await score_case_async(cell.case, outcome.tool_calls, outcome.content,
-                                           tools=cell.tools, trace=outcome.trace,
-                                           error=outcome.error, error_type=outcome.error_type,
-                                           base_dir=self.base_dir)
+            score = await score_case_async(
+                cell.case,
+                outcome.tool_calls,
+                outcome.content,
+                tools=cell.tools,
+                trace=outcome.trace,
+                error=outcome.error,
+                error_type=outcome.error_type,
+                base_dir=self.base_dir,
+            )
         except Exception as exc:
             _unscored(outcome, exc)
             score = None

@@ -36,4 +36,3 @@ class FinishedCell:
     tools: list[Tool]
     outcome: CaseOutcome
     tally: TargetTally
-

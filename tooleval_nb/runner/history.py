@@ -25,9 +25,25 @@ __all__ = ["history", "load_run", "delete_run", "resume", "HISTORY_COLUMNS"]
 #: run whose process died; ``n_results`` counts stored case × model × sample rows of ``n_total``;
 #: ``pass_rate`` and ``overall`` are over the stored rows; ``created_at`` and ``finished_at`` are UTC
 #: times to the second.
-HISTORY_COLUMNS = ("run_id", "job_id", "name", "created_at", "finished_at", "status", "suite",
-                   "suite_fingerprint", "models", "n_total", "n_results", "n_passed",
-                   "n_errored", "pass_rate", "overall", "temperature", "tool_choice")
+HISTORY_COLUMNS = (
+    "run_id",
+    "job_id",
+    "name",
+    "created_at",
+    "finished_at",
+    "status",
+    "suite",
+    "suite_fingerprint",
+    "models",
+    "n_total",
+    "n_results",
+    "n_passed",
+    "n_errored",
+    "pass_rate",
+    "overall",
+    "temperature",
+    "tool_choice",
+)
 
 StoreArg = Store | str | os.PathLike[str] | None
 
@@ -42,18 +58,27 @@ def history(store: StoreArg = None, limit: int | None = None) -> pd.DataFrame:
         if status in ("running", "queued") and not owner_alive(r.owner, r.updated_at):
             status = "interrupted"
         n = r.n_results
-        rows.append({
-            "run_id": r.id, "job_id": r.job_id, "name": r.name,
-            "created_at": _to_second(r.created_at),
-            "finished_at": _to_second(r.finished_at) if r.finished_at else pd.NaT,
-            "status": status, "suite": r.suite_name, "suite_fingerprint": r.suite_fingerprint,
-            "models": [t["label"] for t in r.targets], "n_total": r.n_total,
-            "n_results": n, "n_passed": int(r.n_passed or 0), "n_errored": int(r.n_errored or 0),
-            "pass_rate": (r.n_passed or 0) / n if n else float("nan"),
-            "overall": r.overall if r.overall is not None else float("nan"),
-            "temperature": r.settings.get("temperature"),
-            "tool_choice": r.settings.get("tool_choice"),
-        })
+        rows.append(
+            {
+                "run_id": r.id,
+                "job_id": r.job_id,
+                "name": r.name,
+                "created_at": _to_second(r.created_at),
+                "finished_at": _to_second(r.finished_at) if r.finished_at else pd.NaT,
+                "status": status,
+                "suite": r.suite_name,
+                "suite_fingerprint": r.suite_fingerprint,
+                "models": [t["label"] for t in r.targets],
+                "n_total": r.n_total,
+                "n_results": n,
+                "n_passed": int(r.n_passed or 0),
+                "n_errored": int(r.n_errored or 0),
+                "pass_rate": (r.n_passed or 0) / n if n else float("nan"),
+                "overall": r.overall if r.overall is not None else float("nan"),
+                "temperature": r.settings.get("temperature"),
+                "tool_choice": r.settings.get("tool_choice"),
+            }
+        )
     return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
 
 
@@ -83,10 +108,18 @@ def delete_run(run_id: str, store: StoreArg = None) -> None:
     the_store.delete_run(_run_id(the_store, run_id))
 
 
-def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
-           api_keys: Mapping[str, str] | None = None, agent: Any = None,
-           callbacks: Callback | list[Callback] | Mapping[str, Callback] | None = None,
-           progress: Any = "auto", live_tools: Any = None, executor: Any = "local") -> Job:
+def resume(
+    job_id: str,
+    store: StoreArg = None,
+    *,
+    models: Any = None,
+    api_keys: Mapping[str, str] | None = None,
+    agent: Any = None,
+    callbacks: Callback | list[Callback] | Mapping[str, Callback] | None = None,
+    progress: Any = "auto",
+    live_tools: Any = None,
+    executor: Any = "local",
+) -> Job:
     """Finish an interrupted (or cancelled, or failed) job: only its missing cases run.
 
     API keys are never stored: give them again with ``models`` (as in ``run_eval``) or
@@ -101,14 +134,25 @@ def resume(job_id: str, store: StoreArg = None, *, models: Any = None,
     row = the_store.job(job_id)
     if row.status in ("running", "queued") and row.alive:
         where = "this process" if row.owner == owner_id() else f"process {row.owner}"
-        raise StoreError(f"job {job_id!r} is still {row.status} in {where}; await or cancel "
-                         "it there instead of resuming it")
-    plan = Plan.from_config(row.config, models=models, agent=agent, api_keys=api_keys,
-                            live_tools=live_tools)
+        raise StoreError(
+            f"job {job_id!r} is still {row.status} in {where}; await or cancel "
+            "it there instead of resuming it"
+        )
+    plan = Plan.from_config(
+        row.config, models=models, agent=agent, api_keys=api_keys, live_tools=live_tools
+    )
     plan.executor = resolve_executor(executor)
-    job = Job(plan, the_store, job_id=job_id, run_id=row.run_id,
-              callbacks=as_callbacks(callbacks))
+    job = Job(plan, the_store, job_id=job_id, run_id=row.run_id, callbacks=as_callbacks(callbacks))
     attach_progress(job, progress)
-    job.emit("job_created", {"job_id": job_id, "run_id": row.run_id, "status": "submitted",
-                             "resumed": True, "done": row.n_done, "total": plan.n_total})
+    job.emit(
+        "job_created",
+        {
+            "job_id": job_id,
+            "run_id": row.run_id,
+            "status": "submitted",
+            "resumed": True,
+            "done": row.n_done,
+            "total": plan.n_total,
+        },
+    )
     return job.start()

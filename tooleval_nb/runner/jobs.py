@@ -53,8 +53,15 @@ class Job:
         error: the exception that failed the job, if any.
     """
 
-    def __init__(self, plan: Plan, store: Store, *, job_id: str, run_id: str,
-                 callbacks: Sequence[tuple[Callback, list[str] | None]] = ()) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        store: Store,
+        *,
+        job_id: str,
+        run_id: str,
+        callbacks: Sequence[tuple[Callback, list[str] | None]] = (),
+    ) -> None:
         self.plan = plan
         self.store = store
         self.id = job_id
@@ -75,8 +82,10 @@ class Job:
         self._done = threading.Event()
 
     def __repr__(self) -> str:
-        return (f"Job(id={self.id!r}, run_id={self.run_id!r}, status={self.status!r}, "
-                f"done={self.progress.done}/{self.plan.n_total})")
+        return (
+            f"Job(id={self.id!r}, run_id={self.run_id!r}, status={self.status!r}, "
+            f"done={self.progress.done}/{self.plan.n_total})"
+        )
 
     # -- events ------------------------------------------------------------------------------
     def subscribe(self, callback: Callback, types: list[str] | None = None) -> Any:
@@ -121,8 +130,11 @@ class Job:
             self._done.set()
             raise JobError(str(exc)) from exc
         except asyncio.CancelledError:  # cancelled while queued: it never held a slot
-            self._finish("cancelled", "job_cancelled",
-                         {"run_id": self.run_id, "done": self.store.count_results(self.run_id)})
+            self._finish(
+                "cancelled",
+                "job_cancelled",
+                {"run_id": self.run_id, "done": self.store.count_results(self.run_id)},
+            )
             self._done.set()
             raise
         try:
@@ -130,20 +142,38 @@ class Job:
             targets = []
             for t in self.plan.targets:
                 s = self.store.summary(self.run_id, t.label)
-                targets.append({"model": t.label, "mode": t.mode, "api_base": t.api_base,
-                                "total": len(self.plan.cases) * self.plan.settings.repeats,
-                                "done": s["n_cases"], "passed": s["n_passed"],
-                                "errors": s["n_errored"], "overall": s["overall"]})
-            self.emit("tool_eval_init", {
-                "run_id": self.run_id, "suite": self.plan.suite.name, "targets": targets,
-                "total_cases": len(self.plan.cases), "repeats": self.plan.settings.repeats,
-                "total": self.plan.n_total, "done": sum(t["done"] for t in targets),
-                "drafts_skipped": self.plan.n_drafts_skipped})
-            executor = Executor(self.plan, JobContext(self.store, self.id, self.run_id,
-                                                      self.publish, self.emit))
+                targets.append(
+                    {
+                        "model": t.label,
+                        "mode": t.mode,
+                        "api_base": t.api_base,
+                        "total": len(self.plan.cases) * self.plan.settings.repeats,
+                        "done": s["n_cases"],
+                        "passed": s["n_passed"],
+                        "errors": s["n_errored"],
+                        "overall": s["overall"],
+                    }
+                )
+            self.emit(
+                "tool_eval_init",
+                {
+                    "run_id": self.run_id,
+                    "suite": self.plan.suite.name,
+                    "targets": targets,
+                    "total_cases": len(self.plan.cases),
+                    "repeats": self.plan.settings.repeats,
+                    "total": self.plan.n_total,
+                    "done": sum(t["done"] for t in targets),
+                    "drafts_skipped": self.plan.n_drafts_skipped,
+                },
+            )
+            executor = Executor(
+                self.plan, JobContext(self.store, self.id, self.run_id, self.publish, self.emit)
+            )
             await executor.run()
-            self.emit("tool_eval_complete", {"run_id": self.run_id, "eval_id": self.run_id,
-                                             "delta": None})
+            self.emit(
+                "tool_eval_complete", {"run_id": self.run_id, "eval_id": self.run_id, "delta": None}
+            )
             self._finish("completed", "job_completed", {"run_id": self.run_id})
             self._run = Run.load(self.store, self.run_id, lazy=True)  # its rows are final
             return self._run
@@ -151,8 +181,11 @@ class Job:
             if executor is not None:  # keep the cases whose replies already arrived
                 with contextlib.suppress(Exception):
                     await executor.drain()
-            self._finish("cancelled", "job_cancelled",
-                         {"run_id": self.run_id, "done": self.store.count_results(self.run_id)})
+            self._finish(
+                "cancelled",
+                "job_cancelled",
+                {"run_id": self.run_id, "done": self.store.count_results(self.run_id)},
+            )
             raise
         except Exception as exc:
             if executor is not None:  # keep the cases whose replies already arrived
@@ -162,9 +195,11 @@ class Job:
             message = f"{type(cause).__name__}: {cause}"
             self.error = cause
             self._finish("failed", "job_failed", {"run_id": self.run_id, "error": message})
-            raise JobError(f"job {self.id} (run {self.run_id}) failed: {message}; the cases "
-                           f"finished before are kept, te.resume({self.id!r}) finishes the "
-                           "rest") from cause
+            raise JobError(
+                f"job {self.id} (run {self.run_id}) failed: {message}; the cases "
+                f"finished before are kept, te.resume({self.id!r}) finishes the "
+                "rest"
+            ) from cause
         finally:
             if executor is not None:  # the finisher, the live tools the job opened
                 await executor.close()
@@ -174,8 +209,9 @@ class Job:
     def _finish(self, status: JobStatus, event_type: Any, data: dict[str, Any]) -> None:
         self.status = status
         event = Event(event_type, self.id, data)
-        self.store.finish_job(self.id, status, data.get("error"),
-                              [(event.type, event.ts, event.data)])
+        self.store.finish_job(
+            self.id, status, data.get("error"), [(event.type, event.ts, event.data)]
+        )
         self.publish(event)
 
     async def _acquire_slot(self) -> None:
@@ -184,9 +220,16 @@ class Job:
         while not self.store.claim_job(self.id, owner):
             if not announced:
                 announced = True
-                self.emit("job_progress", {"percent": 0.0, "done": 0, "total": self.plan.n_total,
-                                           "detail": f"queued: {self.store.max_jobs} job(s) "
-                                                     f"already running on {self.store.path}"})
+                self.emit(
+                    "job_progress",
+                    {
+                        "percent": 0.0,
+                        "done": 0,
+                        "total": self.plan.n_total,
+                        "detail": f"queued: {self.store.max_jobs} job(s) "
+                        f"already running on {self.store.path}",
+                    },
+                )
             await _wait_for_slot(QUEUE_POLL)
 
     # -- results -----------------------------------------------------------------------------
@@ -210,14 +253,18 @@ class Job:
 
     def _outcome(self) -> Run:
         if self.status == "cancelled":
-            exc = JobCancelled(f"job {self.id} was cancelled; {len(self.snapshot())} finished "
-                               f"case(s) are kept (job.snapshot() or te.load_run("
-                               f"{self.run_id!r})); te.resume({self.id!r}) finishes the rest")
+            exc = JobCancelled(
+                f"job {self.id} was cancelled; {len(self.snapshot())} finished "
+                f"case(s) are kept (job.snapshot() or te.load_run("
+                f"{self.run_id!r})); te.resume({self.id!r}) finishes the rest"
+            )
             exc.run = self.snapshot()  # type: ignore[attr-defined]
             raise exc
         if self.status == "failed":
-            raise JobError(f"job {self.id} failed: {self.error}; te.resume({self.id!r}) "
-                           "finishes the missing cases") from self.error
+            raise JobError(
+                f"job {self.id} failed: {self.error}; te.resume({self.id!r}) "
+                "finishes the missing cases"
+            ) from self.error
         if self._run is None:
             self._run = Run.load(self.store, self.run_id)
         return self._run
@@ -244,9 +291,11 @@ class Job:
         """
         if not self.done():
             if threading.get_ident() == self._thread_id:
-                raise JobError(f"job {self.id} is still running on this event loop; use "
-                               "`run = await job` in a notebook cell (blocking here would "
-                               "freeze the kernel)")
+                raise JobError(
+                    f"job {self.id} is still running on this event loop; use "
+                    "`run = await job` in a notebook cell (blocking here would "
+                    "freeze the kernel)"
+                )
             if not self._done.wait(timeout):
                 raise TimeoutError(f"job {self.id} did not finish within {timeout} s")
         return self._outcome()

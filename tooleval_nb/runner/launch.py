@@ -27,13 +27,21 @@ ProgressMode = Literal["auto", "widget", "text", "none"] | bool
 log = logging.getLogger("tooleval_nb.runner")
 
 
-def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None,
-             settings: RunSettings | Mapping[str, Any] | None = None, *,
-             store: Store | str | os.PathLike[str] | None = None,
-             callbacks: Callback | Iterable[Callback] | Mapping[str, Callback] | None = None,
-             progress: ProgressMode = "auto", name: str | None = None, resume: bool = True,
-             agent: Any = None, live_tools: Any = None, executor: Any = "local",
-             **overrides: Any) -> Job:
+def run_eval(
+    suite: Suite | str | os.PathLike[str],
+    models: Any = None,
+    settings: RunSettings | Mapping[str, Any] | None = None,
+    *,
+    store: Store | str | os.PathLike[str] | None = None,
+    callbacks: Callback | Iterable[Callback] | Mapping[str, Callback] | None = None,
+    progress: ProgressMode = "auto",
+    name: str | None = None,
+    resume: bool = True,
+    agent: Any = None,
+    live_tools: Any = None,
+    executor: Any = "local",
+    **overrides: Any,
+) -> Job:
     """Evaluate ``suite`` against ``models``; returns the :class:`Job`.
 
     In a notebook (a loop runs in this thread) the job runs as a task on the kernel's loop and
@@ -78,15 +86,31 @@ def run_eval(suite: Suite | str | os.PathLike[str], models: Any = None,
             ``te.RayExecutor`` for control. The store, events and results are the same.
         **overrides: fields of ``RunSettings``; an unknown name is a TypeError listing them.
     """
-    job = prepare_job(suite, models, settings, store=store, callbacks=callbacks,
-                      progress=progress, name=name, resume=resume, agent=agent,
-                      live_tools=live_tools, executor=executor, **overrides)
+    job = prepare_job(
+        suite,
+        models,
+        settings,
+        store=store,
+        callbacks=callbacks,
+        progress=progress,
+        name=name,
+        resume=resume,
+        agent=agent,
+        live_tools=live_tools,
+        executor=executor,
+        **overrides,
+    )
     return job.start()
 
 
-async def run_eval_async(suite: Suite | str | os.PathLike[str], models: Any = None,
-                         settings: RunSettings | Mapping[str, Any] | None = None, *,
-                         progress: ProgressMode = "none", **options: Any) -> Run:
+async def run_eval_async(
+    suite: Suite | str | os.PathLike[str],
+    models: Any = None,
+    settings: RunSettings | Mapping[str, Any] | None = None,
+    *,
+    progress: ProgressMode = "none",
+    **options: Any,
+) -> Run:
     """:func:`run_eval` for async code: awaits the job and returns the finished :class:`Run`
     (raises ``JobCancelled`` / ``JobError`` when it did not complete). Same options."""
     job = prepare_job(suite, models, settings, progress=progress, **options)
@@ -94,10 +118,21 @@ async def run_eval_async(suite: Suite | str | os.PathLike[str], models: Any = No
     return await job
 
 
-def prepare_job(suite: Any, models: Any, settings: RunSettings | Mapping[str, Any] | None = None,
-                *, store: Any = None, callbacks: Any = None, agent: Any = None,
-                name: str | None = None, progress: ProgressMode = "auto", resume: bool = True,
-                live_tools: Any = None, executor: Any = "local", **overrides: Any) -> Job:
+def prepare_job(
+    suite: Any,
+    models: Any,
+    settings: RunSettings | Mapping[str, Any] | None = None,
+    *,
+    store: Any = None,
+    callbacks: Any = None,
+    agent: Any = None,
+    name: str | None = None,
+    progress: ProgressMode = "auto",
+    resume: bool = True,
+    live_tools: Any = None,
+    executor: Any = "local",
+    **overrides: Any,
+) -> Job:
     """Build the plan, find (resume) or create the job, subscribe callbacks and progress."""
     executor = resolve_executor(executor)  # a bad executor or a missing Ray fails here
     suite = load_suite_arg(suite)
@@ -111,19 +146,31 @@ def prepare_job(suite: Any, models: Any, settings: RunSettings | Mapping[str, An
     settings_model = RunSettings.build(settings, **overrides)
     if agent is None and settings_model.agent:
         agent = import_callable(settings_model.agent)
-    plan = Plan(suite=suite, targets=make_targets(models, settings_model.mode),
-                settings=settings_model, name=name, agent=agent,
-                live_tools=None if is_target(live_tools) else live_tools, executor=executor)
+    plan = Plan(
+        suite=suite,
+        targets=make_targets(models, settings_model.mode),
+        settings=settings_model,
+        name=name,
+        agent=agent,
+        live_tools=None if is_target(live_tools) else live_tools,
+        executor=executor,
+    )
     tags, ids = settings_model.tags, settings_model.ids
     drafts = plan.n_drafts_skipped
     if not plan.cases:
-        hint = (f"; {drafts} draft case(s) are skipped: accept them in the suite or pass "
-                "include_drafts=True" if drafts else "; check the filters")
-        raise SuiteError(f"no case of suite {suite.name!r} is selected (tags={tags!r}, "
-                         f"ids={ids!r}){hint}")
+        hint = (
+            f"; {drafts} draft case(s) are skipped: accept them in the suite or pass "
+            "include_drafts=True"
+            if drafts
+            else "; check the filters"
+        )
+        raise SuiteError(
+            f"no case of suite {suite.name!r} is selected (tags={tags!r}, ids={ids!r}){hint}"
+        )
     if drafts:
-        log.info("suite %r: %d draft case(s) skipped (include_drafts=True runs them)",
-                 suite.name, drafts)
+        log.info(
+            "suite %r: %d draft case(s) skipped (include_drafts=True runs them)", suite.name, drafts
+        )
     the_store = resolve_store(store)
     key = plan.config_key()
     job_id = the_store.find_resumable(key) if resume else None
@@ -132,21 +179,47 @@ def prepare_job(suite: Any, models: Any, settings: RunSettings | Mapping[str, An
         row = the_store.job(job_id)
         job = Job(plan, the_store, job_id=job_id, run_id=row.run_id, callbacks=subscribers)
         attach_progress(job, progress)
-        job.emit("job_created", {"job_id": job_id, "run_id": row.run_id, "status": "submitted",
-                                 "resumed": True, "done": row.n_done,
-                                 "total": plan.n_total, "drafts_skipped": drafts})
+        job.emit(
+            "job_created",
+            {
+                "job_id": job_id,
+                "run_id": row.run_id,
+                "status": "submitted",
+                "resumed": True,
+                "done": row.n_done,
+                "total": plan.n_total,
+                "drafts_skipped": drafts,
+            },
+        )
         return job
     job_id, run_id = new_id("job"), new_id("run")
-    the_store.create_job(job_id=job_id, run_id=run_id, config=plan.config_json(), config_key=key,
-                         n_total=plan.n_total, run_name=name, suite_name=suite.name,
-                         suite_fingerprint=plan.fingerprint, drafts_skipped=drafts,
-                         targets=[t.to_config() for t in plan.targets],
-                         settings=plan.settings.model_dump(mode="json"))
+    the_store.create_job(
+        job_id=job_id,
+        run_id=run_id,
+        config=plan.config_json(),
+        config_key=key,
+        n_total=plan.n_total,
+        run_name=name,
+        suite_name=suite.name,
+        suite_fingerprint=plan.fingerprint,
+        drafts_skipped=drafts,
+        targets=[t.to_config() for t in plan.targets],
+        settings=plan.settings.model_dump(mode="json"),
+    )
     job = Job(plan, the_store, job_id=job_id, run_id=run_id, callbacks=subscribers)
     attach_progress(job, progress)
-    job.emit("job_created", {"job_id": job_id, "run_id": run_id, "status": "submitted",
-                             "resumed": False, "done": 0, "total": plan.n_total,
-                             "drafts_skipped": drafts})
+    job.emit(
+        "job_created",
+        {
+            "job_id": job_id,
+            "run_id": run_id,
+            "status": "submitted",
+            "resumed": False,
+            "done": 0,
+            "total": plan.n_total,
+            "drafts_skipped": drafts,
+        },
+    )
     return job
 
 
@@ -160,12 +233,16 @@ def load_suite_arg(suite: Any) -> Suite:
         loaded = load_suite(suite)
         if isinstance(loaded, list):
             if len(loaded) != 1:
-                raise SuiteError(f"{os.fspath(suite)} holds {len(loaded)} suites; run them one at "
-                                 "a time (te.load_suite gives the list)", path=os.fspath(suite))
+                raise SuiteError(
+                    f"{os.fspath(suite)} holds {len(loaded)} suites; run them one at "
+                    "a time (te.load_suite gives the list)",
+                    path=os.fspath(suite),
+                )
             loaded = loaded[0]
         return loaded
-    raise TypeError(f"suite must be a te.Suite or the path of a suite file, not "
-                    f"{type(suite).__name__}")
+    raise TypeError(
+        f"suite must be a te.Suite or the path of a suite file, not {type(suite).__name__}"
+    )
 
 
 def attach_progress(job: Job, progress: ProgressMode) -> None:

@@ -23,9 +23,14 @@ class RateLimiter:
         clock, sleep: injectable for tests (a fake clock needs no real waiting).
     """
 
-    def __init__(self, rpm: float | None = None, tpm: float | None = None, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
+    def __init__(
+        self,
+        rpm: float | None = None,
+        tpm: float | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
         self.rpm = rpm
         self.tpm = tpm
         self._clock = clock

@@ -43,8 +43,9 @@ LiveArg = str | Sequence[str] | Any
 
 def is_target(value: Any) -> bool:
     """An MCP target: a URL or command line, or a list of command arguments."""
-    return isinstance(value, str) or (isinstance(value, (list, tuple))
-                                      and all(isinstance(a, str) for a in value))
+    return isinstance(value, str) or (
+        isinstance(value, (list, tuple)) and all(isinstance(a, str) for a in value)
+    )
 
 
 def describe_live(live: LiveArg | None) -> str | list[str] | None:
@@ -54,14 +55,17 @@ def describe_live(live: LiveArg | None) -> str | list[str] | None:
     if is_target(live):
         return live if isinstance(live, str) else list(live)
     if not callable(getattr(live, "call", None)):
-        raise TypeError(f"live_tools={live!r:.80}: give an MCP target (a URL or a command line) "
-                        "or an object with `async call(name, arguments)` (a ToolExecutor)")
+        raise TypeError(
+            f"live_tools={live!r:.80}: give an MCP target (a URL or a command line) "
+            "or an object with `async call(name, arguments)` (a ToolExecutor)"
+        )
     cls = type(live)
     return f"object:{cls.__module__}:{cls.__qualname__}"
 
 
-async def open_live(live: LiveArg | None, description: str | list[str] | None,
-                    timeout: float | None) -> tuple[Any, bool]:
+async def open_live(
+    live: LiveArg | None, description: str | list[str] | None, timeout: float | None
+) -> tuple[Any, bool]:
     """The executor for a job and whether the job owns it (and must close it).
 
     ``live`` is the object given to ``run_eval`` / ``resume`` (None after a kernel restart: then
@@ -70,8 +74,10 @@ async def open_live(live: LiveArg | None, description: str | list[str] | None,
     if live is None and description is None:
         return None, False
     if live is None and isinstance(description, str) and description.startswith("object:"):
-        raise StoreError(f"the run used live tools from an object ({description[7:]}) that is not "
-                         "stored; give it again: te.resume(job_id, live_tools=my_executor)")
+        raise StoreError(
+            f"the run used live tools from an object ({description[7:]}) that is not "
+            "stored; give it again: te.resume(job_id, live_tools=my_executor)"
+        )
     given: Any = live if live is not None else description
     if not is_target(given):
         return given, False
@@ -86,7 +92,8 @@ async def open_live(live: LiveArg | None, description: str | list[str] | None,
         raise MCPImportError(
             f"live_tools={given!r} could not be opened: {exc}\nThe run answers tool calls with "
             "this server's tools: start it or fix the target, then run again; or leave "
-            "live_tools out to answer with the cases' mock responses.") from exc
+            "live_tools out to answer with the cases' mock responses."
+        ) from exc
     return runner, True
 
 
@@ -99,20 +106,33 @@ async def close_live(executor: Any, owned: bool) -> None:
             pass
 
 
-async def answer_call(case: EvalCase, tools: list[Tool], call: ToolCall, executor: Any,
-                      timeout: float | None) -> tuple[dict[str, Any], Any]:
+async def answer_call(
+    case: EvalCase, tools: list[Tool], call: ToolCall, executor: Any, timeout: float | None
+) -> tuple[dict[str, Any], Any]:
     """The tool message answering ``call`` and what the hop and trace record for it."""
     if executor is None:
         result = mock_result(case, tools, call)
-        return ({"role": "tool", "tool_call_id": call.id, "name": call.name,
-                 "content": json.dumps(result, ensure_ascii=False, default=str)}, result)
+        return (
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "name": call.name,
+                "content": json.dumps(result, ensure_ascii=False, default=str),
+            },
+            result,
+        )
     from ..mcp.live import LiveToolResult  # live tools: loaded by open_live already
 
     if call.name not in {t.name for t in tools}:  # never sent: the answer the mock path gives
         text = _unknown_tool(call.name, tools)
-        res = LiveToolResult(name=call.name, arguments=call.function.arguments,
-                             content=json.dumps({"error": text}, ensure_ascii=False),
-                             is_error=True, error=text, error_type="unknown_tool")
+        res = LiveToolResult(
+            name=call.name,
+            arguments=call.function.arguments,
+            content=json.dumps({"error": text}, ensure_ascii=False),
+            is_error=True,
+            error=text,
+            error_type="unknown_tool",
+        )
     else:
         res = await _live_call(executor, call, timeout)
     return res.to_message(call.id), res.model_dump(mode="json")
@@ -129,13 +149,25 @@ async def _live_call(executor: Any, call: ToolCall, timeout: float | None) -> An
             res = await executor.call(call.name, arguments)
     except TimeoutError:
         text = f"the tool did not answer within {timeout:g} s"
-        return LiveToolResult(name=call.name, arguments=arguments, content=f"Error: {text}",
-                              is_error=True, error=text, error_type="timeout",
-                              latency_ms=(timeout or 0.0) * 1000)
+        return LiveToolResult(
+            name=call.name,
+            arguments=arguments,
+            content=f"Error: {text}",
+            is_error=True,
+            error=text,
+            error_type="timeout",
+            latency_ms=(timeout or 0.0) * 1000,
+        )
     except Exception as exc:  # a user's executor that raised: the tool's error answer
         text = f"{type(exc).__name__}: {exc}"
-        return LiveToolResult(name=call.name, arguments=arguments, content=f"Error: {text}",
-                              is_error=True, error=text, error_type="protocol")
+        return LiveToolResult(
+            name=call.name,
+            arguments=arguments,
+            content=f"Error: {text}",
+            is_error=True,
+            error=text,
+            error_type="protocol",
+        )
     if isinstance(res, LiveToolResult):
         return res
     if hasattr(res, "to_message") and hasattr(res, "model_dump"):

@@ -23,8 +23,16 @@ from ..models.spec import Mode
 from ..suite import EvalCase, Suite, SuiteText
 from .settings import RunSettings
 
-__all__ = ["Mode", "RunSettings", "Target", "Plan", "make_targets", "provider_group",
-           "callable_path", "import_callable"]
+__all__ = [
+    "Mode",
+    "RunSettings",
+    "Target",
+    "Plan",
+    "make_targets",
+    "provider_group",
+    "callable_path",
+    "import_callable",
+]
 
 
 @dataclass(slots=True)
@@ -53,8 +61,11 @@ class Target:
 
     def to_config(self) -> dict[str, Any]:
         """The target as stored (``ModelSpec`` never dumps its API key)."""
-        return {"label": self.label, "spec": self.spec.model_dump(mode="json"),
-                "has_api_key": self.spec.api_key is not None}
+        return {
+            "label": self.label,
+            "spec": self.spec.model_dump(mode="json"),
+            "has_api_key": self.spec.api_key is not None,
+        }
 
 
 def provider_group(model: str, api_base: str | None = None) -> str:
@@ -64,9 +75,16 @@ def provider_group(model: str, api_base: str | None = None) -> str:
     if "/" in model:
         return model.split("/", 1)[0]
     lowered = model.lower()
-    for prefix, provider in (("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"),
-                             ("o4", "openai"), ("claude", "anthropic"), ("gemini", "gemini"),
-                             ("command", "cohere"), ("mistral", "mistral")):
+    for prefix, provider in (
+        ("gpt-", "openai"),
+        ("o1", "openai"),
+        ("o3", "openai"),
+        ("o4", "openai"),
+        ("claude", "anthropic"),
+        ("gemini", "gemini"),
+        ("command", "cohere"),
+        ("mistral", "mistral"),
+    ):
         if lowered.startswith(prefix):
             return provider
     return model
@@ -82,7 +100,8 @@ def _refuse_misspelt_fields(index: int, extra: Mapping[str, Any]) -> None:
             raise ModelConfigError(
                 f"models[{index}]: key {key!r} is not a model field; did you mean {close[0]!r}? "
                 "(keys that are not fields are sent as sampling parameters: to send this one, "
-                f"put it under 'params')")
+                f"put it under 'params')"
+            )
 
 
 def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
@@ -107,8 +126,10 @@ def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
                 data["params"] = {**(data.get("params") or {}), **extra}
             item = data
         elif not isinstance(item, (str, ModelSpec)):
-            raise TypeError(f"models[{i}]: {item!r:.80} is not a model; give a litellm model "
-                            "string, a dict with 'model', or a te.ModelSpec")
+            raise TypeError(
+                f"models[{i}]: {item!r:.80} is not a model; give a litellm model "
+                "string, a dict with 'model', or a te.ModelSpec"
+            )
         spec = ModelSpec.of(item)
         if mode is not None:
             spec = spec.with_mode(mode)
@@ -148,7 +169,8 @@ class Plan:
     live_tools: Any = None
     executor: Any = "local"
     _selection: tuple[list[tuple[int, EvalCase]], int] | None = field(
-        default=None, init=False, repr=False, compare=False)
+        default=None, init=False, repr=False, compare=False
+    )
 
     def _select(self) -> tuple[list[tuple[int, EvalCase]], int]:
         if self._selection is None:
@@ -206,32 +228,50 @@ class Plan:
     def config_json(self) -> str:
         """:meth:`config` as JSON text, with the suite's text taken from :attr:`suite_text`
         (not encoded a second time)."""
-        rest = json.dumps(self._config_rest(), ensure_ascii=False, default=str,
-                          separators=(",", ":"))
+        rest = json.dumps(
+            self._config_rest(), ensure_ascii=False, default=str, separators=(",", ":")
+        )
         return '{"suite":' + self.suite_text.text() + "," + rest[1:]
 
     def _config_rest(self) -> dict[str, Any]:
-        return {"suite_name": self.suite.name, "targets": [t.to_config() for t in self.targets],
-                "settings": self.settings.model_dump(mode="json"), "name": self.name}
+        return {
+            "suite_name": self.suite.name,
+            "targets": [t.to_config() for t in self.targets],
+            "settings": self.settings.model_dump(mode="json"),
+            "name": self.name,
+        }
 
     def config_key(self) -> str:
         settings = self.settings.model_dump(mode="json")
         for name, default in _LATER_SETTINGS.items():
             if settings.get(name) == default:
                 settings.pop(name, None)
-        data = {"suite": self.fingerprint, "suite_name": self.suite.name,
-                "targets": [t.to_config() for t in self.targets], "settings": settings}
+        data = {
+            "suite": self.fingerprint,
+            "suite_name": self.suite.name,
+            "targets": [t.to_config() for t in self.targets],
+            "settings": settings,
+        }
         blob = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
     @classmethod
-    def from_config(cls, config: dict[str, Any], *, models: Any = None, agent: Any = None,
-                    api_keys: Mapping[str, str] | None = None, live_tools: Any = None) -> Plan:
+    def from_config(
+        cls,
+        config: dict[str, Any],
+        *,
+        models: Any = None,
+        agent: Any = None,
+        api_keys: Mapping[str, str] | None = None,
+        live_tools: Any = None,
+    ) -> Plan:
         """Rebuild a stored plan; API keys come from ``models``/``api_keys`` or the environment."""
         suite = Suite.model_validate(config["suite"])
         settings = RunSettings.model_validate(config["settings"])
-        targets = [Target(label=t["label"], spec=ModelSpec.model_validate(t["spec"]), index=i)
-                   for i, t in enumerate(config["targets"])]
+        targets = [
+            Target(label=t["label"], spec=ModelSpec.model_validate(t["spec"]), index=i)
+            for i, t in enumerate(config["targets"])
+        ]
         keys: dict[str, str] = dict(api_keys or {})
         if models is not None:
             for given in make_targets(models):
@@ -245,11 +285,19 @@ class Plan:
         if agent is None and settings.agent:
             agent = import_callable(settings.agent)
         if live_tools is None and str(settings.live_tools or "").startswith("object:"):
-            raise StoreError(f"the run used live tools from an object "
-                             f"({str(settings.live_tools)[7:]}) that is not stored; give it "
-                             "again: te.resume(job_id, live_tools=my_executor)")
-        return cls(suite=suite, targets=targets, settings=settings, name=config.get("name"),
-                   agent=agent, live_tools=live_tools)
+            raise StoreError(
+                f"the run used live tools from an object "
+                f"({str(settings.live_tools)[7:]}) that is not stored; give it "
+                "again: te.resume(job_id, live_tools=my_executor)"
+            )
+        return cls(
+            suite=suite,
+            targets=targets,
+            settings=settings,
+            name=config.get("name"),
+            agent=agent,
+            live_tools=live_tools,
+        )
 
 
 def callable_path(func: Any) -> str:
@@ -271,6 +319,8 @@ def import_callable(path: str) -> Any:
         for part in qualname.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as exc:
-        raise StoreError(f"the run's agent callable {path} cannot be imported again ({exc}); "
-                         "pass it: te.resume(job_id, agent=my_agent)") from exc
+        raise StoreError(
+            f"the run's agent callable {path} cannot be imported again ({exc}); "
+            "pass it: te.resume(job_id, agent=my_agent)"
+        ) from exc
     return obj

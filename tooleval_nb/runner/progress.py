@@ -24,9 +24,19 @@ from typing import Protocol, TextIO
 
 from .events import Event
 
-__all__ = ["ModelProgress", "ProgressState", "ProgressDisplay", "render_text", "render_html",
-           "render_line", "TextProgress", "register_display", "create_display",
-           "display_kinds", "FINAL_EVENTS"]
+__all__ = [
+    "ModelProgress",
+    "ProgressState",
+    "ProgressDisplay",
+    "render_text",
+    "render_html",
+    "render_line",
+    "TextProgress",
+    "register_display",
+    "create_display",
+    "display_kinds",
+    "FINAL_EVENTS",
+]
 
 #: the events that end a job
 FINAL_EVENTS = ("job_completed", "job_failed", "job_cancelled")
@@ -75,8 +85,14 @@ class ProgressState:
             self.suite = str(data.get("suite") or "")
             for t in data.get("targets", []):
                 done = int(t.get("done") or 0)
-                mp = ModelProgress(t["model"], int(t["total"]), done, int(t.get("passed") or 0),
-                                   int(t.get("errors") or 0), done_at_start=done)
+                mp = ModelProgress(
+                    t["model"],
+                    int(t["total"]),
+                    done,
+                    int(t.get("passed") or 0),
+                    int(t.get("errors") or 0),
+                    done_at_start=done,
+                )
                 mp.score_sum = float(t.get("overall") or 0.0) * mp.done
                 self.models[mp.label] = mp
             return True
@@ -168,9 +184,11 @@ def render_text(state: ProgressState, width: int = 24) -> list[str]:
     for m in state.models.values():
         score = f"{m.score:.3f}" if m.score is not None else "  -  "
         pct = 100.0 * m.done / m.total if m.total else 100.0
-        lines.append(f"{m.label[:name_width]:<{name_width}} |{_bar(m.done, m.total, width)}| "
-                     f"{pct:5.1f}% {m.done}/{m.total} err {m.errors} pass {m.passed} "
-                     f"score {score}  {_rate(state.rate(m))}  ETA {_duration(state.eta(m))}")
+        lines.append(
+            f"{m.label[:name_width]:<{name_width}} |{_bar(m.done, m.total, width)}| "
+            f"{pct:5.1f}% {m.done}/{m.total} err {m.errors} pass {m.passed} "
+            f"score {score}  {_rate(state.rate(m))}  ETA {_duration(state.eta(m))}"
+        )
     if state.finished:
         lines[-1] += f"  [{state.status}]"
     return lines
@@ -181,11 +199,16 @@ def render_line(state: ProgressState, model: ModelProgress) -> str:
     pct = 100.0 * model.done / model.total if model.total else 100.0
     score = f"{model.score:.3f}" if model.score is not None else "-"
     where = f"[{state.suite}] " if state.suite else ""
-    tail = (f"done in {_duration(state.elapsed)}" if model.done >= model.total
-            else f"ETA {_duration(state.eta(model))}")
-    line = (f"{where}{model.label}: {model.done}/{model.total} ({pct:.0f}%)  "
-            f"{_rate(state.rate(model))}  {tail}  errors {model.errors}  pass {model.passed}  "
-            f"score {score}")
+    tail = (
+        f"done in {_duration(state.elapsed)}"
+        if model.done >= model.total
+        else f"ETA {_duration(state.eta(model))}"
+    )
+    line = (
+        f"{where}{model.label}: {model.done}/{model.total} ({pct:.0f}%)  "
+        f"{_rate(state.rate(model))}  {tail}  errors {model.errors}  pass {model.passed}  "
+        f"score {score}"
+    )
     if state.finished:
         failed = state.status == "failed" and state.detail
         line += f"  [{state.status}{': ' + state.detail if failed else ''}]"
@@ -201,11 +224,16 @@ def render_html(state: ProgressState) -> str:
         rows.append(
             f"<tr><td>{html.escape(m.label)}</td><td><progress value='{m.done}' "
             f"max='{max(m.total, 1)}'></progress> {pct:.0f}%</td><td>{m.done}/{m.total}</td>"
-            f"<td>{m.errors}</td><td>{m.passed}</td><td>{score}</td></tr>")
-    head = ("<tr><th>model</th><th>progress</th><th>done</th><th>errors</th><th>passed</th>"
-            "<th>score</th></tr>")
-    return (f"<div><b>status:</b> {html.escape(state.status)} {html.escape(state.detail)}"
-            f"<table>{head}{''.join(rows)}</table></div>")
+            f"<td>{m.errors}</td><td>{m.passed}</td><td>{score}</td></tr>"
+        )
+    head = (
+        "<tr><th>model</th><th>progress</th><th>done</th><th>errors</th><th>passed</th>"
+        "<th>score</th></tr>"
+    )
+    return (
+        f"<div><b>status:</b> {html.escape(state.status)} {html.escape(state.detail)}"
+        f"<table>{head}{''.join(rows)}</table></div>"
+    )
 
 
 class ProgressDisplay(Protocol):
@@ -224,8 +252,13 @@ class TextProgress:
     and at the end, each with cases done and total, rate, time left and errors so far.
     """
 
-    def __init__(self, stream: TextIO | None = None, interval: float = 0.1,
-                 log_interval: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        interval: float = 0.1,
+        log_interval: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.state = ProgressState(clock)
         self.stream = stream or sys.stderr
         self.interval = interval
@@ -257,12 +290,16 @@ class TextProgress:
             if model is not None and len(self.state.models) > 1:
                 self._write([render_line(self.state, model)])
             return
-        if event.type in _FINAL or event.type == "tool_eval_init" or (
-                now - self._last >= self.log_interval
-                and self.state.done < self.state.total):  # all done: the end's lines follow
+        if (
+            event.type in _FINAL
+            or event.type == "tool_eval_init"
+            or (now - self._last >= self.log_interval and self.state.done < self.state.total)
+        ):  # all done: the end's lines follow
             self._last = now
-            self._write([render_line(self.state, m) for m in self.state.models.values()]
-                        or render_text(self.state))
+            self._write(
+                [render_line(self.state, m) for m in self.state.models.values()]
+                or render_text(self.state)
+            )
 
     def _write(self, lines: list[str]) -> None:
         self.stream.write("".join(f"{line}\n" for line in lines))
@@ -272,8 +309,11 @@ class TextProgress:
         """Redraw the bars (on a TTY, over the previous drawing)."""
         lines = render_text(self.state)
         if self.state.suite:
-            lines.insert(0, f"suite {self.state.suite}: {self.state.done}/{self.state.total} "
-                            f"in {_duration(self.state.elapsed)}")
+            lines.insert(
+                0,
+                f"suite {self.state.suite}: {self.state.done}/{self.state.total} "
+                f"in {_duration(self.state.elapsed)}",
+            )
         out = ""
         if self._tty and self._lines:
             out += f"\x1b[{self._lines}F"
@@ -324,6 +364,8 @@ def create_display(kind: str) -> ProgressDisplay:
     """
     factory = _factory(kind)
     if factory is None:
-        raise ValueError(f"progress={kind!r} is not a registered progress display; use "
-                         f"'auto', 'none' or one of {', '.join(map(repr, display_kinds()))}")
+        raise ValueError(
+            f"progress={kind!r} is not a registered progress display; use "
+            f"'auto', 'none' or one of {', '.join(map(repr, display_kinds()))}"
+        )
     return factory()

@@ -38,15 +38,52 @@ from ..scoring.summary import SCORE_SUMMARY_COLUMNS
 from ..suite import EvalCase
 from ..toolcall import ToolCall
 
-__all__ = ["RESULT_COLUMNS", "SUMMARY_COLUMNS", "RESULT_FIELDS", "CaseOutcome", "build_record",
-           "expected_json", "calls_json", "tags_json"]
+__all__ = [
+    "RESULT_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "RESULT_FIELDS",
+    "CaseOutcome",
+    "build_record",
+    "expected_json",
+    "calls_json",
+    "tags_json",
+]
 
 RESULT_COLUMNS: tuple[str, ...] = (
-    "run_id", "model", "mode", "case_id", "case_name", "category", "tags", "prompt", "expected",
-    "tool_calls", "content", "tool_score", "param_score", "overall", "passed", "bfcl_pass",
-    "bfcl_error", "failure_mode", "completion", "efficiency", "redundancy_penalty",
-    "detour_penalty", "n_hops", "error", "error_type", "latency_ms", "prompt_tokens",
-    "completion_tokens", "cost", "tries", "fallback", "cached", "sample", "seed",
+    "run_id",
+    "model",
+    "mode",
+    "case_id",
+    "case_name",
+    "category",
+    "tags",
+    "prompt",
+    "expected",
+    "tool_calls",
+    "content",
+    "tool_score",
+    "param_score",
+    "overall",
+    "passed",
+    "bfcl_pass",
+    "bfcl_error",
+    "failure_mode",
+    "completion",
+    "efficiency",
+    "redundancy_penalty",
+    "detour_penalty",
+    "n_hops",
+    "error",
+    "error_type",
+    "latency_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "tries",
+    "fallback",
+    "cached",
+    "sample",
+    "seed",
 )
 
 #: ``Run.summary_df()``: one row per model: who, then scoring's own summary columns
@@ -57,17 +94,39 @@ RESULT_COLUMNS: tuple[str, ...] = (
 #: percentiles over every row, tokens and cost as sums, ``fallback_count`` rows where
 #: tool_choice fell back to ``auto``.
 SUMMARY_COLUMNS: tuple[str, ...] = (
-    "run_id", "model", "mode", *SCORE_SUMMARY_COLUMNS, "latency_p50_ms", "latency_p95_ms",
-    "prompt_tokens", "completion_tokens", "cost", "fallback_count",
+    "run_id",
+    "model",
+    "mode",
+    *SCORE_SUMMARY_COLUMNS,
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "fallback_count",
 )
 
 #: stored beside the columns: order keys, time, and the full detail (scores, hops, raw replies)
-RESULT_FIELDS: tuple[str, ...] = RESULT_COLUMNS + ("model_index", "case_index", "finished_at",
-                                                   "detail")
+RESULT_FIELDS: tuple[str, ...] = RESULT_COLUMNS + (
+    "model_index",
+    "case_index",
+    "finished_at",
+    "detail",
+)
 
-_SCORE_FIELDS = ("tool_score", "param_score", "overall", "passed", "bfcl_pass", "bfcl_error",
-                 "failure_mode", "completion", "efficiency", "redundancy_penalty",
-                 "detour_penalty")
+_SCORE_FIELDS = (
+    "tool_score",
+    "param_score",
+    "overall",
+    "passed",
+    "bfcl_pass",
+    "bfcl_error",
+    "failure_mode",
+    "completion",
+    "efficiency",
+    "redundancy_penalty",
+    "detour_penalty",
+)
 
 
 @dataclass(slots=True)
@@ -93,8 +152,9 @@ class CaseOutcome:
         """Sum one model reply's latency, tokens, cost and tries into the outcome."""
         self.latency_ms += float(getattr(reply, "latency_ms", 0.0) or 0.0)
         self.prompt_tokens = _add(self.prompt_tokens, getattr(reply, "prompt_tokens", None))
-        self.completion_tokens = _add(self.completion_tokens,
-                                      getattr(reply, "completion_tokens", None))
+        self.completion_tokens = _add(
+            self.completion_tokens, getattr(reply, "completion_tokens", None)
+        )
         self.cost = _add(self.cost, getattr(reply, "cost", None))
         self.tries += int(getattr(reply, "tries", 0) or 0)
         self.fallback = self.fallback or bool(getattr(reply, "fallback", False))
@@ -130,15 +190,34 @@ def tags_json(case: EvalCase) -> str:
 
 def calls_json(calls: list[ToolCall]) -> str:
     """Tool calls as JSON text in OpenAI shape (arguments kept as the model wrote them)."""
-    return _dumps([{"id": c.id, "type": "function",
-                    "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                   for c in calls])
+    return _dumps(
+        [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.function.name, "arguments": c.function.arguments},
+            }
+            for c in calls
+        ]
+    )
 
 
-def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: EvalCase,
-                 case_index: int, sample: int, seed: int | None, outcome: CaseOutcome,
-                 score: Any, expected: str | None = None, tags: str | None = None,
-                 failure_mode: str | None = "api_error") -> dict[str, Any]:
+def build_record(
+    *,
+    run_id: str,
+    label: str,
+    mode: str,
+    model_index: int,
+    case: EvalCase,
+    case_index: int,
+    sample: int,
+    seed: int | None,
+    outcome: CaseOutcome,
+    score: Any,
+    expected: str | None = None,
+    tags: str | None = None,
+    failure_mode: str | None = "api_error",
+) -> dict[str, Any]:
     """The stored row of one finished case (``RESULT_FIELDS``).
 
     ``score`` is a :class:`tooleval_nb.scoring.CaseScore`, or None for a case that could not be
@@ -164,18 +243,32 @@ def build_record(*, run_id: str, label: str, mode: str, model_index: int, case: 
         extra = f',"trace":{_json_of(outcome.trace)}'
     detail_json = f'{{"score":{score_json}{extra},' + _dumps(detail)[1:]
     return {
-        "run_id": run_id, "model": label, "mode": mode, "case_id": case.id,
-        "case_name": case.name, "category": case.category,
+        "run_id": run_id,
+        "model": label,
+        "mode": mode,
+        "case_id": case.id,
+        "case_name": case.name,
+        "category": case.category,
         "tags": tags if tags is not None else tags_json(case),
         "prompt": case.prompt_text,
         "expected": expected if expected is not None else expected_json(case),
-        "tool_calls": calls_json(outcome.tool_calls), "content": outcome.content,
+        "tool_calls": calls_json(outcome.tool_calls),
+        "content": outcome.content,
         **scores,
-        "n_hops": len(outcome.hops), "error": outcome.error, "error_type": outcome.error_type,
-        "latency_ms": round(outcome.latency_ms, 3), "prompt_tokens": outcome.prompt_tokens,
-        "completion_tokens": outcome.completion_tokens, "cost": outcome.cost,
-        "tries": outcome.tries, "fallback": int(outcome.fallback), "cached": int(outcome.cached),
-        "sample": sample, "seed": seed, "model_index": model_index, "case_index": case_index,
+        "n_hops": len(outcome.hops),
+        "error": outcome.error,
+        "error_type": outcome.error_type,
+        "latency_ms": round(outcome.latency_ms, 3),
+        "prompt_tokens": outcome.prompt_tokens,
+        "completion_tokens": outcome.completion_tokens,
+        "cost": outcome.cost,
+        "tries": outcome.tries,
+        "fallback": int(outcome.fallback),
+        "cached": int(outcome.cached),
+        "sample": sample,
+        "seed": seed,
+        "model_index": model_index,
+        "case_index": case_index,
         "finished_at": time.time(),
         "detail": detail_json,
     }

@@ -28,8 +28,17 @@ from .database import Database, dumps
 from .record import RESULT_FIELDS
 from .schema import INSERT_RESULT
 
-__all__ = ["Results", "ResultRow", "RunRow", "RunListing", "EventRow", "DoneKey", "summary_of",
-           "SUMMARY_FIELDS", "insert_events"]
+__all__ = [
+    "Results",
+    "ResultRow",
+    "RunRow",
+    "RunListing",
+    "EventRow",
+    "DoneKey",
+    "summary_of",
+    "SUMMARY_FIELDS",
+    "insert_events",
+]
 
 #: the result columns a per-model summary reads (:func:`summary_of`)
 SUMMARY_FIELDS = ("passed", "error", "tool_score", "param_score", "overall", "latency_ms")
@@ -133,12 +142,15 @@ def summary_of(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
     return {**scores, "latency_mean_ms": math.fsum(latency) / len(latency) if latency else None}
 
 
-def insert_events(c: sqlite3.Connection, job_id: str,
-                  events: Sequence[tuple[str, float, dict[str, Any]]]) -> None:
+def insert_events(
+    c: sqlite3.Connection, job_id: str, events: Sequence[tuple[str, float, dict[str, Any]]]
+) -> None:
     """Append events ``(type, ts, data)`` to a job, inside the caller's transaction."""
     if events:
-        c.executemany("INSERT INTO events (job_id, type, ts, data_json) VALUES (?, ?, ?, ?)",
-                      [(job_id, t, ts, dumps(d)) for t, ts, d in events])
+        c.executemany(
+            "INSERT INTO events (job_id, type, ts, data_json) VALUES (?, ?, ?, ?)",
+            [(job_id, t, ts, dumps(d)) for t, ts, d in events],
+        )
 
 
 #: the result columns read without ``detail`` (NULL in its place: the row keeps its shape)
@@ -169,18 +181,23 @@ class Results(Database):
         with self.transaction() as c:
             insert_events(c, job_id, events)
 
-    def write_result(self, job_id: str, record: dict[str, Any],
-                     events: Sequence[tuple[str, float, dict[str, Any]]] = ()) -> bool:
+    def write_result(
+        self,
+        job_id: str,
+        record: dict[str, Any],
+        events: Sequence[tuple[str, float, dict[str, Any]]] = (),
+    ) -> bool:
         """Write one finished case (its row, its events, the job counter) in one transaction.
 
         Returns False, writing nothing, when this case × model × sample is already stored.
         """
         return self.write_results(job_id, [(record, events)])[0]
 
-    def write_results(self, job_id: str,
-                      items: Sequence[tuple[dict[str, Any],
-                                            Sequence[tuple[str, float, dict[str, Any]]]]]
-                      ) -> list[bool]:
+    def write_results(
+        self,
+        job_id: str,
+        items: Sequence[tuple[dict[str, Any], Sequence[tuple[str, float, dict[str, Any]]]]],
+    ) -> list[bool]:
         """Write a batch of finished cases in ONE transaction: each row, then (only when the row
         was new) its events, then the job's counter.
 
@@ -210,21 +227,25 @@ class Results(Database):
                     if new:
                         insert_events(c, job_id, events)
             if any(written):
-                c.execute("UPDATE jobs SET n_done = n_done + ?, updated_at = ? WHERE id = ?",
-                          (sum(written), time.time(), job_id))
+                c.execute(
+                    "UPDATE jobs SET n_done = n_done + ?, updated_at = ? WHERE id = ?",
+                    (sum(written), time.time(), job_id),
+                )
         return written
 
     # -- reads -------------------------------------------------------------------------------
     def events(self, job_id: str) -> list[EventRow]:
         """A job's stored events in publication order."""
         rows = self.connection().execute(
-            "SELECT type, ts, data_json FROM events WHERE job_id = ? ORDER BY id", (job_id,))
+            "SELECT type, ts, data_json FROM events WHERE job_id = ? ORDER BY id", (job_id,)
+        )
         return [EventRow(r[0], r[1], json.loads(r[2])) for r in rows]
 
     def done_keys(self, run_id: str) -> set[DoneKey]:
         """``(model, mode, case_id, sample)`` of every case already stored for ``run_id``."""
         rows = self.connection().execute(
-            "SELECT model, mode, case_id, sample FROM results WHERE run_id = ?", (run_id,))
+            "SELECT model, mode, case_id, sample FROM results WHERE run_id = ?", (run_id,)
+        )
         return {(r[0], r[1], r[2], r[3]) for r in rows}
 
     def results(self, run_id: str, *, detail: bool = True) -> list[ResultRow]:
@@ -233,15 +254,23 @@ class Results(Database):
         columns = ", ".join(RESULT_FIELDS) if detail else _WITHOUT_DETAIL
         cursor = self.connection().execute(
             f"SELECT {columns} FROM results WHERE run_id = ? ORDER BY model_index, "
-            "case_index, sample, model, case_id", (run_id,))
+            "case_index, sample, model, case_id",
+            (run_id,),
+        )
         cursor.row_factory = None  # plain tuples, made rows in one pass
         return list(map(ResultRow._make, cursor.fetchall()))
 
     def result_detail(self, run_id: str, model: str, case_id: str, sample: int) -> str | None:
         """The ``detail`` JSON text of one stored result (None when there is no such row)."""
-        row = self.connection().execute(
-            "SELECT detail FROM results WHERE run_id = ? AND model = ? AND case_id = ? AND "
-            "sample = ?", (run_id, model, case_id, sample)).fetchone()
+        row = (
+            self.connection()
+            .execute(
+                "SELECT detail FROM results WHERE run_id = ? AND model = ? AND case_id = ? AND "
+                "sample = ?",
+                (run_id, model, case_id, sample),
+            )
+            .fetchone()
+        )
         return None if row is None else row[0]  # type: ignore[no-any-return]
 
     def summary(self, run_id: str, model: str) -> dict[str, Any]:
@@ -249,14 +278,18 @@ class Results(Database):
         :func:`summary_of` its rows."""
         cursor = self.connection().execute(
             f"SELECT {', '.join(SUMMARY_FIELDS)} FROM results WHERE run_id = ? AND model = ?",
-            (run_id, model))
+            (run_id, model),
+        )
         cursor.row_factory = None  # plain tuples
         return summary_of(cursor.fetchall())
 
     def count_results(self, run_id: str) -> int:
         """How many result rows ``run_id`` has stored."""
-        return int(self.connection().execute(
-            "SELECT COUNT(*) FROM results WHERE run_id = ?", (run_id,)).fetchone()[0])
+        return int(
+            self.connection()
+            .execute("SELECT COUNT(*) FROM results WHERE run_id = ?", (run_id,))
+            .fetchone()[0]
+        )
 
     # -- runs --------------------------------------------------------------------------------
     def run_row(self, run_id: str) -> RunRow:
@@ -264,21 +297,31 @@ class Results(Database):
         cursor = self.connection().execute(
             "SELECT id, job_id, name, suite_name, suite_fingerprint, targets_json, "
             "settings_json, status, n_total, created_at, finished_at, drafts_skipped "
-            "FROM runs WHERE id = ?", (run_id,))
+            "FROM runs WHERE id = ?",
+            (run_id,),
+        )
         cursor.row_factory = None
         row = cursor.fetchone()
         if row is None:
-            raise StoreError(f"no run {run_id!r} in the run store {self.path}; "
-                             "te.history() lists the runs in this store")
+            raise StoreError(
+                f"no run {run_id!r} in the run store {self.path}; "
+                "te.history() lists the runs in this store"
+            )
         return RunRow(*_decoded(row))
 
     def completed_run(self, name: str, *, since: float = 0.0) -> str | None:
         """The newest completed run named ``name`` created at or after ``since``, if any (a
         caller that names its runs uniquely finds the one a killed process finished but had
         not yet recorded)."""
-        row = self.connection().execute(
-            "SELECT id FROM runs WHERE name = ? AND status = 'completed' AND created_at >= ? "
-            "ORDER BY created_at DESC LIMIT 1", (name, since)).fetchone()
+        row = (
+            self.connection()
+            .execute(
+                "SELECT id FROM runs WHERE name = ? AND status = 'completed' AND created_at >= ? "
+                "ORDER BY created_at DESC LIMIT 1",
+                (name, since),
+            )
+            .fetchone()
+        )
         return None if row is None else row[0]  # type: ignore[no-any-return]
 
     def runs(self, limit: int | None = None) -> list[RunListing]:

@@ -38,19 +38,30 @@ class CaseRows:
         #: per case: (tags JSON, expected JSON), computed on first use
         self._facts: dict[int, tuple[str, str]] = {}
 
-    def build(self, cell: FinishedCell, score: CaseScore | None, *,
-              last: bool) -> tuple[dict[str, Any], list[Event]]:
+    def build(
+        self, cell: FinishedCell, score: CaseScore | None, *, last: bool
+    ) -> tuple[dict[str, Any], list[Event]]:
         """A scored cell's row and events, counted done (:meth:`uncount` undoes it for a row
         found stored already). ``score`` None: scoring raised (the outcome's error says why).
         ``last``: the last case of its commit, which also carries the batch's
         ``job_progress``."""
         target = cell.target
         tags, expected = self._case_facts(cell.case)
-        record = build_record(run_id=self.run_id, label=target.label, mode=target.mode,
-                              model_index=target.index, case=cell.case,
-                              case_index=cell.case_index, sample=cell.sample, seed=cell.seed,
-                              outcome=cell.outcome, score=score, tags=tags, expected=expected,
-                              failure_mode=None)
+        record = build_record(
+            run_id=self.run_id,
+            label=target.label,
+            mode=target.mode,
+            model_index=target.index,
+            case=cell.case,
+            case_index=cell.case_index,
+            sample=cell.sample,
+            seed=cell.seed,
+            outcome=cell.outcome,
+            score=score,
+            tags=tags,
+            expected=expected,
+            failure_mode=None,
+        )
         cell.tally.done += 1
         self.done_total += 1
         return record, self._events(cell, record, last)
@@ -67,22 +78,54 @@ class CaseRows:
         job_id, run_id, now = self.job_id, self.run_id, time.time()
         label, current, total = cell.target.label, cell.tally.done, cell.tally.total
         events = [
-            Event("tool_eval_progress", job_id, {
-                "run_id": run_id, "model": label, "case_id": record["case_id"],
-                "sample": record["sample"], "current": current, "total": total}, now),
-            Event("tool_eval_result", job_id, {
-                "run_id": run_id, "model": label, "mode": cell.target.mode,
-                "case_id": record["case_id"], "sample": record["sample"],
-                "tool_score": record["tool_score"], "param_score": record["param_score"],
-                "overall": record["overall"], "passed": bool(record["passed"]),
-                "failure_mode": record["failure_mode"], "error": record["error"],
-                "latency_ms": record["latency_ms"]}, now),
+            Event(
+                "tool_eval_progress",
+                job_id,
+                {
+                    "run_id": run_id,
+                    "model": label,
+                    "case_id": record["case_id"],
+                    "sample": record["sample"],
+                    "current": current,
+                    "total": total,
+                },
+                now,
+            ),
+            Event(
+                "tool_eval_result",
+                job_id,
+                {
+                    "run_id": run_id,
+                    "model": label,
+                    "mode": cell.target.mode,
+                    "case_id": record["case_id"],
+                    "sample": record["sample"],
+                    "tool_score": record["tool_score"],
+                    "param_score": record["param_score"],
+                    "overall": record["overall"],
+                    "passed": bool(record["passed"]),
+                    "failure_mode": record["failure_mode"],
+                    "error": record["error"],
+                    "latency_ms": record["latency_ms"],
+                },
+                now,
+            ),
         ]
         if last:
             percent = round(100.0 * self.done_total / self.total, 2) if self.total else 100.0
-            events.append(Event("job_progress", job_id, {
-                "percent": percent, "done": self.done_total, "total": self.total,
-                "detail": f"{label}: {current}/{total}"}, now))
+            events.append(
+                Event(
+                    "job_progress",
+                    job_id,
+                    {
+                        "percent": percent,
+                        "done": self.done_total,
+                        "total": self.total,
+                        "detail": f"{label}: {current}/{total}",
+                    },
+                    now,
+                )
+            )
         return events
 
     def _case_facts(self, case: EvalCase) -> tuple[str, str]:

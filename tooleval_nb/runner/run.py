@@ -86,8 +86,7 @@ class Run:
     def _count(self) -> int:
         """How many results (counted in the store while the rows are not read: a repr, which
         asyncio may take of a job's task, reads no rows)."""
-        return len(self._loaded) if self._loaded is not None else self.store.count_results(
-            self.id)
+        return len(self._loaded) if self._loaded is not None else self.store.count_results(self.id)
 
     def refresh(self) -> Run:
         """A fresh copy read from the store (for a run still going)."""
@@ -114,14 +113,24 @@ class Run:
         """
         import pandas as pd
 
-        df = pd.DataFrame.from_records(self._rows, columns=list(RESULT_FIELDS),
-                                       exclude=list(_NOT_COLUMNS))
+        df = pd.DataFrame.from_records(
+            self._rows, columns=list(RESULT_FIELDS), exclude=list(_NOT_COLUMNS)
+        )
         df["tags"] = [json.loads(t) if isinstance(t, str) else [] for t in df["tags"]]
         for name in _BOOL_COLUMNS:
             df[name] = df[name].fillna(0).astype(bool)
         df["bfcl_pass"] = df["bfcl_pass"].astype("boolean")
-        for name in ("tool_score", "param_score", "overall", "completion", "efficiency",
-                     "redundancy_penalty", "detour_penalty", "latency_ms", "cost"):
+        for name in (
+            "tool_score",
+            "param_score",
+            "overall",
+            "completion",
+            "efficiency",
+            "redundancy_penalty",
+            "detour_penalty",
+            "latency_ms",
+            "cost",
+        ):
             df[name] = df[name].astype("float64")
         for name in ("prompt_tokens", "completion_tokens", "seed"):
             df[name] = df[name].astype("Int64")
@@ -167,23 +176,41 @@ class Run:
         for target in self.targets:
             label = target["label"]
             part = df[df["model"] == label]
-            scores = summarize_scores(part.assign(model=label)[
-                ["model", "passed", "error", "tool_score", "param_score", "overall"]])
-            score = scores.iloc[0].to_dict() if len(scores) else {
-                "n_cases": 0, "n_passed": 0, "n_failed": 0, "n_errored": 0,
-                "pass_rate": float("nan"), "tool_score": float("nan"),
-                "param_score": float("nan"), "overall": float("nan")}
+            scores = summarize_scores(
+                part.assign(model=label)[
+                    ["model", "passed", "error", "tool_score", "param_score", "overall"]
+                ]
+            )
+            score = (
+                scores.iloc[0].to_dict()
+                if len(scores)
+                else {
+                    "n_cases": 0,
+                    "n_passed": 0,
+                    "n_failed": 0,
+                    "n_errored": 0,
+                    "pass_rate": float("nan"),
+                    "tool_score": float("nan"),
+                    "param_score": float("nan"),
+                    "overall": float("nan"),
+                }
+            )
             latency = part["latency_ms"].dropna()
             cost = part["cost"].dropna()
-            rows.append({
-                **score, "run_id": self.id, "model": label, "mode": _mode(target),
-                "latency_p50_ms": latency.quantile(0.5) if len(latency) else float("nan"),
-                "latency_p95_ms": latency.quantile(0.95) if len(latency) else float("nan"),
-                "prompt_tokens": int(part["prompt_tokens"].fillna(0).sum()),
-                "completion_tokens": int(part["completion_tokens"].fillna(0).sum()),
-                "cost": float(cost.sum()) if len(cost) else None,
-                "fallback_count": int(part["fallback"].sum()),
-            })
+            rows.append(
+                {
+                    **score,
+                    "run_id": self.id,
+                    "model": label,
+                    "mode": _mode(target),
+                    "latency_p50_ms": latency.quantile(0.5) if len(latency) else float("nan"),
+                    "latency_p95_ms": latency.quantile(0.95) if len(latency) else float("nan"),
+                    "prompt_tokens": int(part["prompt_tokens"].fillna(0).sum()),
+                    "completion_tokens": int(part["completion_tokens"].fillna(0).sum()),
+                    "cost": float(cost.sum()) if len(cost) else None,
+                    "fallback_count": int(part["fallback"].sum()),
+                }
+            )
         return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
     def detail(self, case_id: str, model: str | None = None, sample: int = 0) -> dict[str, Any]:
@@ -198,13 +225,16 @@ class Run:
                     detail = self.store.result_detail(self.id, label, case_id, sample)
                 out.update(json.loads(detail or "{}"))
                 return out
-        raise KeyError(f"no result for case {case_id!r}, model {label!r}, sample {sample} in "
-                       f"run {self.id}")
+        raise KeyError(
+            f"no result for case {case_id!r}, model {label!r}, sample {sample} in run {self.id}"
+        )
 
     # -- display -----------------------------------------------------------------------------
     def __repr__(self) -> str:
-        return (f"Run(id={self.id!r}, suite={self.suite_name!r}, models={self.models!r}, "
-                f"status={self.status!r}, results={self._count()}/{self.n_total})")
+        return (
+            f"Run(id={self.id!r}, suite={self.suite_name!r}, models={self.models!r}, "
+            f"status={self.status!r}, results={self._count()}/{self.n_total})"
+        )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return mimebundle(repr(self), self._html)
@@ -212,7 +242,9 @@ class Run:
     def _html(self) -> str:
         summary = self.summary_df()
         body = summary.drop(columns=["run_id"]).to_html(index=False, float_format="%.3f")
-        head = (f"<b>Run {html.escape(self.id)}</b> — suite "
-                f"<i>{html.escape(self.suite_name)}</i>, {len(self._rows)}/{self.n_total} "
-                f"results, status {html.escape(self.status)}")
+        head = (
+            f"<b>Run {html.escape(self.id)}</b> — suite "
+            f"<i>{html.escape(self.suite_name)}</i>, {len(self._rows)}/{self.n_total} "
+            f"results, status {html.escape(self.status)}"
+        )
         return head + body

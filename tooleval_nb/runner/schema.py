@@ -16,13 +16,28 @@ __all__ = ["MIGRATIONS", "INSERT_RESULT", "REQUIRED_TABLES"]
 REQUIRED_TABLES = frozenset({"jobs", "job_configs", "runs", "results", "events"})
 
 _RESULT_SQL_TYPES = {
-    "tool_score": "REAL", "param_score": "REAL", "overall": "REAL", "passed": "INTEGER",
-    "bfcl_pass": "INTEGER", "completion": "REAL", "efficiency": "REAL",
-    "redundancy_penalty": "REAL", "detour_penalty": "REAL", "n_hops": "INTEGER",
-    "latency_ms": "REAL", "prompt_tokens": "INTEGER", "completion_tokens": "INTEGER",
-    "cost": "REAL", "tries": "INTEGER", "fallback": "INTEGER", "cached": "INTEGER",
-    "sample": "INTEGER NOT NULL", "seed": "INTEGER", "model_index": "INTEGER",
-    "case_index": "INTEGER", "finished_at": "REAL",
+    "tool_score": "REAL",
+    "param_score": "REAL",
+    "overall": "REAL",
+    "passed": "INTEGER",
+    "bfcl_pass": "INTEGER",
+    "completion": "REAL",
+    "efficiency": "REAL",
+    "redundancy_penalty": "REAL",
+    "detour_penalty": "REAL",
+    "n_hops": "INTEGER",
+    "latency_ms": "REAL",
+    "prompt_tokens": "INTEGER",
+    "completion_tokens": "INTEGER",
+    "cost": "REAL",
+    "tries": "INTEGER",
+    "fallback": "INTEGER",
+    "cached": "INTEGER",
+    "sample": "INTEGER NOT NULL",
+    "seed": "INTEGER",
+    "model_index": "INTEGER",
+    "case_index": "INTEGER",
+    "finished_at": "REAL",
 }
 
 MIGRATIONS: list[str] = [
@@ -63,8 +78,9 @@ MIGRATIONS: list[str] = [
         finished_at REAL
     );
     CREATE TABLE results (
-    """ + ",\n".join(f"        {name} {_RESULT_SQL_TYPES.get(name, 'TEXT')}"
-                     for name in RESULT_FIELDS) + """
+    """
+    + ",\n".join(f"        {name} {_RESULT_SQL_TYPES.get(name, 'TEXT')}" for name in RESULT_FIELDS)
+    + """
     );
     CREATE UNIQUE INDEX results_key ON results(run_id, model, mode, case_id, sample);
     CREATE TABLE events (
@@ -82,5 +98,7 @@ MIGRATIONS: list[str] = [
     """,
 ]
 
-INSERT_RESULT = (f"INSERT INTO results ({', '.join(RESULT_FIELDS)}) VALUES "
-                  f"({', '.join('?' for _ in RESULT_FIELDS)}) ON CONFLICT DO NOTHING")
+INSERT_RESULT = (
+    f"INSERT INTO results ({', '.join(RESULT_FIELDS)}) VALUES "
+    f"({', '.join('?' for _ in RESULT_FIELDS)}) ON CONFLICT DO NOTHING"
+)

@@ -36,8 +36,15 @@ from ..credentials import (
 )
 from ..models.spec import MODES, Mode
 
-__all__ = ["RunSettings", "ToolChoice", "ToolChoiceName", "TOOL_CHOICES", "DEFAULT_TOOL_CHOICE",
-           "JOB_OPTIONS", "settings_problems"]
+__all__ = [
+    "RunSettings",
+    "ToolChoice",
+    "ToolChoiceName",
+    "TOOL_CHOICES",
+    "DEFAULT_TOOL_CHOICE",
+    "JOB_OPTIONS",
+    "settings_problems",
+]
 
 #: the tool choices by name (a dict ``{"type": "function", "function": {"name": ...}}`` forces one
 #: function)
@@ -48,8 +55,16 @@ ToolChoice = ToolChoiceName | dict[str, Any]
 DEFAULT_TOOL_CHOICE: ToolChoiceName = "required"
 
 #: ``run_eval`` keywords that are not settings: where and how the job runs, not what it asks
-JOB_OPTIONS = ("store", "callbacks", "progress", "name", "resume", "agent", "live_tools",
-               "executor")
+JOB_OPTIONS = (
+    "store",
+    "callbacks",
+    "progress",
+    "name",
+    "resume",
+    "agent",
+    "live_tools",
+    "executor",
+)
 
 
 class RunSettings(BaseModel):
@@ -113,8 +128,9 @@ class RunSettings(BaseModel):
     include_drafts: bool = False
 
     @classmethod
-    def build(cls, settings: RunSettings | Mapping[str, Any] | None = None,
-              **overrides: Any) -> RunSettings:
+    def build(
+        cls, settings: RunSettings | Mapping[str, Any] | None = None, **overrides: Any
+    ) -> RunSettings:
         """``settings`` (an object, a dict of fields, or None for the defaults) with
         ``overrides`` applied; every value is validated. Iterables of tags, ids and seeds are
         accepted as lists; ``params=None`` means none.
@@ -130,9 +146,11 @@ class RunSettings(BaseModel):
         if unknown:
             names = [*cls.model_fields, *JOB_OPTIONS]
             hints = "".join(_nearest(name, names) for name in unknown)
-            raise TypeError(f"unknown run setting(s) {', '.join(unknown)}{hints}; the settings are "
-                            f"{', '.join(cls.model_fields)} (and run_eval also takes "
-                            f"{', '.join(JOB_OPTIONS)})")
+            raise TypeError(
+                f"unknown run setting(s) {', '.join(unknown)}{hints}; the settings are "
+                f"{', '.join(cls.model_fields)} (and run_eval also takes "
+                f"{', '.join(JOB_OPTIONS)})"
+            )
         if settings is None:
             base: dict[str, Any] = {}
         elif isinstance(settings, RunSettings):
@@ -142,13 +160,18 @@ class RunSettings(BaseModel):
         elif isinstance(settings, Mapping):
             base = dict(settings)
         else:
-            raise TypeError(f"settings must be a te.RunSettings or a dict of its fields, not "
-                            f"{type(settings).__name__}")
+            raise TypeError(
+                f"settings must be a te.RunSettings or a dict of its fields, not "
+                f"{type(settings).__name__}"
+            )
         values = {**base, **overrides}
         for key in ("tags", "ids", "seeds"):
             value = values.get(key)
-            if value is not None and not isinstance(value, (str, list)) \
-                    and isinstance(value, Iterable):
+            if (
+                value is not None
+                and not isinstance(value, (str, list))
+                and isinstance(value, Iterable)
+            ):
                 values[key] = list(value)
         if values.get("params", ()) is None:
             values.pop("params")
@@ -170,17 +193,21 @@ class RunSettings(BaseModel):
         if isinstance(value, str) and value.strip().lower().startswith(("http://", "https://")):
             found = url_credentials(value)
             if found:
-                raise ValueError(f"live_tools: the URL holds {' and '.join(found)}, and run "
-                                 "settings are stored with the run; pass the credential as a "
-                                 "header instead: live_tools=te.MCPToolRunner(url, headers="
-                                 "{'Authorization': 'Bearer ...'}) (not stored)")
+                raise ValueError(
+                    f"live_tools: the URL holds {' and '.join(found)}, and run "
+                    "settings are stored with the run; pass the credential as a "
+                    "header instead: live_tools=te.MCPToolRunner(url, headers="
+                    "{'Authorization': 'Bearer ...'}) (not stored)"
+                )
             return value
         argv = shlex.split(value) if isinstance(value, str) else list(value)
         if redact_command(argv) != argv:
-            raise ValueError("live_tools: the command line holds a credential, and run settings "
-                             "are stored with the run; give it to the server in its "
-                             "environment instead: live_tools=te.MCPToolRunner(command, "
-                             "env={'NAME': ...}) (not stored)")
+            raise ValueError(
+                "live_tools: the command line holds a credential, and run settings "
+                "are stored with the run; give it to the server in its "
+                "environment instead: live_tools=te.MCPToolRunner(command, "
+                "env={'NAME': ...}) (not stored)"
+            )
         return value
 
     @field_validator("retry", mode="before")
@@ -193,17 +220,20 @@ class RunSettings(BaseModel):
     def _known_mode(cls, value: Any) -> Any:
         # one message instead of pydantic's one per literal branch of Mode
         if isinstance(value, str) and value not in MODES:
-            raise ValueError(f"unknown mode {value!r}{_nearest(value, MODES)}; the modes are "
-                             f"{', '.join(MODES)}")
+            raise ValueError(
+                f"unknown mode {value!r}{_nearest(value, MODES)}; the modes are {', '.join(MODES)}"
+            )
         return value
 
     @field_validator("tool_choice", mode="before")
     @classmethod
     def _known_tool_choice(cls, value: Any) -> Any:
         if isinstance(value, str) and value not in TOOL_CHOICES:
-            raise ValueError(f"unknown tool_choice {value!r}{_nearest(value, TOOL_CHOICES)}; use "
-                             f"{', '.join(TOOL_CHOICES)}, or a dict {{'type': 'function', "
-                             "'function': {'name': ...}} forcing one function")
+            raise ValueError(
+                f"unknown tool_choice {value!r}{_nearest(value, TOOL_CHOICES)}; use "
+                f"{', '.join(TOOL_CHOICES)}, or a dict {{'type': 'function', "
+                "'function': {'name': ...}} forcing one function"
+            )
         return value
 
     @field_validator("tags", "ids", mode="before")
@@ -219,8 +249,10 @@ class RunSettings(BaseModel):
             if self.repeats == 1:
                 self.repeats = len(self.seeds)
             elif len(self.seeds) < self.repeats:
-                raise ValueError(f"repeats={self.repeats} needs as many seeds, got "
-                                 f"{len(self.seeds)}; give more seeds or fewer repeats")
+                raise ValueError(
+                    f"repeats={self.repeats} needs as many seeds, got "
+                    f"{len(self.seeds)}; give more seeds or fewer repeats"
+                )
         return self
 
     def seed_for(self, sample: int) -> int | None:
@@ -244,7 +276,10 @@ def settings_problems(exc: ValidationError) -> dict[str, list[str]]:
 
 def positional_temperature(value: Any) -> dict[str, Any]:
     """A number passed where ``settings`` now stands: the temperature of the old signature."""
-    warnings.warn("run_eval(suite, models, <temperature>) is deprecated: pass "
-                  "temperature=... (the third argument is now the settings object)",
-                  DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        "run_eval(suite, models, <temperature>) is deprecated: pass "
+        "temperature=... (the third argument is now the settings object)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
     return {"temperature": value}

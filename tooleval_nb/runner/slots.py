@@ -33,8 +33,9 @@ def owner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def owner_alive(owner: str | None, updated_at: float | None = None, *, stale_after: float = 120.0
-                ) -> bool:
+def owner_alive(
+    owner: str | None, updated_at: float | None = None, *, stale_after: float = 120.0
+) -> bool:
     """Whether the process named by ``owner`` (``host:pid``) still runs.
 
     On this host the pid is checked (zombies count as dead); on another host the owner counts as
@@ -85,8 +86,10 @@ class JobRow:
         return owner_alive(self.owner, self.updated_at)
 
 
-_JOB_COLUMNS = ("id, run_id, kind, status, config_key, n_total, n_done, owner, error, created_at, "
-                "started_at, finished_at, updated_at")
+_JOB_COLUMNS = (
+    "id, run_id, kind, status, config_key, n_total, n_done, owner, error, created_at, "
+    "started_at, finished_at, updated_at"
+)
 
 
 class JobSlots(Database):
@@ -103,27 +106,52 @@ class JobSlots(Database):
         env_jobs = os.environ.get(ENV_MAX_JOBS)
         self.max_jobs = max_jobs or (int(env_jobs) if env_jobs else DEFAULT_MAX_JOBS)
 
-    def create_job(self, *, job_id: str, run_id: str, config: dict[str, Any] | str,
-                   config_key: str, n_total: int, run_name: str | None, suite_name: str,
-                   suite_fingerprint: str,
-                   targets: list[dict[str, Any]], settings: dict[str, Any],
-                   drafts_skipped: int = 0) -> None:
+    def create_job(
+        self,
+        *,
+        job_id: str,
+        run_id: str,
+        config: dict[str, Any] | str,
+        config_key: str,
+        n_total: int,
+        run_name: str | None,
+        suite_name: str,
+        suite_fingerprint: str,
+        targets: list[dict[str, Any]],
+        settings: dict[str, Any],
+        drafts_skipped: int = 0,
+    ) -> None:
         """Insert a queued job (owned by this process) and its run, in one transaction
         (``config``: the data, or its JSON text when the caller has it already)."""
         now = time.time()
         with self.transaction() as c:
-            c.execute("INSERT INTO jobs (id, run_id, status, config_key, n_total, owner, "
-                      "created_at, updated_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
-                      (job_id, run_id, config_key, n_total, owner_id(), now, now))
+            c.execute(
+                "INSERT INTO jobs (id, run_id, status, config_key, n_total, owner, "
+                "created_at, updated_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
+                (job_id, run_id, config_key, n_total, owner_id(), now, now),
+            )
             # the configuration (the whole suite) lives apart: the jobs row is updated per case
-            c.execute("INSERT INTO job_configs (job_id, config_json) VALUES (?, ?)",
-                      (job_id, config if isinstance(config, str) else dumps(config)))
-            c.execute("INSERT INTO runs (id, job_id, name, suite_name, suite_fingerprint, "
-                      "targets_json, settings_json, status, n_total, created_at, drafts_skipped) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
-                      (run_id, job_id, run_name, suite_name, suite_fingerprint,
-                       dumps(redact(targets)), dumps(redact(settings)), n_total, now,
-                       drafts_skipped))
+            c.execute(
+                "INSERT INTO job_configs (job_id, config_json) VALUES (?, ?)",
+                (job_id, config if isinstance(config, str) else dumps(config)),
+            )
+            c.execute(
+                "INSERT INTO runs (id, job_id, name, suite_name, suite_fingerprint, "
+                "targets_json, settings_json, status, n_total, created_at, drafts_skipped) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+                (
+                    run_id,
+                    job_id,
+                    run_name,
+                    suite_name,
+                    suite_fingerprint,
+                    dumps(redact(targets)),
+                    dumps(redact(settings)),
+                    n_total,
+                    now,
+                    drafts_skipped,
+                ),
+            )
 
     def job(self, job_id: str) -> JobRow:
         """The job ``job_id`` with its configuration; StoreError when unknown."""
@@ -132,18 +160,26 @@ class JobSlots(Database):
         cursor.row_factory = None
         row = cursor.fetchone()
         if row is None:
-            raise StoreError(f"no job {job_id!r} in the run store {self.path}; "
-                             "te.history() lists the runs and their job ids")
-        config = conn.execute("SELECT config_json FROM job_configs WHERE job_id = ?",
-                              (job_id,)).fetchone()
+            raise StoreError(
+                f"no job {job_id!r} in the run store {self.path}; "
+                "te.history() lists the runs and their job ids"
+            )
+        config = conn.execute(
+            "SELECT config_json FROM job_configs WHERE job_id = ?", (job_id,)
+        ).fetchone()
         return JobRow(*(*row, json.loads(config[0]) if config else {}))
 
     def find_resumable(self, config_key: str) -> str | None:
         """The newest unfinished job with this configuration whose process is gone, if any."""
-        rows = self.connection().execute(
-            "SELECT id, owner, updated_at FROM jobs WHERE config_key = ? AND status IN "
-            "('queued', 'running', 'interrupted') ORDER BY created_at DESC", (config_key,)
-        ).fetchall()
+        rows = (
+            self.connection()
+            .execute(
+                "SELECT id, owner, updated_at FROM jobs WHERE config_key = ? AND status IN "
+                "('queued', 'running', 'interrupted') ORDER BY created_at DESC",
+                (config_key,),
+            )
+            .fetchall()
+        )
         for job_id, owner, updated_at in rows:
             if not owner_alive(owner, updated_at):
                 return job_id  # type: ignore[no-any-return]
@@ -157,41 +193,61 @@ class JobSlots(Database):
         """
         now = time.time()
         with self.transaction() as c:
-            row = c.execute("SELECT status, owner, updated_at FROM jobs WHERE id = ?",
-                            (job_id,)).fetchone()
+            row = c.execute(
+                "SELECT status, owner, updated_at FROM jobs WHERE id = ?", (job_id,)
+            ).fetchone()
             if row is None:
                 raise StoreError(f"no job {job_id!r} in the run store {self.path}")
             status, holder, updated_at = row
             if status == "running" and holder != owner and owner_alive(holder, updated_at):
-                raise StoreError(f"job {job_id!r} is already running in process {holder}; "
-                                 "wait for it or cancel it there")
+                raise StoreError(
+                    f"job {job_id!r} is already running in process {holder}; "
+                    "wait for it or cancel it there"
+                )
             alive = 0
             for other, other_owner, other_updated in c.execute(
-                    "SELECT id, owner, updated_at FROM jobs WHERE status = 'running' AND id != ?",
-                    (job_id,)).fetchall():
+                "SELECT id, owner, updated_at FROM jobs WHERE status = 'running' AND id != ?",
+                (job_id,),
+            ).fetchall():
                 if owner_alive(other_owner, other_updated):
                     alive += 1
                 else:
                     c.execute("UPDATE jobs SET status = 'interrupted' WHERE id = ?", (other,))
                     c.execute("UPDATE runs SET status = 'interrupted' WHERE job_id = ?", (other,))
             if alive >= self.max_jobs:
-                c.execute("UPDATE jobs SET status = 'queued', owner = ?, updated_at = ? "
-                          "WHERE id = ?", (owner, now, job_id))
+                c.execute(
+                    "UPDATE jobs SET status = 'queued', owner = ?, updated_at = ? WHERE id = ?",
+                    (owner, now, job_id),
+                )
                 return False
-            c.execute("UPDATE jobs SET status = 'running', owner = ?, error = NULL, "
-                      "started_at = COALESCE(started_at, ?), finished_at = NULL, updated_at = ? "
-                      "WHERE id = ?", (owner, now, now, job_id))
-            c.execute("UPDATE runs SET status = 'running', finished_at = NULL WHERE job_id = ?",
-                      (job_id,))
+            c.execute(
+                "UPDATE jobs SET status = 'running', owner = ?, error = NULL, "
+                "started_at = COALESCE(started_at, ?), finished_at = NULL, updated_at = ? "
+                "WHERE id = ?",
+                (owner, now, now, job_id),
+            )
+            c.execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL WHERE job_id = ?", (job_id,)
+            )
         return True
 
-    def finish_job(self, job_id: str, status: str, error: str | None = None,
-                   events: Sequence[tuple[str, float, dict[str, Any]]] = ()) -> None:
+    def finish_job(
+        self,
+        job_id: str,
+        status: str,
+        error: str | None = None,
+        events: Sequence[tuple[str, float, dict[str, Any]]] = (),
+    ) -> None:
         """Mark a job (and its run) completed / failed / cancelled, with its closing events."""
         now = time.time()
         with self.transaction() as c:
-            c.execute("UPDATE jobs SET status = ?, error = ?, finished_at = ?, updated_at = ? "
-                      "WHERE id = ?", (status, error, now, now, job_id))
-            c.execute("UPDATE runs SET status = ?, finished_at = ? WHERE job_id = ?",
-                      (status, now, job_id))
+            c.execute(
+                "UPDATE jobs SET status = ?, error = ?, finished_at = ?, updated_at = ? "
+                "WHERE id = ?",
+                (status, error, now, now, job_id),
+            )
+            c.execute(
+                "UPDATE runs SET status = ?, finished_at = ? WHERE job_id = ?",
+                (status, now, job_id),
+            )
             insert_events(c, job_id, events)

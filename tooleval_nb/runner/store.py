@@ -45,8 +45,9 @@ class Store(JobSlots, Results):
         """Delete a run with its results, its job and the job's events (not while it runs)."""
         row = self.run_row(run_id)
         if row.status == "running" and row.job_id and self.job(row.job_id).alive:
-            raise StoreError(f"run {run_id!r} is still running (job {row.job_id!r}); "
-                             "cancel the job first")
+            raise StoreError(
+                f"run {run_id!r} is still running (job {row.job_id!r}); cancel the job first"
+            )
         with self.transaction() as c:
             c.execute("DELETE FROM results WHERE run_id = ?", (run_id,))
             c.execute("DELETE FROM runs WHERE id = ?", (run_id,))

@@ -51,8 +51,12 @@ class ResultWriter:
         #: rows found stored already (by a concurrent resume), so not written by this writer
         self.duplicates = 0
 
-    def add(self, record: dict[str, Any], events: list[Event],
-            on_duplicate: Callable[[], Any] | None = None) -> None:
+    def add(
+        self,
+        record: dict[str, Any],
+        events: list[Event],
+        on_duplicate: Callable[[], Any] | None = None,
+    ) -> None:
         """Queue one finished case for the next commit. When its row turns out to be stored
         already, nothing of it is written nor published and ``on_duplicate()`` is called."""
         self._rows.append((record, events, on_duplicate))
@@ -69,12 +73,14 @@ class ResultWriter:
         if not rows:
             return 0
         written = self.store.write_results(
-            self.job_id, [(record, [(e.type, e.ts, e.data) for e in events])
-                          for record, events, _ in rows])
+            self.job_id,
+            [(record, [(e.type, e.ts, e.data) for e in events]) for record, events, _ in rows],
+        )
         for (record, events, on_duplicate), new in zip(rows, written, strict=True):
             if new:
                 self.summary_rows.setdefault(record["model"], []).append(
-                    tuple(record[f] for f in SUMMARY_FIELDS))
+                    tuple(record[f] for f in SUMMARY_FIELDS)
+                )
                 for event in events:
                     self.publish(event)
             else:

@@ -49,9 +49,12 @@ def is_subsequence(wanted: Sequence[str], names: Sequence[str]) -> bool:
     return all(any(w.lower() == n for n in it) for w in wanted)
 
 
-def check_expectations(expected: Expectations, trace: Trace,
-                       reference: Sequence[ReferenceTool] | None = None,
-                       config: ScoringConfig | None = None) -> list[ExpectationResult]:
+def check_expectations(
+    expected: Expectations,
+    trace: Trace,
+    reference: Sequence[ReferenceTool] | None = None,
+    config: ScoringConfig | None = None,
+) -> list[ExpectationResult]:
     """Check every expectation that is set; one result per expectation, in the seed's order."""
     names = trace.tool_names
     lowered = {n.lower() for n in names}
@@ -59,55 +62,113 @@ def check_expectations(expected: Expectations, trace: Trace,
     out: list[ExpectationResult] = []
 
     def add(name: str, passed: bool, want: Any, got: Any, reason: str) -> None:
-        out.append(ExpectationResult(name=name, passed=passed, expected=want, actual=got,
-                                     reason="" if passed else reason))
+        out.append(
+            ExpectationResult(
+                name=name, passed=passed, expected=want, actual=got, reason="" if passed else reason
+            )
+        )
 
     if expected.tools_called is not None:
         missing = [t for t in expected.tools_called if t.lower() not in lowered]
-        add("tools_called", not missing, expected.tools_called, names,
-            f"not called: {', '.join(missing)}")
+        add(
+            "tools_called",
+            not missing,
+            expected.tools_called,
+            names,
+            f"not called: {', '.join(missing)}",
+        )
     if expected.tools_not_called is not None:
         called = [t for t in expected.tools_not_called if t.lower() in lowered]
-        add("tools_not_called", not called, expected.tools_not_called, names,
-            f"called although forbidden: {', '.join(called)}")
+        add(
+            "tools_not_called",
+            not called,
+            expected.tools_not_called,
+            names,
+            f"called although forbidden: {', '.join(called)}",
+        )
     if expected.tool_call_order is not None:
-        add("tool_call_order", is_subsequence(expected.tool_call_order, names),
-            expected.tool_call_order, names, "the tools were not called in this order")
+        add(
+            "tool_call_order",
+            is_subsequence(expected.tool_call_order, names),
+            expected.tool_call_order,
+            names,
+            "the tools were not called in this order",
+        )
     if expected.output_contains is not None:
         low = output.lower()
         absent = [s for s in expected.output_contains if s.lower() not in low]
-        add("output_contains", not absent, expected.output_contains, output,
-            f"output lacks: {', '.join(repr(s) for s in absent)}")
+        add(
+            "output_contains",
+            not absent,
+            expected.output_contains,
+            output,
+            f"output lacks: {', '.join(repr(s) for s in absent)}",
+        )
     if expected.output_not_contains is not None:
         low = output.lower()
         present = [s for s in expected.output_not_contains if s.lower() in low]
-        add("output_not_contains", not present, expected.output_not_contains, output,
-            f"output contains: {', '.join(repr(s) for s in present)}")
+        add(
+            "output_not_contains",
+            not present,
+            expected.output_not_contains,
+            output,
+            f"output contains: {', '.join(repr(s) for s in present)}",
+        )
     if expected.output_equals is not None:
-        add("output_equals", output.strip() == expected.output_equals.strip(),
-            expected.output_equals, output, "output differs")
+        add(
+            "output_equals",
+            output.strip() == expected.output_equals.strip(),
+            expected.output_equals,
+            output,
+            "output differs",
+        )
     if expected.output_matches is not None:
         timeout = config.regex_timeout if config and config.regex_timeout else DEFAULT_REGEX_TIMEOUT
-        add("output_matches", regex_search(expected.output_matches, output, timeout),
-            expected.output_matches, output, "output does not match the pattern")
+        add(
+            "output_matches",
+            regex_search(expected.output_matches, output, timeout),
+            expected.output_matches,
+            output,
+            "output does not match the pattern",
+        )
     if expected.max_steps is not None:
-        add("max_steps", trace.steps <= expected.max_steps, expected.max_steps, trace.steps,
-            f"{trace.steps} steps > {expected.max_steps}")
+        add(
+            "max_steps",
+            trace.steps <= expected.max_steps,
+            expected.max_steps,
+            trace.steps,
+            f"{trace.steps} steps > {expected.max_steps}",
+        )
     if expected.min_steps is not None:
-        add("min_steps", trace.steps >= expected.min_steps, expected.min_steps, trace.steps,
-            f"{trace.steps} steps < {expected.min_steps}")
+        add(
+            "min_steps",
+            trace.steps >= expected.min_steps,
+            expected.min_steps,
+            trace.steps,
+            f"{trace.steps} steps < {expected.min_steps}",
+        )
     if expected.task_completed is not None:
         done = trace.status == "success"
-        add("task_completed", done == expected.task_completed, expected.task_completed,
-            trace.status, f"status is {trace.status!r}")
+        add(
+            "task_completed",
+            done == expected.task_completed,
+            expected.task_completed,
+            trace.status,
+            f"status is {trace.status!r}",
+        )
     if expected.trajectory_match is not None:
         ref = list(reference or [])
-        ok = trajectory_match(trace.tool_calls, ref, expected.trajectory_match,
-                              expected.trajectory_args)
-        add(f"trajectory_{expected.trajectory_match}", ok,
-            [{"name": r.name, "args": r.args} for r in ref], names,
+        ok = trajectory_match(
+            trace.tool_calls, ref, expected.trajectory_match, expected.trajectory_args
+        )
+        add(
+            f"trajectory_{expected.trajectory_match}",
+            ok,
+            [{"name": r.name, "args": r.args} for r in ref],
+            names,
             f"the calls do not match the reference trajectory ({expected.trajectory_match}, "
-            f"arguments {expected.trajectory_args})")
+            f"arguments {expected.trajectory_args})",
+        )
     return out
 
 
@@ -125,8 +186,9 @@ def args_match(actual: dict[str, Any] | None, reference: dict[str, Any], mode: A
 
 
 def _same(call: ToolCall, ref: ReferenceTool, mode: ArgsMode) -> bool:
-    return (call.function.name.lower() == ref.name.lower()
-            and args_match(call.parsed_arguments(), ref.args, mode))
+    return call.function.name.lower() == ref.name.lower() and args_match(
+        call.parsed_arguments(), ref.args, mode
+    )
 
 
 def _max_matching(edges: list[list[int]], n_right: int) -> int:
@@ -145,12 +207,17 @@ def _max_matching(edges: list[list[int]], n_right: int) -> int:
     return sum(augment(u, [False] * n_right) for u in range(len(edges)))
 
 
-def trajectory_match(calls: Sequence[ToolCall], reference: Sequence[ReferenceTool],
-                     mode: TrajectoryMode = "strict", args: ArgsMode = "exact") -> bool:
+def trajectory_match(
+    calls: Sequence[ToolCall],
+    reference: Sequence[ReferenceTool],
+    mode: TrajectoryMode = "strict",
+    args: ArgsMode = "exact",
+) -> bool:
     """Whether the model's calls match the reference trajectory (see the module docstring)."""
     if mode == "strict":
         return len(calls) == len(reference) and all(
-            _same(c, r, args) for c, r in zip(calls, reference, strict=True))
+            _same(c, r, args) for c, r in zip(calls, reference, strict=True)
+        )
     edges = [[j for j, r in enumerate(reference) if _same(c, r, args)] for c in calls]
     matched = _max_matching(edges, len(reference))
     if mode == "unordered":

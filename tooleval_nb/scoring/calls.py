@@ -41,8 +41,13 @@ TOOL_WEIGHT = 0.6
 PARAM_WEIGHT = 0.4
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
-    "array": (list, tuple), "object": (dict,), "null": (type(None),),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object": (dict,),
+    "null": (type(None),),
 }
 
 
@@ -69,8 +74,12 @@ def mode_for(name: str, mode: ParamScoring, config: ScoringConfig | None) -> Par
     return config.mode or mode
 
 
-def score_params(expected: dict[str, Any] | None, actual: dict[str, Any] | None,
-                 mode: ParamScoring = "exact", config: ScoringConfig | None = None) -> float | None:
+def score_params(
+    expected: dict[str, Any] | None,
+    actual: dict[str, Any] | None,
+    mode: ParamScoring = "exact",
+    config: ScoringConfig | None = None,
+) -> float | None:
     """Seed parameter accuracy: correct expected keys / expected keys (None: not scored)."""
     if expected is None:
         return None
@@ -81,8 +90,11 @@ def score_params(expected: dict[str, Any] | None, actual: dict[str, Any] | None,
     if config is None and mode == "exact":
         correct = sum(1 for k, v in expected.items() if k in actual and match_exact(v, actual[k]))
     else:
-        correct = sum(1 for k, v in expected.items()
-                      if k in actual and match_value(v, actual[k], mode_for(k, mode, config), config))
+        correct = sum(
+            1
+            for k, v in expected.items()
+            if k in actual and match_value(v, actual[k], mode_for(k, mode, config), config)
+        )
     return correct / len(expected)
 
 
@@ -117,9 +129,13 @@ def _same_kind(a: Any, b: Any) -> bool:
     return type(a) is type(b) or (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)))
 
 
-def param_scores(acceptable: dict[str, list[Any]], actual: dict[str, Any], mode: ParamScoring,
-                 config: ScoringConfig | None, schema: dict[str, Any] | None = None
-                 ) -> list[ParamScore]:
+def param_scores(
+    acceptable: dict[str, list[Any]],
+    actual: dict[str, Any],
+    mode: ParamScoring,
+    config: ScoringConfig | None,
+    schema: dict[str, Any] | None = None,
+) -> list[ParamScore]:
     """Per-parameter results; ``""`` among the acceptable values allows leaving a key out."""
     props = schema or {}
     out = []
@@ -127,8 +143,16 @@ def param_scores(acceptable: dict[str, list[Any]], actual: dict[str, Any], mode:
         m = mode_for(key, mode, config)
         if key not in actual:
             ok = "" in values
-            out.append(ParamScore(name=key, expected=list(values), present=False, correct=ok,
-                                  mode=m, problem=None if ok else "missing"))
+            out.append(
+                ParamScore(
+                    name=key,
+                    expected=list(values),
+                    present=False,
+                    correct=ok,
+                    mode=m,
+                    problem=None if ok else "missing",
+                )
+            )
             continue
         value = actual[key]
         ok = any(match_value(v, value, m, config) for v in values)
@@ -139,8 +163,17 @@ def param_scores(acceptable: dict[str, list[Any]], actual: dict[str, Any], mode:
                 ref = next((v for v in values if v != ""), None)
                 typed = ref is None or _same_kind(ref, value)
             problem = "wrong_value" if typed else "wrong_type"
-        out.append(ParamScore(name=key, expected=list(values), actual=value, present=True,
-                              correct=ok, mode=m, problem=problem))
+        out.append(
+            ParamScore(
+                name=key,
+                expected=list(values),
+                actual=value,
+                present=True,
+                correct=ok,
+                mode=m,
+                problem=problem,
+            )
+        )
     return out
 
 
@@ -219,11 +252,15 @@ def _tool_index(tools: Sequence[Tool] | None) -> dict[str, Tool]:
     return {t.name.lower(): t for t in tools or []}
 
 
-def score_calls(expected: Sequence[tuple[list[str], dict[str, list[Any]] | None]],
-                actual: Sequence[ToolCall], *, mode: ParamScoring = "exact",
-                config: ScoringConfig | None = None, tools: Sequence[Tool] | None = None,
-                parsed: Sequence[dict[str, Any] | None] | None = None
-                ) -> tuple[list[CallScore], list[int]]:
+def score_calls(
+    expected: Sequence[tuple[list[str], dict[str, list[Any]] | None]],
+    actual: Sequence[ToolCall],
+    *,
+    mode: ParamScoring = "exact",
+    config: ScoringConfig | None = None,
+    tools: Sequence[Tool] | None = None,
+    parsed: Sequence[dict[str, Any] | None] | None = None,
+) -> tuple[list[CallScore], list[int]]:
     """Pair expected calls with model calls by the best overall assignment and score each pair.
 
     Args:
@@ -267,12 +304,28 @@ def score_calls(expected: Sequence[tuple[list[str], dict[str, list[Any]] | None]
         name = accept[0] if accept else ""
         if k is None:
             # a call that was not made scores 0 on every part (its parameters were not given)
-            pscores = [ParamScore(name=k, expected=list(v), present=False, correct=False,
-                                  mode=mode_for(k, mode, config), problem="missing")
-                       for k, v in (args or {}).items()]
-            out.append(CallScore(index=i, expected_name=name, acceptable_names=list(accept),
-                                 tool_score=0.0, param_score=None if args is None else 0.0,
-                                 overall=0.0, params=pscores))
+            pscores = [
+                ParamScore(
+                    name=k,
+                    expected=list(v),
+                    present=False,
+                    correct=False,
+                    mode=mode_for(k, mode, config),
+                    problem="missing",
+                )
+                for k, v in (args or {}).items()
+            ]
+            out.append(
+                CallScore(
+                    index=i,
+                    expected_name=name,
+                    acceptable_names=list(accept),
+                    tool_score=0.0,
+                    param_score=None if args is None else 0.0,
+                    overall=0.0,
+                    params=pscores,
+                )
+            )
             continue
         used.add(k)
         tool_score, ps, pscores = details[(i, k)]
@@ -284,10 +337,21 @@ def score_calls(expected: Sequence[tuple[list[str], dict[str, list[Any]] | None]
             props = tool.properties
             hallucinated = [k for k in call_args if k not in props]
             missing_req = [k for k in tool.required if k not in call_args]
-        out.append(CallScore(
-            index=i, expected_name=name, acceptable_names=list(accept), actual_index=k,
-            actual_name=actual[k].function.name, tool_score=tool_score, param_score=ps,
-            overall=matrix[i][k], params=pscores, hallucinated_args=hallucinated,
-            missing_required=missing_req, parse_error=call_args is None))
+        out.append(
+            CallScore(
+                index=i,
+                expected_name=name,
+                acceptable_names=list(accept),
+                actual_index=k,
+                actual_name=actual[k].function.name,
+                tool_score=tool_score,
+                param_score=ps,
+                overall=matrix[i][k],
+                params=pscores,
+                hallucinated_args=hallucinated,
+                missing_required=missing_req,
+                parse_error=call_args is None,
+            )
+        )
     extra = [j for j in range(len(actual)) if j not in used]
     return out, extra

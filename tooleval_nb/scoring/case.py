@@ -49,17 +49,32 @@ __all__ = ["score_case", "score_case_async", "make_trace"]
 _BFCL_MODES = {"exact", "case_insensitive"}
 
 
-def make_trace(case: EvalCase, calls: Sequence[ToolCall], output: str | None,
-               error: str | None = None) -> Trace:
+def make_trace(
+    case: EvalCase, calls: Sequence[ToolCall], output: str | None, error: str | None = None
+) -> Trace:
     """The trace of a single-answer run (what graders and expectations see)."""
-    return Trace(input=case.prompt_text, output=output or "", tool_calls=list(calls),
-                 status="error" if error else "success", error=error)
+    return Trace(
+        input=case.prompt_text,
+        output=output or "",
+        tool_calls=list(calls),
+        status="error" if error else "success",
+        error=error,
+    )
 
 
-def score_case(case: EvalCase, tool_calls: Any = None, output: str | None = None, *,
-               tools: Sequence[Tool] | None = None, trace: Trace | None = None,
-               error: str | None = None, error_type: str | None = None, grade: bool = True,
-               call: CallModel | None = None, base_dir: str | Path | None = None) -> CaseScore:
+def score_case(
+    case: EvalCase,
+    tool_calls: Any = None,
+    output: str | None = None,
+    *,
+    tools: Sequence[Tool] | None = None,
+    trace: Trace | None = None,
+    error: str | None = None,
+    error_type: str | None = None,
+    grade: bool = True,
+    call: CallModel | None = None,
+    base_dir: str | Path | None = None,
+) -> CaseScore:
     """Score one case.
 
     Args:
@@ -80,32 +95,55 @@ def score_case(case: EvalCase, tool_calls: Any = None, output: str | None = None
         ScoringError: an invalid scoring configuration (unknown mode, invalid regex).
     """
     fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
-    grades = run_graders(case, get_trace(), call=call, base_dir=base_dir) if (
-        grade and case.graders) else []
+    grades = (
+        run_graders(case, get_trace(), call=call, base_dir=base_dir)
+        if (grade and case.graders)
+        else []
+    )
     return _finish(fields, grades, kind)
 
 
-async def score_case_async(case: EvalCase, tool_calls: Any = None, output: str | None = None, *,
-                           tools: Sequence[Tool] | None = None, trace: Trace | None = None,
-                           error: str | None = None, error_type: str | None = None,
-                           grade: bool = True, call: CallModel | None = None,
-                           base_dir: str | Path | None = None) -> CaseScore:
+async def score_case_async(
+    case: EvalCase,
+    tool_calls: Any = None,
+    output: str | None = None,
+    *,
+    tools: Sequence[Tool] | None = None,
+    trace: Trace | None = None,
+    error: str | None = None,
+    error_type: str | None = None,
+    grade: bool = True,
+    call: CallModel | None = None,
+    base_dir: str | Path | None = None,
+) -> CaseScore:
     """The async twin of :func:`score_case` (LLM graders are awaited, concurrently)."""
     fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
-    grades = await run_graders_async(case, get_trace(), call=call, base_dir=base_dir) if (
-        grade and case.graders) else []
+    grades = (
+        await run_graders_async(case, get_trace(), call=call, base_dir=base_dir)
+        if (grade and case.graders)
+        else []
+    )
     return _finish(fields, grades, kind)
 
 
 # -- core --------------------------------------------------------------------------------------
-def _score(case: EvalCase, tool_calls: Any, output: str | None, tools: Sequence[Tool] | None,
-           trace: Trace | None, error: str | None, error_type: str | None
-           ) -> tuple[dict[str, Any], Callable[[], Trace], CaseKind]:
+def _score(
+    case: EvalCase,
+    tool_calls: Any,
+    output: str | None,
+    tools: Sequence[Tool] | None,
+    trace: Trace | None,
+    error: str | None,
+    error_type: str | None,
+) -> tuple[dict[str, Any], Callable[[], Trace], CaseKind]:
     """The score's fields but the grades' (:func:`_finish` makes the :class:`CaseScore`), the
     trace (made when first asked for: a call case without expectations or graders never looks
     at it) and the case's kind."""
-    calls = to_tool_calls(tool_calls) if tool_calls is not None else (
-        list(trace.tool_calls) if trace is not None else [])
+    calls = (
+        to_tool_calls(tool_calls)
+        if tool_calls is not None
+        else (list(trace.tool_calls) if trace is not None else [])
+    )
     if output is None and trace is not None:
         output = trace.output
 
@@ -124,13 +162,26 @@ def _score(case: EvalCase, tool_calls: Any, output: str | None, tools: Sequence[
     return fields, the_trace, kind
 
 
-def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: str | None,
-                 tools: list[Tool], trace: Callable[[], Trace], error: str | None,
-                 error_type: str | None) -> dict[str, Any]:
+def _score_calls(
+    case: EvalCase,
+    kind: CaseKind,
+    calls: list[ToolCall],
+    output: str | None,
+    tools: list[Tool],
+    trace: Callable[[], Trace],
+    error: str | None,
+    error_type: str | None,
+) -> dict[str, Any]:
     cfg = case.scoring_config
     mode = cfg.mode if cfg is not None and cfg.mode else case.param_scoring
-    fields: dict[str, Any] = {"case_id": case.id, "case_name": case.name, "category": case.category,
-                              "n_calls": len(calls), "error": error, "error_type": error_type}
+    fields: dict[str, Any] = {
+        "case_id": case.id,
+        "case_name": case.name,
+        "category": case.category,
+        "n_calls": len(calls),
+        "error": error,
+        "error_type": error_type,
+    }
     call_scores: list[CallScore] = []
     #: each call's arguments, decoded once (for pairing and for the failure mode)
     parsed = [c.parsed_arguments() for c in calls]
@@ -139,41 +190,58 @@ def _score_calls(case: EvalCase, kind: CaseKind, calls: list[ToolCall], output: 
         final = chain.final
         fields.update(
             tool_score=final.tool_score if final else 0.0,
-            param_score=(final.param_score if final else
-                         (None if case.expected_params is None else 0.0)),
-            overall=chain.overall, multi_turn=True, completion=chain.completion,
-            efficiency=chain.efficiency, redundancy_penalty=chain.redundancy_penalty,
-            detour_penalty=chain.detour_penalty, n_hops=chain.n_hops, turns=chain.turns)
+            param_score=(
+                final.param_score if final else (None if case.expected_params is None else 0.0)
+            ),
+            overall=chain.overall,
+            multi_turn=True,
+            completion=chain.completion,
+            efficiency=chain.efficiency,
+            redundancy_penalty=chain.redundancy_penalty,
+            detour_penalty=chain.detour_penalty,
+            n_hops=chain.n_hops,
+            turns=chain.turns,
+        )
         call_scores = [final] if final else []
         if final is None or final.tool_score == 0.0:
             fields["missing_calls"] = case.expected_names()[:1]
     elif kind == "call":
         expected = _expected(case)
-        call_scores, extra = score_calls(expected, calls, mode=mode, config=cfg, tools=tools,
-                                         parsed=parsed)
+        call_scores, extra = score_calls(
+            expected, calls, mode=mode, config=cfg, tools=tools, parsed=parsed
+        )
         tool_score = sum(c.tool_score for c in call_scores) / len(call_scores)
         scored = [c.param_score for c in call_scores if c.param_score is not None]
         param_score = sum(scored) / len(scored) if scored else None
-        fields.update(tool_score=tool_score, param_score=param_score,
-                      overall=compute_overall(tool_score, param_score),
-                      missing_calls=[c.expected_name for c in call_scores if c.tool_score == 0.0],
-                      extra_calls=[calls[j].function.name for j in extra], n_hops=len(calls))
+        fields.update(
+            tool_score=tool_score,
+            param_score=param_score,
+            overall=compute_overall(tool_score, param_score),
+            missing_calls=[c.expected_name for c in call_scores if c.tool_score == 0.0],
+            extra_calls=[calls[j].function.name for j in extra],
+            n_hops=len(calls),
+        )
     else:
         tool_score = 1.0 if not calls else 0.0
-        fields.update(tool_score=tool_score, param_score=None, overall=tool_score,
-                      n_hops=len(calls))
+        fields.update(
+            tool_score=tool_score, param_score=None, overall=tool_score, n_hops=len(calls)
+        )
         if kind == "no_call":
             fields["extra_calls"] = [c.function.name for c in calls]
     if error:
-        fields.update(tool_score=0.0, overall=0.0,
-                      param_score=None if fields.get("param_score") is None else 0.0)
+        fields.update(
+            tool_score=0.0,
+            overall=0.0,
+            param_score=None if fields.get("param_score") is None else 0.0,
+        )
     expectations: list[ExpectationResult] = []
     if case.expected is not None:
         expectations = check_expectations(case.expected, trace(), case.reference_tools, cfg)
     fields["calls"] = call_scores
     fields["expectations"] = expectations
-    fields["bfcl_pass"], fields["bfcl_error"] = _bfcl(case, kind, calls, parsed, output, tools,
-                                                      mode)
+    fields["bfcl_pass"], fields["bfcl_error"] = _bfcl(
+        case, kind, calls, parsed, output, tools, mode
+    )
     fields["passed"] = False  # decided in _finish, with the grades
     fields["failure_mode"] = _failure(kind, calls, call_scores, fields, error, parsed)
     return fields
@@ -183,14 +251,20 @@ def _expected(case: EvalCase) -> list[tuple[list[str], dict[str, list[Any]] | No
     if case.expected_calls:
         return [([c.name], dict(c.arguments)) for c in case.expected_calls]
     names = case.expected_names()
-    args = None if case.expected_params is None else {
-        k: [v] for k, v in case.expected_params.items()}
+    args = (
+        None if case.expected_params is None else {k: [v] for k, v in case.expected_params.items()}
+    )
     return [(names, args)]
 
 
-def _failure(kind: CaseKind, calls: list[ToolCall], call_scores: list[CallScore],
-             fields: dict[str, Any], error: str | None,
-             parsed: Sequence[dict[str, Any] | None]) -> str | None:
+def _failure(
+    kind: CaseKind,
+    calls: list[ToolCall],
+    call_scores: list[CallScore],
+    fields: dict[str, Any],
+    error: str | None,
+    parsed: Sequence[dict[str, Any] | None],
+) -> str | None:
     if error:
         return "api_error"
     if any(p is None for p in parsed):
@@ -202,10 +276,12 @@ def _failure(kind: CaseKind, calls: list[ToolCall], call_scores: list[CallScore]
     if not calls:
         return "no_call"
     if any(c.tool_score == 0.0 for c in call_scores) or not call_scores:
-        paired_wrong = any(c.tool_score == 0.0 and c.actual_index is not None
-                           for c in call_scores)
-        return "wrong_tool" if paired_wrong or fields.get("extra_calls") or kind == "chain" \
+        paired_wrong = any(c.tool_score == 0.0 and c.actual_index is not None for c in call_scores)
+        return (
+            "wrong_tool"
+            if paired_wrong or fields.get("extra_calls") or kind == "chain"
             else "missing_call"
+        )
     problems = [p.problem for c in call_scores for p in c.params if p.problem]
     if "missing" in problems or any(c.missing_required for c in call_scores):
         return "missing_required_arg"
@@ -237,9 +313,15 @@ def _finish(fields: dict[str, Any], grades: list[GradeResult], kind: CaseKind) -
 
 
 # -- BFCL verdict ------------------------------------------------------------------------------
-def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall],
-          parsed: Sequence[dict[str, Any] | None], output: str | None, tools: list[Tool],
-          mode: str) -> tuple[bool | None, str | None]:
+def _bfcl(
+    case: EvalCase,
+    kind: CaseKind,
+    calls: list[ToolCall],
+    parsed: Sequence[dict[str, Any] | None],
+    output: str | None,
+    tools: list[Tool],
+    mode: str,
+) -> tuple[bool | None, str | None]:
     if case.category:
         cat = case.category
         if "multi_turn" in cat or not tools:
@@ -250,8 +332,9 @@ def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall],
         if calls:
             v = _verdict(calls, parsed, tools, truth, cat)
         else:
-            v = bfcl_verdict([output] if output and output.strip() else [], functions_of(tools),
-                             truth, cat)
+            v = bfcl_verdict(
+                [output] if output and output.strip() else [], functions_of(tools), truth, cat
+            )
         return v.passed, v.error_type
     if kind == "no_call":
         if not tools:
@@ -284,8 +367,13 @@ def _bfcl(case: EvalCase, kind: CaseKind, calls: list[ToolCall],
     return first
 
 
-def _verdict(calls: list[ToolCall], parsed: Sequence[dict[str, Any] | None],
-             tools: list[Tool], truth: Any, category: str) -> BfclVerdict:
+def _verdict(
+    calls: list[ToolCall],
+    parsed: Sequence[dict[str, Any] | None],
+    tools: list[Tool],
+    truth: Any,
+    category: str,
+) -> BfclVerdict:
     """:func:`bfcl_verdict` of the model's calls, from their arguments as decoded for scoring
     when every one is a JSON object (else the checker decodes them, and says which is not)."""
     if any(p is None for p in parsed):

@@ -50,9 +50,14 @@ def expected_calls_of(expected: Any) -> list[dict[str, Any]]:
     if not isinstance(data, dict):
         return []
     if data.get("expected_calls"):
-        return [_call([str(c.get("name"))], {k: _accepted(v) for k, v in
-                                              (c.get("arguments") or {}).items()})
-                for c in data["expected_calls"] if isinstance(c, dict)]
+        return [
+            _call(
+                [str(c.get("name"))],
+                {k: _accepted(v) for k, v in (c.get("arguments") or {}).items()},
+            )
+            for c in data["expected_calls"]
+            if isinstance(c, dict)
+        ]
     if "expected_tool" in data:
         tool = data["expected_tool"]
         if tool is None or tool == []:

@@ -43,24 +43,38 @@ def _unpack(answer: Any) -> tuple[Any, str | None, str | None, str | None]:
     if answer is None:
         return [], None, None, None
     if hasattr(answer, "tool_calls") and hasattr(answer, "error"):
-        return (answer.tool_calls, getattr(answer, "content", None), answer.error,
-                getattr(answer, "error_type", None))
+        return (
+            answer.tool_calls,
+            getattr(answer, "content", None),
+            answer.error,
+            getattr(answer, "error_type", None),
+        )
     if isinstance(answer, Mapping) and ("tool_calls" in answer or "error" in answer):
-        return (answer.get("tool_calls") or [], answer.get("content") or answer.get("output"),
-                answer.get("error"), answer.get("error_type"))
+        return (
+            answer.get("tool_calls") or [],
+            answer.get("content") or answer.get("output"),
+            answer.get("error"),
+            answer.get("error_type"),
+        )
     return answer, None, None, None
 
 
-def _jobs(cases: Suite | Sequence[EvalCase], answers: Any
-          ) -> list[tuple[EvalCase, list[Tool] | None, Any]]:
+def _jobs(
+    cases: Suite | Sequence[EvalCase], answers: Any
+) -> list[tuple[EvalCase, list[Tool] | None, Any]]:
     if isinstance(cases, Suite):
         return [(c, cases.tools_for(c), _answer(answers, c, i)) for i, c in enumerate(cases.cases)]
     return [(c, None, _answer(answers, c, i)) for i, c in enumerate(cases)]
 
 
-def score_cases(cases: Suite | Sequence[EvalCase], answers: Mapping[str, Any] | Sequence[Any], *,
-                model: str | None = None, grade: bool = True,
-                base_dir: str | Path | None = None) -> pd.DataFrame:
+def score_cases(
+    cases: Suite | Sequence[EvalCase],
+    answers: Mapping[str, Any] | Sequence[Any],
+    *,
+    model: str | None = None,
+    grade: bool = True,
+    base_dir: str | Path | None = None,
+) -> pd.DataFrame:
     """Score every case against one model's answers; one row per case.
 
     Args:
@@ -74,21 +88,45 @@ def score_cases(cases: Suite | Sequence[EvalCase], answers: Mapping[str, Any] | 
     scores = []
     for case, tools, answer in _jobs(cases, answers):
         calls, output, error, error_type = _unpack(answer)
-        scores.append(score_case(case, calls, output, tools=tools, error=error,
-                                 error_type=error_type, grade=grade, base_dir=base_dir))
+        scores.append(
+            score_case(
+                case,
+                calls,
+                output,
+                tools=tools,
+                error=error,
+                error_type=error_type,
+                grade=grade,
+                base_dir=base_dir,
+            )
+        )
     return scores_df(scores, model=model)
 
 
-async def score_cases_async(cases: Suite | Sequence[EvalCase],
-                            answers: Mapping[str, Any] | Sequence[Any], *,
-                            model: str | None = None, grade: bool = True,
-                            base_dir: str | Path | None = None) -> pd.DataFrame:
+async def score_cases_async(
+    cases: Suite | Sequence[EvalCase],
+    answers: Mapping[str, Any] | Sequence[Any],
+    *,
+    model: str | None = None,
+    grade: bool = True,
+    base_dir: str | Path | None = None,
+) -> pd.DataFrame:
     """The async twin of :func:`score_cases` (LLM graders run concurrently)."""
     import asyncio
 
     jobs = []
     for case, tools, answer in _jobs(cases, answers):
         calls, output, error, error_type = _unpack(answer)
-        jobs.append(score_case_async(case, calls, output, tools=tools, error=error,
-                                     error_type=error_type, grade=grade, base_dir=base_dir))
+        jobs.append(
+            score_case_async(
+                case,
+                calls,
+                output,
+                tools=tools,
+                error=error,
+                error_type=error_type,
+                grade=grade,
+                base_dir=base_dir,
+            )
+        )
     return scores_df(await asyncio.gather(*jobs), model=model)

@@ -54,13 +54,18 @@ _REASON = re.compile(r"reason\s*[:=]\s*(.+)", re.IGNORECASE | re.DOTALL)
 
 def render_prompt(template: str, case: EvalCase, trace: Trace) -> str:
     """Fill ``{{ input }}``, ``{{ output }}``, ``{{ trace }}`` and ``{{ task }}``."""
-    values = {"input": trace.input or case.prompt_text, "output": trace.output or "",
-              "trace": trace.to_json(), "task": case.description or case.prompt_text}
+    values = {
+        "input": trace.input or case.prompt_text,
+        "output": trace.output or "",
+        "trace": trace.to_json(),
+        "task": case.description or case.prompt_text,
+    }
     return _VAR.sub(lambda m: values[m.group(1)], template)
 
 
-def parse_verdict(text: str, threshold: float | None = None
-                  ) -> tuple[bool | None, float | None, str]:
+def parse_verdict(
+    text: str, threshold: float | None = None
+) -> tuple[bool | None, float | None, str]:
     """(passed, score, reason) from a grader reply; passed is None when no verdict is found.
 
     With a ``threshold`` the ``SCORE: n`` line decides (n >= threshold); without one, or when no
@@ -88,9 +93,15 @@ def _name(spec: GraderSpec, index: int) -> str:
     return f"llm_{index}"
 
 
-async def grade_llm_async(spec: GraderSpec, case: EvalCase, trace: Trace, *,
-                          call: CallModel | None = None, name: str = "llm",
-                          timeout: float | None = None) -> GradeResult:
+async def grade_llm_async(
+    spec: GraderSpec,
+    case: EvalCase,
+    trace: Trace,
+    *,
+    call: CallModel | None = None,
+    name: str = "llm",
+    timeout: float | None = None,
+) -> GradeResult:
     """Run one LLM grader. ``call`` replaces :func:`tooleval_nb.models.call_model_async`."""
     from .. import models
 
@@ -100,16 +111,20 @@ async def grade_llm_async(spec: GraderSpec, case: EvalCase, trace: Trace, *,
     reply = await caller(model, [{"role": "user", "content": prompt}], timeout=timeout)
     details = {"model": model, "prompt": prompt}
     if getattr(reply, "error", None):
-        return GradeResult.failed_result(name, f"the grader model failed: {reply.error}",
-                                         error=str(reply.error), details=details)
+        return GradeResult.failed_result(
+            name, f"the grader model failed: {reply.error}", error=str(reply.error), details=details
+        )
     text = getattr(reply, "content", None) or getattr(reply, "raw_text", None) or ""
     details["reply"] = text
     passed, score, reason = parse_verdict(text, spec.threshold)
     if passed is None:
         return GradeResult.failed_result(
-            name, "the grader's reply has no PASS/FAIL verdict"
+            name,
+            "the grader's reply has no PASS/FAIL verdict"
             + (" and no SCORE" if spec.threshold is not None else ""),
-            score=score, details=details)
+            score=score,
+            details=details,
+        )
     return GradeResult(grader=name, passed=passed, score=score, reason=reason, details=details)
 
 
@@ -137,34 +152,51 @@ def _load_function(module: str, function: str, base_dir: str | Path | None) -> C
     return cast("Callable[..., Any]", fn)
 
 
-def grade_code(spec: GraderSpec, case: EvalCase, trace: Trace, *, name: str = "code",
-               base_dir: str | Path | None = None) -> GradeResult:
+def grade_code(
+    spec: GraderSpec,
+    case: EvalCase,
+    trace: Trace,
+    *,
+    name: str = "code",
+    base_dir: str | Path | None = None,
+) -> GradeResult:
     """Run one code grader ``module.function(trace, case)``."""
     where = f"{spec.module}.{spec.function}"
     try:
         fn = _load_function(str(spec.module), str(spec.function), base_dir)
     except (ImportError, AttributeError, SyntaxError, OSError) as exc:
-        return GradeResult.failed_result(name, f"cannot load code grader {where}: {exc}; check "
-                                         "the grader's module and function", error=str(exc))
+        return GradeResult.failed_result(
+            name,
+            f"cannot load code grader {where}: {exc}; check the grader's module and function",
+            error=str(exc),
+        )
     try:
         value = fn(trace, case)
     except Exception as exc:  # a grader's bug is a failed grade, recorded with its message
-        return GradeResult.failed_result(name, f"code grader {where} raised "
-                                         f"{type(exc).__name__}: {exc}", error=repr(exc))
+        return GradeResult.failed_result(
+            name, f"code grader {where} raised {type(exc).__name__}: {exc}", error=repr(exc)
+        )
     if isinstance(value, GradeResult):
         return value
     if isinstance(value, bool):
         return GradeResult(grader=name, passed=value)
     if isinstance(value, dict):
         return GradeResult.model_validate({"grader": name, **value})
-    return GradeResult.failed_result(name, f"code grader {where} returned "
-                                     f"{type(value).__name__}, not a GradeResult",
-                                     error="bad return type")
+    return GradeResult.failed_result(
+        name,
+        f"code grader {where} returned {type(value).__name__}, not a GradeResult",
+        error="bad return type",
+    )
 
 
-async def run_graders_async(case: EvalCase, trace: Trace, *, call: CallModel | None = None,
-                            base_dir: str | Path | None = None,
-                            graders: Sequence[GraderSpec] | None = None) -> list[GradeResult]:
+async def run_graders_async(
+    case: EvalCase,
+    trace: Trace,
+    *,
+    call: CallModel | None = None,
+    base_dir: str | Path | None = None,
+    graders: Sequence[GraderSpec] | None = None,
+) -> list[GradeResult]:
     """Run the case's graders (LLM graders concurrently); one GradeResult each, in order."""
     specs = list(case.graders if graders is None else graders)
     results: list[GradeResult | None] = [None] * len(specs)
@@ -175,8 +207,9 @@ async def run_graders_async(case: EvalCase, trace: Trace, *, call: CallModel | N
             results[i] = grade_code(spec, case, trace, name=name, base_dir=base_dir)
         else:
             timeout = case.timeout  # None: the models module's default
-            pending.append((i, grade_llm_async(spec, case, trace, call=call, name=name,
-                                               timeout=timeout)))
+            pending.append(
+                (i, grade_llm_async(spec, case, trace, call=call, name=name, timeout=timeout))
+            )
     if pending:
         done = await asyncio.gather(*(c for _, c in pending))
         for (i, _), result in zip(pending, done, strict=True):
@@ -184,11 +217,18 @@ async def run_graders_async(case: EvalCase, trace: Trace, *, call: CallModel | N
     return [r for r in results if r is not None]
 
 
-def run_graders(case: EvalCase, trace: Trace, *, call: CallModel | None = None,
-                base_dir: str | Path | None = None,
-                graders: Sequence[GraderSpec] | None = None) -> list[GradeResult]:
+def run_graders(
+    case: EvalCase,
+    trace: Trace,
+    *,
+    call: CallModel | None = None,
+    base_dir: str | Path | None = None,
+    graders: Sequence[GraderSpec] | None = None,
+) -> list[GradeResult]:
     """The sync twin of :func:`run_graders_async` (safe inside a running loop)."""
     if all(g.type == "code" for g in (case.graders if graders is None else graders)):
-        return [grade_code(g, case, trace, name=_name(g, i), base_dir=base_dir)
-                for i, g in enumerate(case.graders if graders is None else graders)]
+        return [
+            grade_code(g, case, trace, name=_name(g, i), base_dir=base_dir)
+            for i, g in enumerate(case.graders if graders is None else graders)
+        ]
     return run_sync(run_graders_async(case, trace, call=call, base_dir=base_dir, graders=graders))

@@ -21,8 +21,17 @@ if TYPE_CHECKING:  # numpy is imported where an interval is computed: a run that
     # cases never pays its import (about a third of the runner's import time)
     import numpy.typing as npt
 
-__all__ = ["IntervalMethod", "betainc", "interval_method", "is_binary", "mean_ci", "solve",
-           "t_cdf", "t_ppf", "wilson"]
+__all__ = [
+    "IntervalMethod",
+    "betainc",
+    "interval_method",
+    "is_binary",
+    "mean_ci",
+    "solve",
+    "t_cdf",
+    "t_ppf",
+    "wilson",
+]
 
 #: the name shown beside an interval (a ``ci_method`` column, a chart title)
 IntervalMethod = Literal["wilson", "t"]
@@ -64,15 +73,17 @@ def betainc(a: float, b: float, x: float) -> float:
         return 0.0
     if x >= 1.0:
         return 1.0
-    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-           + a * math.log(x) + b * math.log1p(-x))
+    lbt = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(lbt) * _betacf(a, b, x) / a
     return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
 
 
-def solve(f: Callable[[float], float], lo: float, hi: float, target: float,
-          increasing: bool = True) -> float:
+def solve(
+    f: Callable[[float], float], lo: float, hi: float, target: float, increasing: bool = True
+) -> float:
     """The ``x`` in ``[lo, hi]`` where the monotone ``f(x)`` reaches ``target`` (bisection)."""
     for _ in range(200):
         mid = (lo + hi) / 2

@@ -53,7 +53,14 @@ __all__ = [
 #: how an argument value is matched (a parameter's ``ParamScoring``); the call modes of a model
 #: (``native`` or a parser format) are ``models.spec.MODES``
 MATCH_MODES: tuple[ParamScoring, ...] = (
-    "exact", "case_insensitive", "contains", "numeric_tolerance", "regex", "fuzzy", "semantic")
+    "exact",
+    "case_insensitive",
+    "contains",
+    "numeric_tolerance",
+    "regex",
+    "fuzzy",
+    "semantic",
+)
 DEFAULT_EPSILON = 0.01
 DEFAULT_THRESHOLD = 0.8
 #: the semantic default is lower: WordLlama rates "NYC" / "New York City" at 0.77
@@ -77,11 +84,17 @@ def match_exact(expected: Any, actual: Any) -> bool:
     if (te is int or te is float) and (ta is int or ta is float):
         return float(expected) == float(actual)
     if te is list or te is tuple:
-        return (ta is list or ta is tuple) and len(expected) == len(actual) and all(
-            match_exact(e, a) for e, a in zip(expected, actual, strict=True))
+        return (
+            (ta is list or ta is tuple)
+            and len(expected) == len(actual)
+            and all(match_exact(e, a) for e, a in zip(expected, actual, strict=True))
+        )
     if te is dict:
-        return ta is dict and expected.keys() == actual.keys() and all(
-            match_exact(v, actual[k]) for k, v in expected.items())
+        return (
+            ta is dict
+            and expected.keys() == actual.keys()
+            and all(match_exact(v, actual[k]) for k, v in expected.items())
+        )
     if _is_number(expected) and _is_number(actual):
         return float(expected) == float(actual)
     return bool(expected == actual)
@@ -173,8 +186,10 @@ def _compile(pattern: str) -> Any:
     try:
         return regex.compile(pattern, regex.VERSION0)
     except regex.error as exc:
-        raise ScoringError(f"invalid regular expression {pattern!r}: {exc}; fix the pattern "
-                           "(in expected_params or output_matches)") from None
+        raise ScoringError(
+            f"invalid regular expression {pattern!r}: {exc}; fix the pattern "
+            "(in expected_params or output_matches)"
+        ) from None
 
 
 def _regex_timeout(cfg: ScoringConfig | None) -> float:
@@ -191,7 +206,8 @@ def _run_regex(method: str, pattern: str, text: str, timeout: float) -> bool:
         raise RegexTimeoutError(
             f"regular expression {pattern!r} did not finish within {timeout:g} s on a "
             f"{len(text)}-character text (catastrophic backtracking?); simplify the pattern, "
-            "or raise scoring_config.regex_timeout") from None
+            "or raise scoring_config.regex_timeout"
+        ) from None
 
 
 def regex_fullmatch(pattern: str, text: str, timeout: float = DEFAULT_REGEX_TIMEOUT) -> bool:
@@ -226,8 +242,9 @@ _MATCHERS: dict[str, Callable[[Any, Any, ScoringConfig | None], bool]] = {
 }
 
 
-def match_value(expected: Any, actual: Any, mode: ParamScoring = "exact",
-                config: ScoringConfig | None = None) -> bool:
+def match_value(
+    expected: Any, actual: Any, mode: ParamScoring = "exact", config: ScoringConfig | None = None
+) -> bool:
     """Whether ``actual`` matches ``expected`` in ``mode`` (see the module docstring).
 
     Raises:
@@ -238,6 +255,7 @@ def match_value(expected: Any, actual: Any, mode: ParamScoring = "exact",
     try:
         matcher = _MATCHERS[mode]
     except KeyError:
-        raise ScoringError(f"unknown scoring mode {mode!r}; use one of "
-                           f"{', '.join(MATCH_MODES)}") from None
+        raise ScoringError(
+            f"unknown scoring mode {mode!r}; use one of {', '.join(MATCH_MODES)}"
+        ) from None
     return matcher(expected, actual, config)

@@ -76,29 +76,37 @@ def redundancy_penalty(calls: Sequence[ToolCall]) -> float:
     return PENALTY_PER_CALL * sum(_redundant(calls))
 
 
-def _detours(calls: Sequence[ToolCall], valid: Sequence[str] | None,
-             final_names: Sequence[str]) -> list[bool]:
+def _detours(
+    calls: Sequence[ToolCall], valid: Sequence[str] | None, final_names: Sequence[str]
+) -> list[bool]:
     if valid is None:
         return [False] * len(calls)
     allowed = {v.lower() for v in valid} | {f.lower() for f in final_names}
     return [c.function.name.lower() not in allowed for c in calls]
 
 
-def detour_penalty(calls: Sequence[ToolCall], valid_prerequisites: Sequence[str] | None,
-                   final_names: Sequence[str]) -> float:
+def detour_penalty(
+    calls: Sequence[ToolCall], valid_prerequisites: Sequence[str] | None, final_names: Sequence[str]
+) -> float:
     """0.1 per call outside the valid prerequisites and the final tool (0 when not set)."""
     return PENALTY_PER_CALL * sum(_detours(calls, valid_prerequisites, final_names))
 
 
-def multi_turn_overall(completion: float, efficiency: float, redundancy: float,
-                       detour: float) -> float:
+def multi_turn_overall(
+    completion: float, efficiency: float, redundancy: float, detour: float
+) -> float:
     """``completion * efficiency - redundancy - detour`` clamped to [0, 1]."""
     return min(1.0, max(0.0, completion * efficiency - redundancy - detour))
 
 
-def score_chain(case: EvalCase, calls: Sequence[ToolCall], *, mode: ParamScoring = "exact",
-                config: ScoringConfig | None = None,
-                tools: Sequence[Tool] | None = None) -> MultiTurnScore:
+def score_chain(
+    case: EvalCase,
+    calls: Sequence[ToolCall],
+    *,
+    mode: ParamScoring = "exact",
+    config: ScoringConfig | None = None,
+    tools: Sequence[Tool] | None = None,
+) -> MultiTurnScore:
     """Score the ordered calls of a multi-turn case (every call over the chain)."""
     final_names = case.expected_names()
     wanted = {n.lower() for n in final_names}
@@ -119,14 +127,27 @@ def score_chain(case: EvalCase, calls: Sequence[ToolCall], *, mode: ParamScoring
         ps = None
         if case.expected_params is not None:
             schema = next((t.properties for t in tools or [] if t.name.lower() in wanted), None)
-            pscores = param_scores({k: [v] for k, v in case.expected_params.items()},
-                                   parsed or {}, mode, config, schema)
+            pscores = param_scores(
+                {k: [v] for k, v in case.expected_params.items()},
+                parsed or {},
+                mode,
+                config,
+                schema,
+            )
             ps = sum(1 for p in pscores if p.correct) / len(pscores) if pscores else 1.0
         completion = compute_overall(tool_score, ps)
-        final = CallScore(index=0, expected_name=final_names[0], acceptable_names=final_names,
-                          actual_index=final_index, actual_name=call.function.name,
-                          tool_score=tool_score, param_score=ps, overall=completion,
-                          params=pscores, parse_error=parsed is None)
+        final = CallScore(
+            index=0,
+            expected_name=final_names[0],
+            acceptable_names=final_names,
+            actual_index=final_index,
+            actual_name=call.function.name,
+            tool_score=tool_score,
+            param_score=ps,
+            overall=completion,
+            params=pscores,
+            parse_error=parsed is None,
+        )
     eff = efficiency(case.optimal_hops, len(calls))
     redundant = _redundant(calls)
     detours = _detours(calls, case.valid_prerequisites, final_names)
@@ -135,12 +156,25 @@ def score_chain(case: EvalCase, calls: Sequence[ToolCall], *, mode: ParamScoring
     turns = []
     for i, c in enumerate(calls):
         role: Literal["final", "prerequisite", "detour"] = (
-            "final" if i == final_index and c.function.name.lower() in wanted
-            else "detour" if detours[i] else "prerequisite")
+            "final"
+            if i == final_index and c.function.name.lower() in wanted
+            else "detour"
+            if detours[i]
+            else "prerequisite"
+        )
         args: dict[str, Any] | None = c.parsed_arguments()
-        turns.append(TurnScore(index=i, name=c.function.name, arguments=args, role=role,
-                               redundant=redundant[i]))
-    return MultiTurnScore(completion=completion, efficiency=eff, redundancy_penalty=red,
-                          detour_penalty=det,
-                          overall=multi_turn_overall(completion, eff, red, det),
-                          n_hops=len(calls), final=final, turns=turns)
+        turns.append(
+            TurnScore(
+                index=i, name=c.function.name, arguments=args, role=role, redundant=redundant[i]
+            )
+        )
+    return MultiTurnScore(
+        completion=completion,
+        efficiency=eff,
+        redundancy_penalty=red,
+        detour_penalty=det,
+        overall=multi_turn_overall(completion, eff, red, det),
+        n_hops=len(calls),
+        final=final,
+        turns=turns,
+    )

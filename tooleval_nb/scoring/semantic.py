@@ -18,8 +18,14 @@ from typing import Any
 from ..errors import ModelConfigError, ScoringError
 from ..extras import require_extra
 
-__all__ = ["DEFAULT_EMBEDDING_MODEL", "embed", "similarity", "cosine", "load_wordllama",
-           "clear_cache"]
+__all__ = [
+    "DEFAULT_EMBEDDING_MODEL",
+    "embed",
+    "similarity",
+    "cosine",
+    "load_wordllama",
+    "clear_cache",
+]
 
 #: the offline default (weights inside the ``wordllama`` package)
 DEFAULT_EMBEDDING_MODEL = "wordllama/l2_supercat_256"
@@ -46,9 +52,11 @@ def load_wordllama() -> Any:
     try:
         return WordLlama.load(cache_dir=folder, disable_download=True)
     except FileNotFoundError as exc:
-        raise ModelConfigError(f"wordllama's bundled weights were not found in {folder} ({exc}); "
-                               "reinstall wordllama, or set scoring_config.embedding_model to a "
-                               "litellm embedding model") from None
+        raise ModelConfigError(
+            f"wordllama's bundled weights were not found in {folder} ({exc}); "
+            "reinstall wordllama, or set scoring_config.embedding_model to a "
+            "litellm embedding model"
+        ) from None
 
 
 def _embed_uncached(texts: list[str], model: str | None) -> list[Any]:
@@ -59,9 +67,11 @@ def _embed_uncached(texts: list[str], model: str | None) -> list[Any]:
     try:
         from ..models import embed as provider_embed
     except ImportError:
-        raise ScoringError(f"embedding model {model!r} needs tooleval_nb.models.embed, which is "
-                           "not available; leave scoring_config.embedding_model unset to use "
-                           "the offline WordLlama model") from None
+        raise ScoringError(
+            f"embedding model {model!r} needs tooleval_nb.models.embed, which is "
+            "not available; leave scoring_config.embedding_model unset to use "
+            "the offline WordLlama model"
+        ) from None
     return [np.asarray(v, dtype=np.float64) for v in provider_embed(list(texts), str(model))]
 
 

@@ -30,8 +30,16 @@ __all__ = ["summarize_rows", "summarize_scores", "SCORE_SUMMARY_COLUMNS"]
 #: columns of :func:`summarize_scores` after the group keys: the one definition of a summary's
 #: score columns. The one public ``SUMMARY_COLUMNS`` is the runner's (``Run.summary_df()``): run,
 #: model and mode before these, latency, tokens and cost after.
-SCORE_SUMMARY_COLUMNS = ["n_cases", "n_passed", "n_failed", "n_errored", "pass_rate",
-                         "tool_score", "param_score", "overall"]
+SCORE_SUMMARY_COLUMNS = [
+    "n_cases",
+    "n_passed",
+    "n_failed",
+    "n_errored",
+    "pass_rate",
+    "tool_score",
+    "param_score",
+    "overall",
+]
 
 
 def _missing(value: Any) -> bool:
@@ -64,15 +72,28 @@ def summarize_rows(rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
             overall.append(float(overall_score))
         if not _missing(param_score):
             params.append(float(param_score))
-    counts = {"n_cases": n, "n_passed": n_passed, "n_failed": n - n_passed - n_errored,
-              "n_errored": n_errored}
+    counts = {
+        "n_cases": n,
+        "n_passed": n_passed,
+        "n_failed": n - n_passed - n_errored,
+        "n_errored": n_errored,
+    }
     if not n:
-        return {**counts, "pass_rate": None, "tool_score": None, "param_score": None,
-                "overall": None}
+        return {
+            **counts,
+            "pass_rate": None,
+            "tool_score": None,
+            "param_score": None,
+            "overall": None,
+        }
     # math.fsum: exact, so the same rows give the same means in any order
-    return {**counts, "pass_rate": n_passed / n, "tool_score": math.fsum(tool) / n,
-            "param_score": math.fsum(params) / len(params) if params else None,
-            "overall": math.fsum(overall) / n}
+    return {
+        **counts,
+        "pass_rate": n_passed / n,
+        "tool_score": math.fsum(tool) / n,
+        "param_score": math.fsum(params) / len(params) if params else None,
+        "overall": math.fsum(overall) / n,
+    }
 
 
 def summarize_scores(df: pd.DataFrame) -> pd.DataFrame:
@@ -88,8 +109,14 @@ def summarize_scores(df: pd.DataFrame) -> pd.DataFrame:
     for group, part in df.groupby(keys, dropna=False, sort=False):
         group = group if isinstance(group, tuple) else (group,)
         errors = part["error"].tolist() if "error" in part.columns else [None] * len(part)
-        columns = (part["passed"].tolist(), errors, part["tool_score"].tolist(),
-                   part["param_score"].tolist(), part["overall"].tolist())
-        rows.append({**dict(zip(keys, group, strict=True)),
-                     **summarize_rows(zip(*columns, strict=True))})
+        columns = (
+            part["passed"].tolist(),
+            errors,
+            part["tool_score"].tolist(),
+            part["param_score"].tolist(),
+            part["overall"].tolist(),
+        )
+        rows.append(
+            {**dict(zip(keys, group, strict=True)), **summarize_rows(zip(*columns, strict=True))}
+        )
     return pd.DataFrame(rows, columns=[*keys, *SCORE_SUMMARY_COLUMNS])

@@ -20,8 +20,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from .tool import Tool
 
-__all__ = ["ParamScoring", "TrajectoryMode", "ArgsMode", "ExpectedCall", "ScoringConfig",
-           "Expectations", "GraderSpec", "ReferenceTool", "EvalCase"]
+__all__ = [
+    "ParamScoring",
+    "TrajectoryMode",
+    "ArgsMode",
+    "ExpectedCall",
+    "ScoringConfig",
+    "Expectations",
+    "GraderSpec",
+    "ReferenceTool",
+    "EvalCase",
+]
 
 #: The parameter scoring modes (seed 001 plus fuzzy and semantic).
 ParamScoring = Literal[
@@ -31,7 +40,6 @@ ParamScoring = Literal[
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 #: Argument match modes for trajectory matching.
 ArgsMode = Literal["exact", "ignore", "subset", "superset"]
-
 
 
 class ExpectedCall(BaseModel):
@@ -90,8 +98,14 @@ class Expectations(BaseModel):
     trajectory_match: TrajectoryMode | None = None
     trajectory_args: ArgsMode = "exact"
 
-    @field_validator("tools_called", "tools_not_called", "tool_call_order",
-                     "output_contains", "output_not_contains", mode="before")
+    @field_validator(
+        "tools_called",
+        "tools_not_called",
+        "tool_call_order",
+        "output_contains",
+        "output_not_contains",
+        mode="before",
+    )
     @classmethod
     def _listify(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
@@ -115,8 +129,10 @@ class GraderSpec(BaseModel):
         if self.type == "llm" and not self.prompt:
             raise ValueError("an llm grader needs a prompt; add the judge's instructions")
         if self.type == "code" and not (self.module and self.function):
-            raise ValueError("a code grader needs module and function; name the Python "
-                             "module and the function in it")
+            raise ValueError(
+                "a code grader needs module and function; name the Python "
+                "module and the function in it"
+            )
         return self
 
 
@@ -184,8 +200,9 @@ class EvalCase(BaseModel):
             data = dict(data)
             text = data.pop("input")
             if data.get("prompt") not in (None, "", text):
-                raise ValueError("field input: give either 'prompt' or 'input', not two "
-                                 "different texts")
+                raise ValueError(
+                    "field input: give either 'prompt' or 'input', not two different texts"
+                )
             data["prompt"] = text
         if isinstance(data, dict) and isinstance(data.get("tags"), str):
             data = {**data, "tags": [t.strip() for t in data["tags"].split(",") if t.strip()]}
@@ -194,23 +211,35 @@ class EvalCase(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> EvalCase:
         if not self.prompt and not self.messages:
-            raise ValueError("field prompt: a case needs a prompt (or input, or messages); "
-                             "add the user's text")
-        if (self.expected_params is not None and self.expected_tool is None
-                and not self.expected_calls):
-            raise ValueError("field expected_params: set but expected_tool is null; name the tool "
-                             "the parameters belong to, or remove expected_params")
+            raise ValueError(
+                "field prompt: a case needs a prompt (or input, or messages); add the user's text"
+            )
+        if (
+            self.expected_params is not None
+            and self.expected_tool is None
+            and not self.expected_calls
+        ):
+            raise ValueError(
+                "field expected_params: set but expected_tool is null; name the tool "
+                "the parameters belong to, or remove expected_params"
+            )
         if self.expected_tool is not None and self.expected_calls:
             names = {n.lower() for n in self.expected_names()}
             if any(c.name.lower() not in names for c in self.expected_calls):
-                raise ValueError("field expected_calls: expected_tool and expected_calls name "
-                                 "different tools; give expected_calls alone for several calls")
+                raise ValueError(
+                    "field expected_calls: expected_tool and expected_calls name "
+                    "different tools; give expected_calls alone for several calls"
+                )
         if self.multi_turn and not self.expected_call_list():
-            raise ValueError("field multi_turn: true but no final tool is expected; set "
-                             "expected_tool to the tool the chain must reach")
+            raise ValueError(
+                "field multi_turn: true but no final tool is expected; set "
+                "expected_tool to the tool the chain must reach"
+            )
         if self.optimal_hops is not None and self.optimal_hops > self.max_rounds:
-            raise ValueError(f"field optimal_hops: {self.optimal_hops} exceeds max_rounds "
-                             f"({self.max_rounds}); raise max_rounds or lower optimal_hops")
+            raise ValueError(
+                f"field optimal_hops: {self.optimal_hops} exceeds max_rounds "
+                f"({self.max_rounds}); raise max_rounds or lower optimal_hops"
+            )
         return self
 
     @property
@@ -260,8 +289,11 @@ class EvalCase(BaseModel):
         names = self.expected_names()
         if not names:
             return []
-        return [ExpectedCall(name=names[0], arguments={
-            k: [v] for k, v in (self.expected_params or {}).items()})]
+        return [
+            ExpectedCall(
+                name=names[0], arguments={k: [v] for k, v in (self.expected_params or {}).items()}
+            )
+        ]
 
     def expected_tool_names(self) -> set[str]:
         """Every tool name this case's expectations mention (for cross-checks)."""
@@ -274,16 +306,22 @@ class EvalCase(BaseModel):
             out.append(("expected_tool", self.expected_tool))
         elif self.expected_tool is not None:
             out += [(f"expected_tool[{i}]", n) for i, n in enumerate(self.expected_tool)]
-        out += [(f"expected_calls[{i}].name", c.name) for i, c in enumerate(self.expected_calls or [])]
-        out += [(f"valid_prerequisites[{i}]", n)
-                for i, n in enumerate(self.valid_prerequisites or [])]
+        out += [
+            (f"expected_calls[{i}].name", c.name) for i, c in enumerate(self.expected_calls or [])
+        ]
+        out += [
+            (f"valid_prerequisites[{i}]", n) for i, n in enumerate(self.valid_prerequisites or [])
+        ]
         out += [(f"mock_responses.{n}", n) for n in self.mock_responses or {}]
         if self.expected:
             for field in ("tools_called", "tools_not_called", "tool_call_order"):
-                out += [(f"expected.{field}[{i}]", n)
-                        for i, n in enumerate(getattr(self.expected, field) or [])]
-        out += [(f"reference_tools[{i}].name", t.name)
-                for i, t in enumerate(self.reference_tools or [])]
+                out += [
+                    (f"expected.{field}[{i}]", n)
+                    for i, n in enumerate(getattr(self.expected, field) or [])
+                ]
+        out += [
+            (f"reference_tools[{i}].name", t.name) for i, t in enumerate(self.reference_tools or [])
+        ]
         return out
 
     def expected_arguments(self) -> list[tuple[str, str, dict[str, list[Any]]]]:
@@ -291,15 +329,18 @@ class EvalCase(BaseModel):
         out: list[tuple[str, str, dict[str, list[Any]]]] = []
         if self.expected_params and self.expected_tool is not None:
             names = self.expected_names()
-            out.append(("expected_params", names[0],
-                        {k: [v] for k, v in self.expected_params.items()}))
-        out += [(f"expected_calls[{i}].arguments", c.name, c.arguments)
-                for i, c in enumerate(self.expected_calls or [])]
-        out += [(f"reference_tools[{i}].args", t.name, {k: [v] for k, v in t.args.items()})
-                for i, t in enumerate(self.reference_tools or [])]
+            out.append(
+                ("expected_params", names[0], {k: [v] for k, v in self.expected_params.items()})
+            )
+        out += [
+            (f"expected_calls[{i}].arguments", c.name, c.arguments)
+            for i, c in enumerate(self.expected_calls or [])
+        ]
+        out += [
+            (f"reference_tools[{i}].args", t.name, {k: [v] for k, v in t.args.items()})
+            for i, t in enumerate(self.reference_tools or [])
+        ]
         return out
-
-
 
 
 def _last_user(messages: list[dict[str, Any]] | None) -> str:

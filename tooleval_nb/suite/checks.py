@@ -43,20 +43,25 @@ def case_problems(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
     out: list[str] = []
     alternatives = _alternatives(case)
     if alternatives and not any(n.lower() in by_name for n in alternatives):
-        out.append(f"field expected_tool: none of the acceptable tools {alternatives!r} is among "
-                   f"the tools offered ({_short(offered)})"
-                   f"{_did_you_mean(alternatives[0], offered)}; add one of the tools or fix "
-                   "the names")
+        out.append(
+            f"field expected_tool: none of the acceptable tools {alternatives!r} is among "
+            f"the tools offered ({_short(offered)})"
+            f"{_did_you_mean(alternatives[0], offered)}; add one of the tools or fix "
+            "the names"
+        )
     for field, name in case.tool_mentions():
         if alternatives and field.startswith("expected_tool["):
             continue  # an acceptable alternative: a warning at most (see case_warnings)
         if name.lower() not in by_name:
-            out.append(f"field {field}: tool {name!r} is not among the tools offered "
-                       f"({_short(offered)}){_did_you_mean(name, offered)}; "
-                       "add the tool or fix the name")
+            out.append(
+                f"field {field}: tool {name!r} is not among the tools offered "
+                f"({_short(offered)}){_did_you_mean(name, offered)}; "
+                "add the tool or fix the name"
+            )
     for field, tool_name, args in case.expected_arguments():
-        candidates = [by_name[n.lower()] for n in _names(field, tool_name, case)
-                      if n.lower() in by_name]
+        candidates = [
+            by_name[n.lower()] for n in _names(field, tool_name, case) if n.lower() in by_name
+        ]
         if not candidates:
             continue
         for key, values in args.items():
@@ -64,9 +69,11 @@ def case_problems(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
             if not having:
                 tool = candidates[0]
                 props = list(tool.properties)
-                out.append(f"field {field}.{key}: {key!r} is not a parameter of tool "
-                           f"{tool.name!r} (it has: {_short(props) or 'none'})"
-                           f"{_did_you_mean(key, props)}; fix the name or the schema")
+                out.append(
+                    f"field {field}.{key}: {key!r} is not a parameter of tool "
+                    f"{tool.name!r} (it has: {_short(props) or 'none'})"
+                    f"{_did_you_mean(key, props)}; fix the name or the schema"
+                )
                 continue
             prop = having[0].properties[key]
             enum = prop.get("enum") if isinstance(prop, dict) else None
@@ -75,8 +82,10 @@ def case_problems(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
             for v in values:
                 if v == "" or _in_enum(v, enum):
                     continue
-                out.append(f"field {field}.{key}: {v!r} is not one of the allowed values "
-                           f"{enum!r} of tool {having[0].name!r}; use one of them or fix the enum")
+                out.append(
+                    f"field {field}.{key}: {v!r} is not one of the allowed values "
+                    f"{enum!r} of tool {having[0].name!r}; use one of them or fix the enum"
+                )
     return out
 
 
@@ -89,18 +98,23 @@ def case_warnings(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
     offered = {t.name.lower() for t in tools}
     if not any(n.lower() in offered for n in alternatives):
         return []  # a problem, not a warning
-    return [f"field expected_tool[{i}]: acceptable tool {name!r} is not offered, so the model "
-            f"cannot call it (offered: {_short(sorted(t.name for t in tools))}); add the tool "
-            "or drop the name" for i, name in enumerate(alternatives)
-            if name.lower() not in offered]
+    return [
+        f"field expected_tool[{i}]: acceptable tool {name!r} is not offered, so the model "
+        f"cannot call it (offered: {_short(sorted(t.name for t in tools))}); add the tool "
+        "or drop the name"
+        for i, name in enumerate(alternatives)
+        if name.lower() not in offered
+    ]
 
 
 def suite_warnings(suite: Suite) -> list[str]:
     """:func:`case_warnings` of every case of ``suite``, each naming the file and the case."""
     prefix = f"{suite.source}: " if suite.source else f"suite {suite.name!r}: "
-    return [f"{prefix}case {i} ({case.label!r}): {w}"
-            for i, case in enumerate(suite.cases)
-            for w in case_warnings(case, suite.tools_for(case))]
+    return [
+        f"{prefix}case {i} ({case.label!r}): {w}"
+        for i, case in enumerate(suite.cases)
+        for w in case_warnings(case, suite.tools_for(case))
+    ]
 
 
 def warn_suite(suite: Suite, stacklevel: int = 2) -> list[str]:
@@ -140,7 +154,8 @@ def _in_enum(value: Any, enum: list[Any]) -> bool:
     if isinstance(value, list) and value:  # an array parameter whose items are enumerated
         return all(_in_enum(v, enum) for v in value)
     return isinstance(value, str) and any(
-        isinstance(e, str) and e.lower() == value.lower() for e in enum)
+        isinstance(e, str) and e.lower() == value.lower() for e in enum
+    )
 
 
 def _short(names: Sequence[str], limit: int = 12) -> str:
@@ -153,5 +168,3 @@ def _did_you_mean(name: str, choices: Sequence[str]) -> str:
 
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.7)
     return f" (did you mean {close[0]!r}?)" if close else ""
-
-

@@ -43,16 +43,26 @@ class SuiteText:
 
     def __init__(self, dumped: Mapping[str, Any]) -> None:
         self._parts = sorted(
-            (name, json.dumps(name, ensure_ascii=False),
-             # a model dump has no cycles: none to look for in every list and dict
-             json.dumps(value, sort_keys=True, ensure_ascii=False, default=str,
-                        check_circular=False))
-            for name, value in dumped.items())
+            (
+                name,
+                json.dumps(name, ensure_ascii=False),
+                # a model dump has no cycles: none to look for in every list and dict
+                json.dumps(
+                    value, sort_keys=True, ensure_ascii=False, default=str, check_circular=False
+                ),
+            )
+            for name, value in dumped.items()
+        )
 
     def text(self, leave_out: Collection[str] = ()) -> str:
         """The canonical JSON of the fields not in ``leave_out``."""
-        return "{" + ", ".join(f"{key}: {value}" for name, key, value in self._parts
-                               if name not in leave_out) + "}"
+        return (
+            "{"
+            + ", ".join(
+                f"{key}: {value}" for name, key, value in self._parts if name not in leave_out
+            )
+            + "}"
+        )
 
     def fingerprint(self) -> str:
         """A stable hash of everything but the labels (see :meth:`Suite.fingerprint`)."""
@@ -94,7 +104,10 @@ class Suite(BaseModel):
         if problems:
             raise SuiteError(
                 f"suite {self.name!r}{_where(self.source)} has {len(problems)} problem(s):\n  - "
-                + "\n  - ".join(problems), problems=problems, path=self.source)
+                + "\n  - ".join(problems),
+                problems=problems,
+                path=self.source,
+            )
         return self
 
     def __eq__(self, other: object) -> bool:
@@ -102,7 +115,12 @@ class Suite(BaseModel):
         if not isinstance(other, Suite):
             return NotImplemented
         return (self.name, self.description, self.system_prompt, self.tools, self.cases) == (
-            other.name, other.description, other.system_prompt, other.tools, other.cases)
+            other.name,
+            other.description,
+            other.system_prompt,
+            other.tools,
+            other.cases,
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like every pydantic model
 
@@ -143,11 +161,14 @@ class Suite(BaseModel):
             if case.name is not None:
                 j = first_by_name.setdefault(case.name, i)
                 if j != i:
-                    out.append(f"{where}: field name: {case.name!r} is already the name of case "
-                               f"{j}; give every case a unique name")
+                    out.append(
+                        f"{where}: field name: {case.name!r} is already the name of case "
+                        f"{j}; give every case a unique name"
+                    )
             known = case.metadata.get("bfcl_problems") or ()
-            out += [f"{where}: {p}" for p in case_problems(case, self.tools_for(case))
-                    if p not in known]
+            out += [
+                f"{where}: {p}" for p in case_problems(case, self.tools_for(case)) if p not in known
+            ]
         return out
 
     # -- views -----------------------------------------------------------------------------
@@ -168,15 +189,25 @@ class Suite(BaseModel):
             if tool is None and c.expected_calls:
                 names = [e.name for e in c.expected_calls]
                 tool = names[0] if len(names) == 1 else names
-            rows.append({
-                "case_id": c.id, "name": c.name, "prompt": c.prompt_text,
-                "expected_tool": tool, "expected_params": c.expected_params,
-                "n_expected_calls": len(c.expected_call_list()), "param_scoring": c.param_scoring,
-                "multi_turn": c.multi_turn, "max_rounds": c.max_rounds,
-                "optimal_hops": c.optimal_hops, "category": c.category, "tags": list(c.tags),
-                "has_expectations": c.expected is not None, "n_graders": len(c.graders),
-                "draft": c.draft,
-            })
+            rows.append(
+                {
+                    "case_id": c.id,
+                    "name": c.name,
+                    "prompt": c.prompt_text,
+                    "expected_tool": tool,
+                    "expected_params": c.expected_params,
+                    "n_expected_calls": len(c.expected_call_list()),
+                    "param_scoring": c.param_scoring,
+                    "multi_turn": c.multi_turn,
+                    "max_rounds": c.max_rounds,
+                    "optimal_hops": c.optimal_hops,
+                    "category": c.category,
+                    "tags": list(c.tags),
+                    "has_expectations": c.expected is not None,
+                    "n_graders": len(c.graders),
+                    "draft": c.draft,
+                }
+            )
         return pd.DataFrame(rows, columns=list(_CASE_COLUMNS))
 
     def tools_df(self) -> pd.DataFrame:
@@ -196,18 +227,35 @@ class Suite(BaseModel):
                 row = rows.setdefault(_tool_key(t), _tool_row(t, "case", 0))
                 if row["scope"] == "case":
                     row["n_cases"] += 1
-        return pd.DataFrame(list(rows.values()), columns=[
-            "name", "description", "parameters", "required", "n_params", "scope", "n_cases"])
+        return pd.DataFrame(
+            list(rows.values()),
+            columns=[
+                "name",
+                "description",
+                "parameters",
+                "required",
+                "n_params",
+                "scope",
+                "n_cases",
+            ],
+        )
 
-    def filter(self, tags: Iterable[str] | None = None, ids: Iterable[str] | None = None,
-               category: str | None = None) -> Suite:
+    def filter(
+        self,
+        tags: Iterable[str] | None = None,
+        ids: Iterable[str] | None = None,
+        category: str | None = None,
+    ) -> Suite:
         """A suite with only the cases having any of ``tags`` (and/or listed ``ids``)."""
         wanted = {t.lower() for t in tags} if tags is not None else None
         id_set = set(ids) if ids is not None else None
-        kept = [c for c in self.cases
-                if (wanted is None or wanted & {t.lower() for t in c.tags})
-                and (id_set is None or c.id in id_set)
-                and (category is None or c.category == category)]
+        kept = [
+            c
+            for c in self.cases
+            if (wanted is None or wanted & {t.lower() for t in c.tags})
+            and (id_set is None or c.id in id_set)
+            and (category is None or c.category == category)
+        ]
         return self.model_copy(update={"cases": kept})
 
     def fingerprint(self) -> str:
@@ -216,8 +264,10 @@ class Suite(BaseModel):
 
     # -- display ---------------------------------------------------------------------------
     def __repr__(self) -> str:
-        return (f"Suite(name={self.name!r}, tools={len(self.tools)}, cases={len(self.cases)}, "
-                f"fingerprint={self.fingerprint()!r})")
+        return (
+            f"Suite(name={self.name!r}, tools={len(self.tools)}, cases={len(self.cases)}, "
+            f"fingerprint={self.fingerprint()!r})"
+        )
 
     __str__ = __repr__
 
@@ -227,8 +277,10 @@ class Suite(BaseModel):
 
             import pandas as pd
 
-            head = (f"<b>{html.escape(self.name)}</b> — {len(self.tools)} tools, "
-                    f"{len(self.cases)} cases<br><i>{html.escape(self.description)}</i>")
+            head = (
+                f"<b>{html.escape(self.name)}</b> — {len(self.tools)} tools, "
+                f"{len(self.cases)} cases<br><i>{html.escape(self.description)}</i>"
+            )
             with pd.option_context("display.max_colwidth", 60):
                 body = self.cases_df().head(20).to_html(index=False)
             more = f"<i>… and {len(self.cases) - 20} more cases</i>" if len(self.cases) > 20 else ""
@@ -237,9 +289,23 @@ class Suite(BaseModel):
         return mimebundle(repr(self), page)
 
 
-_CASE_COLUMNS = ("case_id", "name", "prompt", "expected_tool", "expected_params",
-                 "n_expected_calls", "param_scoring", "multi_turn", "max_rounds", "optimal_hops",
-                 "category", "tags", "has_expectations", "n_graders", "draft")
+_CASE_COLUMNS = (
+    "case_id",
+    "name",
+    "prompt",
+    "expected_tool",
+    "expected_params",
+    "n_expected_calls",
+    "param_scoring",
+    "multi_turn",
+    "max_rounds",
+    "optimal_hops",
+    "category",
+    "tags",
+    "has_expectations",
+    "n_graders",
+    "draft",
+)
 
 
 def _tool_key(tool: Tool) -> str:
@@ -247,9 +313,15 @@ def _tool_key(tool: Tool) -> str:
 
 
 def _tool_row(tool: Tool, scope: str, n_cases: int) -> dict[str, Any]:
-    return {"name": tool.name, "description": tool.function.description,
-            "parameters": list(tool.properties), "required": tool.required,
-            "n_params": len(tool.properties), "scope": scope, "n_cases": n_cases}
+    return {
+        "name": tool.name,
+        "description": tool.function.description,
+        "parameters": list(tool.properties),
+        "required": tool.required,
+        "n_params": len(tool.properties),
+        "scope": scope,
+        "n_cases": n_cases,
+    }
 
 
 def _where(source: str | None) -> str:

@@ -24,9 +24,7 @@ class FunctionDef(BaseModel):
 
     name: str = Field(min_length=1)
     description: str = ""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
     @field_validator("parameters")
     @classmethod
@@ -126,9 +124,11 @@ def _schema_problem(schema: dict[str, Any]) -> str | None:
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
         if error.absolute_path and error.absolute_path[-1] == "type":
-            return (f"parameters are not valid JSON Schema at {where}: {error.instance!r} is not "
-                    "a JSON Schema type; use string, number, integer, boolean, array, object "
-                    "or null")
+            return (
+                f"parameters are not valid JSON Schema at {where}: {error.instance!r} is not "
+                "a JSON Schema type; use string, number, integer, boolean, array, object "
+                "or null"
+            )
         return f"parameters are not valid JSON Schema at {where}: {error.message}"
     kind = schema.get("type", "object")
     if kind != "object" and not (isinstance(kind, list) and "object" in kind):
@@ -187,8 +187,13 @@ class Tool(BaseModel):
         return data
 
     @classmethod
-    def create(cls, name: str, description: str = "", parameters: dict[str, Any] | None = None,
-               required: Sequence[str] | None = None) -> Tool:
+    def create(
+        cls,
+        name: str,
+        description: str = "",
+        parameters: dict[str, Any] | None = None,
+        required: Sequence[str] | None = None,
+    ) -> Tool:
         """Build a tool; ``parameters`` may be a full schema or just the ``properties`` mapping."""
         params = parameters or {}
         if params.get("type") != "object":
@@ -208,7 +213,8 @@ def strip_extensions(schema: Any) -> Any:
             if key in _VALUE_KEYWORDS:  # data, not schema: keep as is
                 out[key] = value
             elif key in ("properties", "patternProperties", "$defs", "definitions") and isinstance(
-                    value, dict):
+                value, dict
+            ):
                 out[key] = {name: strip_extensions(sub) for name, sub in value.items()}
             else:
                 out[key] = strip_extensions(value)
@@ -216,5 +222,3 @@ def strip_extensions(schema: Any) -> Any:
     if isinstance(schema, list):
         return [strip_extensions(v) for v in schema]
     return schema
-
-

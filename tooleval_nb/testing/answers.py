@@ -17,7 +17,16 @@ from typing import Any, Literal
 __all__ = ["FAULTS", "Behaviour", "Fault", "Handler", "default_answer", "embedding"]
 
 Fault = Literal[
-    "429", "500", "503", "400", "401", "404", "hang", "disconnect", "malformed", "bad_shape",
+    "429",
+    "500",
+    "503",
+    "400",
+    "401",
+    "404",
+    "hang",
+    "disconnect",
+    "malformed",
+    "bad_shape",
     "context",
 ]
 FAULTS: frozenset[str] = frozenset(Fault.__args__)  # type: ignore[attr-defined]

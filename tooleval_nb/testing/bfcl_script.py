@@ -36,8 +36,14 @@ from ..bfcl.data import BfclData
 __all__ = ["answer", "truth_calls", "reset", "CATEGORIES"]
 
 #: the categories the script knows
-CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-              "multi_turn_long_context", "memory_kv", "memory_rec_sum")
+CATEGORIES = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+    "memory_kv",
+    "memory_rec_sum",
+)
 
 _RESULTS = "[{'role': 'tool'"
 _lock = threading.Lock()
@@ -78,8 +84,11 @@ def _entries() -> dict[str, list[tuple[str, dict[str, Any], Any]]]:
 
 
 def _turn_messages(messages: list[dict[str, Any]]) -> list[str]:
-    return [str(m.get("content")) for m in messages if m.get("role") == "user"
-            and not str(m.get("content")).startswith(_RESULTS)]
+    return [
+        str(m.get("content"))
+        for m in messages
+        if m.get("role") == "user" and not str(m.get("content")).startswith(_RESULTS)
+    ]
 
 
 def _find(messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any], Any] | None:
@@ -87,8 +96,10 @@ def _find(messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any], Any] | N
     found = _entries().get(said[0] if said else "", [])
     for category, entry, truth in found:
         turns = entry["question"]
-        if all(i >= len(turns) or not turns[i] or _first_user([turns[i]]) == text
-               for i, text in enumerate(said)):
+        if all(
+            i >= len(turns) or not turns[i] or _first_user([turns[i]]) == text
+            for i, text in enumerate(said)
+        ):
             return category, entry, truth
     return found[0] if found else None
 
@@ -108,8 +119,10 @@ def truth_calls(source: str, functions: list[dict[str, Any]]) -> tuple[str, dict
     if node.args:
         doc = next((f for f in functions if f.get("name") == name), {})
         params = doc.get("parameters") or {}
-        order = [*params.get("required", []),
-                 *[p for p in params.get("properties", {}) if p not in params.get("required", [])]]
+        order = [
+            *params.get("required", []),
+            *[p for p in params.get("properties", {}) if p not in params.get("required", [])],
+        ]
         free = [p for p in order if p not in args]
         for pname, value in zip(free, node.args, strict=False):
             args[pname] = _literal(value)
@@ -120,8 +133,9 @@ def _source(name: str, args: dict[str, Any]) -> str:
     return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
-def _perturb(kind: int, turn: int, last: int, calls: list[tuple[str, dict[str, Any]]]
-             ) -> list[tuple[str, dict[str, Any]]] | None:
+def _perturb(
+    kind: int, turn: int, last: int, calls: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[str, dict[str, Any]]] | None:
     if kind == 0 and turn == 1 and calls:
         return calls[:-1]
     if kind == 1 and turn == 0 and calls:
@@ -137,15 +151,23 @@ def _perturb(kind: int, turn: int, last: int, calls: list[tuple[str, dict[str, A
     return calls
 
 
-def _reply(calls: list[tuple[str, dict[str, Any]]] | None, fc: bool, text: str,
-           turn: int, step: int) -> dict[str, Any]:
+def _reply(
+    calls: list[tuple[str, dict[str, Any]]] | None, fc: bool, text: str, turn: int, step: int
+) -> dict[str, Any]:
     if not calls:
         return {"content": text}
     if fc:
-        return {"content": None, "tool_calls": [
-            {"id": f"call_{turn}_{step}_{i}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(args)}}
-            for i, (name, args) in enumerate(calls)]}
+        return {
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{turn}_{step}_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+                for i, (name, args) in enumerate(calls)
+            ],
+        }
     return {"content": "[" + ", ".join(_source(n, a) for n, a in calls) + "]"}
 
 
@@ -160,13 +182,18 @@ def answer(body: dict[str, Any]) -> dict[str, Any] | None:
     fc = bool(body.get("tools"))
     said = _turn_messages(messages)
     turn = len(said) - 1
-    last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user"
-                    and not str(m.get("content")).startswith(_RESULTS))
+    last_user = max(
+        i
+        for i, m in enumerate(messages)
+        if m.get("role") == "user" and not str(m.get("content")).startswith(_RESULTS)
+    )
     step = sum(1 for m in messages[last_user:] if m.get("role") == "assistant")
     kind = zlib.crc32(entry["id"].encode()) % 6
     if category.startswith("memory") and "prereq" not in entry["id"] and step < 2:
         if step == 0:
-            read: tuple[str, dict[str, Any]] = ("core_memory_retrieve_all", {}) if "kv" in category else ("memory_retrieve", {})
+            read: tuple[str, dict[str, Any]] = (
+                ("core_memory_retrieve_all", {}) if "kv" in category else ("memory_retrieve", {})
+            )
             return _reply([read], fc, "", turn, step)
         said_answer = "I do not know" if kind == 3 else str((truth or ["?"])[0])
         return {"content": repr({"answer": said_answer, "context": "from memory"})}
@@ -174,11 +201,16 @@ def answer(body: dict[str, Any]) -> dict[str, Any] | None:
         return {"content": "Done."}
     if category.startswith("memory"):
         text = str(said[-1])[:80]
-        call = (("core_memory_add", {"key": f"note_{turn}", "value": text}) if "kv" in category
-                else ("memory_append", {"text": text}))
+        call = (
+            ("core_memory_add", {"key": f"note_{turn}", "value": text})
+            if "kv" in category
+            else ("memory_append", {"text": text})
+        )
         return _reply([call], fc, "Noted.", turn, step)
-    functions = [*entry.get("function", []),
-                 *[f for docs in (entry.get("missed_function") or {}).values() for f in docs]]
+    functions = [
+        *entry.get("function", []),
+        *[f for docs in (entry.get("missed_function") or {}).values() for f in docs],
+    ]
     turns = truth or []
     calls = [truth_calls(s, functions) for s in (turns[turn] if turn < len(turns) else [])]
     return _reply(_perturb(kind, turn, len(turns) - 1, calls), fc, "I have done it.", turn, step)

@@ -74,8 +74,13 @@ _ERROR_TYPES = {
 class _Protocol(asyncio.Protocol):
     """One HTTP/1.1 connection: requests answered in order, keep-alive."""
 
-    def __init__(self, state: Behaviour, conns: set[_Protocol], times: list[float] | None = None,
-                 headers: list[dict[str, str]] | None = None):
+    def __init__(
+        self,
+        state: Behaviour,
+        conns: set[_Protocol],
+        times: list[float] | None = None,
+        headers: list[dict[str, str]] | None = None,
+    ):
         self.state = state
         self.headers = headers if headers is not None else []
         self.conns = conns
@@ -161,8 +166,14 @@ class _Protocol(asyncio.Protocol):
                 },
             )
         elif method == "GET" and path == "/stats":
-            self._json(200, {"requests": state.requests, "marker_counts": len(state.marker_counts),
-                             "times": self.times or []})
+            self._json(
+                200,
+                {
+                    "requests": state.requests,
+                    "marker_counts": len(state.marker_counts),
+                    "times": self.times or [],
+                },
+            )
         elif method == "POST" and path.endswith("/embeddings"):
             body = json.loads(raw or b"{}")
             inputs = body.get("input") or []
@@ -199,9 +210,12 @@ class _Protocol(asyncio.Protocol):
         elif fault == "500":
             self._send(500, b"Internal Server Error", "text/plain")
         elif fault == "context":
-            self._error(400, "This model's maximum context length is 8192 tokens. However, you "
-                        "requested 8544 tokens (8288 in the messages, 256 in the completion). "
-                        "Please reduce the length of the messages or completion.")
+            self._error(
+                400,
+                "This model's maximum context length is 8192 tokens. However, you "
+                "requested 8544 tokens (8288 in the messages, 256 in the completion). "
+                "Please reduce the length of the messages or completion.",
+            )
         elif fault == "429":
             self._error(
                 429, "rate limited, slow down", extra=f"Retry-After: {self.state.retry_after:g}\r\n"

@@ -68,15 +68,29 @@ class MockTransport:
             return reply
         if isinstance(reply, dict):
             if "choices" not in reply:  # an assistant message alone
-                reply = {"choices": [{"index": 0, "message": reply, "finish_reason":
-                                      "tool_calls" if reply.get("tool_calls") else "stop"}],
-                         "usage": {"prompt_tokens": 0, "completion_tokens": 0}}
+                reply = {
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": reply,
+                            "finish_reason": "tool_calls" if reply.get("tool_calls") else "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0},
+                }
             return result_from_json(reply, model=request.model)
-        raise TypeError(f"MockTransport handler {self!r} returned {type(reply).__name__}; "
-                        "return a ChatResult, a chat-completion dict or an assistant message")
+        raise TypeError(
+            f"MockTransport handler {self!r} returned {type(reply).__name__}; "
+            "return a ChatResult, a chat-completion dict or an assistant message"
+        )
 
 
 def _body(request: ChatRequest) -> dict[str, Any]:
     """The request as an OpenAI-compatible body (what the fake server would read)."""
-    return {"model": request.model, "messages": request.messages, "tools": request.tools,
-            "tool_choice": request.tool_choice, **request.params}
+    return {
+        "model": request.model,
+        "messages": request.messages,
+        "tools": request.tools,
+        "tool_choice": request.tool_choice,
+        **request.params,
+    }

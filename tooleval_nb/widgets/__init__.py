@@ -24,5 +24,14 @@ from .progress import WidgetProgress
 from .run_panel import RunPanel
 from .sweep_panel import SweepForm, sweep_form
 
-__all__ = ["ResultsExplorer", "RunPanel", "SuiteEditor", "SweepForm", "WidgetProgress", "experiment_view",
-           "prompt_tune_view", "sweep_form", "sweep_view"]
+__all__ = [
+    "ResultsExplorer",
+    "RunPanel",
+    "SuiteEditor",
+    "SweepForm",
+    "WidgetProgress",
+    "experiment_view",
+    "prompt_tune_view",
+    "sweep_form",
+    "sweep_view",
+]

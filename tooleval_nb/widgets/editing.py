@@ -22,9 +22,20 @@ from ..formats import load_suite, save_bfcl, seed_json, seed_yaml
 from ..suite import EvalCase, ParamScoring, Suite, Tool, case_problems
 from .mcp_import import draft_label
 
-__all__ = ["CaseForm", "Problems", "parse_tools", "parse_json_object", "build_case",
-           "case_to_form", "build_suite", "import_suite", "export_suite", "ExportFormat",
-           "SCORING_MODES", "case_rows"]
+__all__ = [
+    "CaseForm",
+    "Problems",
+    "parse_tools",
+    "parse_json_object",
+    "build_case",
+    "case_to_form",
+    "build_suite",
+    "import_suite",
+    "export_suite",
+    "ExportFormat",
+    "SCORING_MODES",
+    "case_rows",
+]
 
 #: field name -> messages
 Problems = dict[str, list[str]]
@@ -101,8 +112,9 @@ def parse_json_object(text: str, what: str) -> tuple[dict[str, Any] | None, list
     except json.JSONDecodeError as exc:
         return None, [f"{what}: {_json_problem(text, exc)}"]
     if not isinstance(value, dict):
-        return None, [f"{what}: must be a JSON object like {{\"city\": \"Paris\"}}, got "
-                      f"{type(value).__name__}"]
+        return None, [
+            f'{what}: must be a JSON object like {{"city": "Paris"}}, got {type(value).__name__}'
+        ]
     return value, []
 
 
@@ -125,8 +137,9 @@ class CaseForm:
 _FORM_FIELDS = frozenset(CaseForm.__dataclass_fields__) - {"extra"}
 
 
-def build_case(form: CaseForm, tools: Sequence[Tool] | None = None
-               ) -> tuple[EvalCase | None, Problems]:
+def build_case(
+    form: CaseForm, tools: Sequence[Tool] | None = None
+) -> tuple[EvalCase | None, Problems]:
     """An :class:`EvalCase` from the form, or the problems keyed by form field.
 
     The case is cross-checked against ``tools`` (expected tool offered, parameters in its
@@ -139,14 +152,19 @@ def build_case(form: CaseForm, tools: Sequence[Tool] | None = None
     if errs:
         problems["expected_params"] = errs
     if form.param_scoring not in SCORING_MODES:
-        problems["param_scoring"] = [f"param_scoring {form.param_scoring!r} is not one of "
-                                     f"{', '.join(SCORING_MODES)}"]
+        problems["param_scoring"] = [
+            f"param_scoring {form.param_scoring!r} is not one of {', '.join(SCORING_MODES)}"
+        ]
     if problems:
         return None, problems
-    data: dict[str, Any] = {**form.extra, "prompt": form.prompt,
-                            "expected_tool": (names[0] if len(names) == 1 else names) or None,
-                            "expected_params": params, "param_scoring": form.param_scoring,
-                            "tags": [t.strip() for t in form.tags.split(",") if t.strip()]}
+    data: dict[str, Any] = {
+        **form.extra,
+        "prompt": form.prompt,
+        "expected_tool": (names[0] if len(names) == 1 else names) or None,
+        "expected_params": params,
+        "param_scoring": form.param_scoring,
+        "tags": [t.strip() for t in form.tags.split(",") if t.strip()],
+    }
     if form.name.strip():
         data["name"] = form.name.strip()
     data.pop("input", None)
@@ -166,19 +184,28 @@ def build_case(form: CaseForm, tools: Sequence[Tool] | None = None
 def case_to_form(case: EvalCase) -> CaseForm:
     """The form text of an existing case (the reverse of :func:`build_case`)."""
     shown = {"name", "prompt", "expected_tool", "expected_params", "param_scoring", "tags", "id"}
-    extra = {k: v for k, v in case.model_dump(mode="json", exclude_defaults=True).items()
-             if k not in shown}
+    extra = {
+        k: v
+        for k, v in case.model_dump(mode="json", exclude_defaults=True).items()
+        if k not in shown
+    }
     tool = case.expected_tool
     return CaseForm(
-        name=case.name or "", prompt=case.prompt,
+        name=case.name or "",
+        prompt=case.prompt,
         expected_tool=" | ".join(tool) if isinstance(tool, list) else (tool or ""),
-        expected_params="" if case.expected_params is None
+        expected_params=""
+        if case.expected_params is None
         else json.dumps(case.expected_params, ensure_ascii=False),
-        param_scoring=case.param_scoring, tags=", ".join(case.tags), extra=extra)
+        param_scoring=case.param_scoring,
+        tags=", ".join(case.tags),
+        extra=extra,
+    )
 
 
-def build_suite(name: str, description: str, system_prompt: str, tools_text: str,
-                cases: Sequence[EvalCase]) -> tuple[Suite | None, Problems]:
+def build_suite(
+    name: str, description: str, system_prompt: str, tools_text: str, cases: Sequence[EvalCase]
+) -> tuple[Suite | None, Problems]:
     """The whole suite, or the problems keyed by ``name`` / ``tools`` / ``cases``."""
     problems: Problems = {}
     if not name.strip():
@@ -189,8 +216,13 @@ def build_suite(name: str, description: str, system_prompt: str, tools_text: str
     if problems:
         return None, problems
     try:
-        suite = Suite(name=name.strip(), description=description, tools=tools or [],
-                      cases=list(cases), system_prompt=system_prompt.strip() or None)
+        suite = Suite(
+            name=name.strip(),
+            description=description,
+            tools=tools or [],
+            cases=list(cases),
+            system_prompt=system_prompt.strip() or None,
+        )
     except SuiteError as exc:
         return None, {"cases": list(exc.problems)}
     except ValidationError as exc:
@@ -201,10 +233,19 @@ def build_suite(name: str, description: str, system_prompt: str, tools_text: str
 def case_rows(cases: Sequence[EvalCase]) -> list[dict[str, Any]]:
     """The cases table's rows: ``#, name, prompt, expected_tool, expected_params, scoring,
     tags, draft`` (``draft`` says "draft (model)", "accepted draft"... or is blank)."""
-    return [{"#": i, "name": c.name or c.id or "", "prompt": c.prompt,
-             "expected_tool": c.expected_tool, "expected_params": c.expected_params,
-             "scoring": c.param_scoring, "tags": ", ".join(c.tags), "draft": draft_label(c)}
-            for i, c in enumerate(cases)]
+    return [
+        {
+            "#": i,
+            "name": c.name or c.id or "",
+            "prompt": c.prompt,
+            "expected_tool": c.expected_tool,
+            "expected_params": c.expected_params,
+            "scoring": c.param_scoring,
+            "tags": ", ".join(c.tags),
+            "draft": draft_label(c),
+        }
+        for i, c in enumerate(cases)
+    ]
 
 
 def import_suite(path: str | Path, format: ExportFormat = "auto") -> Suite:
@@ -213,8 +254,9 @@ def import_suite(path: str | Path, format: ExportFormat = "auto") -> Suite:
     loaded = load_suite(path, None if format == "auto" else format)
     if isinstance(loaded, list):
         if len(loaded) != 1:
-            raise SuiteError(f"{path} holds {len(loaded)} suites; pick one file to edit",
-                             path=str(path))
+            raise SuiteError(
+                f"{path} holds {len(loaded)} suites; pick one file to edit", path=str(path)
+            )
         loaded = loaded[0]
     return loaded
 

@@ -55,41 +55,76 @@ class SuiteEditor(W.VBox):
         model_specs: ``{name: spec}`` for model names typed into the draft model box.
     """
 
-    def __init__(self, suite: Suite | None = None, *, draft_model: str | None = None,
-                 model_specs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        suite: Suite | None = None,
+        *,
+        draft_model: str | None = None,
+        model_specs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.cases: list[EvalCase] = []
         self.selected: int | None = None
         self.name_input = W.Text(description="name", layout=_WIDE)
         self.description_input = W.Textarea(description="description", layout=_WIDE)
         self.system_prompt_input = W.Textarea(description="system prompt", layout=_WIDE)
-        self.tools_input = W.Textarea(description="tools (JSON)", placeholder='[{"type": '
-                                      '"function", "function": {"name": ..., "parameters": ...}}]',
-                                      layout=W.Layout(width="95%", height="180px"))
-        self.errors: dict[str, W.HTML] = {k: W.HTML() for k in (
-            "name", "tools", "cases", "suite", "case", "prompt", "expected_tool",
-            "expected_params", "param_scoring", "tags")}
+        self.tools_input = W.Textarea(
+            description="tools (JSON)",
+            placeholder='[{"type": "function", "function": {"name": ..., "parameters": ...}}]',
+            layout=W.Layout(width="95%", height="180px"),
+        )
+        self.errors: dict[str, W.HTML] = {
+            k: W.HTML()
+            for k in (
+                "name",
+                "tools",
+                "cases",
+                "suite",
+                "case",
+                "prompt",
+                "expected_tool",
+                "expected_params",
+                "param_scoring",
+                "tags",
+            )
+        }
         self.cases_table = W.HTML()
         self.case_select = W.Select(description="cases", options=[], rows=6, layout=_WIDE)
         self.case_name = W.Text(description="name", layout=_WIDE)
         self.case_prompt = W.Textarea(description="prompt", layout=_WIDE)
-        self.case_tool = W.Text(description="expected tool", placeholder="get_weather  (a | b: "
-                                "either; blank: no call)", layout=_WIDE)
-        self.case_params = W.Textarea(description="expected params", placeholder='{"city": '
-                                      '"Paris"}  (blank: not scored)', layout=_WIDE)
-        self.case_scoring = W.Dropdown(description="scoring", options=list(SCORING_MODES),
-                                       value="exact")
+        self.case_tool = W.Text(
+            description="expected tool",
+            placeholder="get_weather  (a | b: either; blank: no call)",
+            layout=_WIDE,
+        )
+        self.case_params = W.Textarea(
+            description="expected params",
+            placeholder='{"city": "Paris"}  (blank: not scored)',
+            layout=_WIDE,
+        )
+        self.case_scoring = W.Dropdown(
+            description="scoring", options=list(SCORING_MODES), value="exact"
+        )
         self.case_tags = W.Text(description="tags", placeholder="smoke, weather", layout=_WIDE)
         self.add_button = W.Button(description="Add case", button_style="success")
         self.update_button = W.Button(description="Update case", disabled=True)
-        self.delete_button = W.Button(description="Delete case", button_style="danger",
-                                      disabled=True)
+        self.delete_button = W.Button(
+            description="Delete case", button_style="danger", disabled=True
+        )
         self.clear_button = W.Button(description="New case")
         self.accept_button = W.Button(description="Accept draft", disabled=True)
         self.draft_note = W.HTML()
         self.path_input = W.Text(description="file", placeholder="suite.json", layout=_WIDE)
-        self.format_input = W.Dropdown(description="format", options=[
-            ("auto (by file name)", "auto"), ("seed JSON", "seed_json"),
-            ("seed YAML", "seed_yaml"), ("BFCL (folder)", "bfcl")], value="auto")
+        self.format_input = W.Dropdown(
+            description="format",
+            options=[
+                ("auto (by file name)", "auto"),
+                ("seed JSON", "seed_json"),
+                ("seed YAML", "seed_yaml"),
+                ("BFCL (folder)", "bfcl"),
+            ],
+            value="auto",
+        )
         self.import_button = W.Button(description="Import")
         self.export_button = W.Button(description="Export")
         self.status = W.HTML()
@@ -98,35 +133,84 @@ class SuiteEditor(W.VBox):
 
         for widget in (self.name_input, self.tools_input):
             widget.observe(self._on_suite_field, "value")
-        for widget in (self.case_prompt, self.case_tool, self.case_params, self.case_scoring,
-                       self.case_tags, self.case_name):
+        for widget in (
+            self.case_prompt,
+            self.case_tool,
+            self.case_params,
+            self.case_scoring,
+            self.case_tags,
+            self.case_name,
+        ):
             widget.observe(self._on_case_field, "value")
         self.case_select.observe(self._on_select, "value")
         self.add_button.on_click(lambda _: self.add_case())
         self.update_button.on_click(lambda _: self.update_case())
         self.delete_button.on_click(lambda _: self.delete_case())
         self.clear_button.on_click(lambda _: self.clear_case())
-        self.accept_button.on_click(lambda _: self.accept_drafts(
-            None if self.selected is None else [self.selected]))
+        self.accept_button.on_click(
+            lambda _: self.accept_drafts(None if self.selected is None else [self.selected])
+        )
         self.import_button.on_click(lambda _: self.import_file())
         self.export_button.on_click(lambda _: self.export_file())
 
         err = self.errors
-        suite_box = W.VBox([self.name_input, err["name"], self.description_input,
-                            self.system_prompt_input, self.tools_input, err["tools"]])
-        case_box = W.VBox([self.case_select, self.draft_note, self.case_name, self.case_prompt, err["prompt"],
-                           self.case_tool, err["expected_tool"], self.case_params,
-                           err["expected_params"], self.case_scoring, err["param_scoring"],
-                           self.case_tags, err["tags"], err["case"],
-                           W.HBox([self.add_button, self.update_button, self.delete_button,
-                                   self.clear_button, self.accept_button])])
-        files = W.VBox([self.path_input, W.HBox([self.format_input, self.import_button,
-                                                 self.export_button])])
+        suite_box = W.VBox(
+            [
+                self.name_input,
+                err["name"],
+                self.description_input,
+                self.system_prompt_input,
+                self.tools_input,
+                err["tools"],
+            ]
+        )
+        case_box = W.VBox(
+            [
+                self.case_select,
+                self.draft_note,
+                self.case_name,
+                self.case_prompt,
+                err["prompt"],
+                self.case_tool,
+                err["expected_tool"],
+                self.case_params,
+                err["expected_params"],
+                self.case_scoring,
+                err["param_scoring"],
+                self.case_tags,
+                err["tags"],
+                err["case"],
+                W.HBox(
+                    [
+                        self.add_button,
+                        self.update_button,
+                        self.delete_button,
+                        self.clear_button,
+                        self.accept_button,
+                    ]
+                ),
+            ]
+        )
+        files = W.VBox(
+            [self.path_input, W.HBox([self.format_input, self.import_button, self.export_button])]
+        )
         self.mcp = MCPImportBox(self, draft_model=draft_model, model_specs=model_specs)
-        super().__init__([suite_box, W.HTML("<b>Import from MCP</b>"), self.mcp,
-                          W.HTML("<b>Cases</b>"), self.cases_table, err["cases"], case_box,
-                          W.HTML("<b>Import / export</b>"), files, err["suite"], self.status],
-                         **kwargs)
+        super().__init__(
+            [
+                suite_box,
+                W.HTML("<b>Import from MCP</b>"),
+                self.mcp,
+                W.HTML("<b>Cases</b>"),
+                self.cases_table,
+                err["cases"],
+                case_box,
+                W.HTML("<b>Import / export</b>"),
+                files,
+                err["suite"],
+                self.status,
+            ],
+            **kwargs,
+        )
         self.load(suite or Suite(name="new suite"))
 
     # -- whole suite -------------------------------------------------------------------------
@@ -135,8 +219,11 @@ class SuiteEditor(W.VBox):
         self.name_input.value = suite.name
         self.description_input.value = suite.description
         self.system_prompt_input.value = suite.system_prompt or ""
-        self.tools_input.value = json.dumps([t.to_openai() for t in suite.tools], indent=2,
-                                            ensure_ascii=False) if suite.tools else ""
+        self.tools_input.value = (
+            json.dumps([t.to_openai() for t in suite.tools], indent=2, ensure_ascii=False)
+            if suite.tools
+            else ""
+        )
         self.cases = list(suite.cases)
         self.clear_case()
         self._refresh_cases()
@@ -147,8 +234,10 @@ class SuiteEditor(W.VBox):
         suite, problems = self._build()
         if suite is None:
             flat = [f"{k}: {m}" for k, msgs in problems.items() for m in msgs]
-            raise SuiteError(f"the editor's suite has {len(flat)} problem(s):\n  - "
-                             + "\n  - ".join(flat), problems=flat)
+            raise SuiteError(
+                f"the editor's suite has {len(flat)} problem(s):\n  - " + "\n  - ".join(flat),
+                problems=flat,
+            )
         return suite
 
     def problems(self) -> Problems:
@@ -162,12 +251,20 @@ class SuiteEditor(W.VBox):
         if adopt is not None:
             self.name_input.value = adopt.name
             self.description_input.value = adopt.description
-        self.tools_input.value = json.dumps([t.to_openai() for t in tools], indent=2,
-                                            ensure_ascii=False) if tools else ""
+        self.tools_input.value = (
+            json.dumps([t.to_openai() for t in tools], indent=2, ensure_ascii=False)
+            if tools
+            else ""
+        )
 
     def _build(self) -> tuple[Suite | None, Problems]:
-        return build_suite(self.name_input.value, self.description_input.value,
-                           self.system_prompt_input.value, self.tools_input.value, self.cases)
+        return build_suite(
+            self.name_input.value,
+            self.description_input.value,
+            self.system_prompt_input.value,
+            self.tools_input.value,
+            self.cases,
+        )
 
     def _tools(self) -> list[Any]:
         tools, _ = parse_tools(self.tools_input.value)
@@ -175,7 +272,8 @@ class SuiteEditor(W.VBox):
 
     def _on_suite_field(self, _: Any = None) -> None:
         self.errors["name"].value = _errors_html(
-            None if self.name_input.value.strip() else ["a suite needs a name"])
+            None if self.name_input.value.strip() else ["a suite needs a name"]
+        )
         _, tool_problems = parse_tools(self.tools_input.value)
         self.errors["tools"].value = _errors_html(tool_problems)
         if not tool_problems:
@@ -184,14 +282,18 @@ class SuiteEditor(W.VBox):
     # -- cases -------------------------------------------------------------------------------
     def form(self) -> CaseForm:
         """The case form's current values."""
-        return CaseForm(name=self.case_name.value, prompt=self.case_prompt.value,
-                        expected_tool=self.case_tool.value, expected_params=self.case_params.value,
-                        param_scoring=self.case_scoring.value, tags=self.case_tags.value,
-                        extra=dict(self._case_form_extra))
+        return CaseForm(
+            name=self.case_name.value,
+            prompt=self.case_prompt.value,
+            expected_tool=self.case_tool.value,
+            expected_params=self.case_params.value,
+            param_scoring=self.case_scoring.value,
+            tags=self.case_tags.value,
+            extra=dict(self._case_form_extra),
+        )
 
     def _show_case_problems(self, problems: Problems) -> None:
-        for key in ("case", "prompt", "expected_tool", "expected_params", "param_scoring",
-                    "tags"):
+        for key in ("case", "prompt", "expected_tool", "expected_params", "param_scoring", "tags"):
             self.errors[key].value = _errors_html(problems.get(key))
 
     def _on_case_field(self, _: Any = None) -> None:
@@ -271,8 +373,13 @@ class SuiteEditor(W.VBox):
         self.selected = None
         self._case_form_extra = {}
         self.case_select.value = None
-        for widget in (self.case_name, self.case_prompt, self.case_tool, self.case_params,
-                       self.case_tags):
+        for widget in (
+            self.case_name,
+            self.case_prompt,
+            self.case_tool,
+            self.case_params,
+            self.case_tags,
+        ):
             widget.value = ""
         self.case_scoring.value = "exact"
         self.update_button.disabled = self.delete_button.disabled = True
@@ -307,13 +414,19 @@ class SuiteEditor(W.VBox):
         self.draft_note.value = (
             f"<div style='background:#fff4d6;padding:2px 6px'><b>&#9998; {draft_label(case)}"
             f"</b> by {html.escape(str(origin.get('model', '?')))}: review it, then Accept "
-            f"draft or edit and Update case.<ul style='margin:0'>{notes}</ul></div>")
+            f"draft or edit and Update case.<ul style='margin:0'>{notes}</ul></div>"
+        )
 
     def _refresh_cases(self, select: int | None = None) -> None:
         rows = case_rows(self.cases)
         self.case_select.options = [
-            (f"{'✎ ' if r['draft'].startswith('draft') else ''}{r['#']}: "
-             f"{r['name'] or r['prompt'][:40]}", r["#"]) for r in rows]
+            (
+                f"{'✎ ' if r['draft'].startswith('draft') else ''}{r['#']}: "
+                f"{r['name'] or r['prompt'][:40]}",
+                r["#"],
+            )
+            for r in rows
+        ]
         if rows:
             import pandas as pd
 
@@ -350,7 +463,8 @@ class SuiteEditor(W.VBox):
         suite, problems = self._build()
         if suite is None:
             self.errors["suite"].value = _errors_html(
-                [f"{k}: {m}" for k, msgs in problems.items() for m in msgs])
+                [f"{k}: {m}" for k, msgs in problems.items() for m in msgs]
+            )
             return None
         try:
             written = export_suite(suite, path, format or self.format_input.value)  # type: ignore[arg-type]

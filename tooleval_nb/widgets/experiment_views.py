@@ -48,15 +48,20 @@ def experiment_view(exp: Experiment) -> widgets.VBox:
         tl = exp.timeline()
         kinds.clear()
         kinds.update({int(r.entry_id): (r.kind, r.run_id) for r in tl.itertuples()})
-        entries.options = [(f"#{r.entry_id} {r.kind} {r.run_id or r.ref_id}", int(r.entry_id))
-                           for r in tl.itertuples()]
+        entries.options = [
+            (f"#{r.entry_id} {r.kind} {r.run_id or r.ref_id}", int(r.entry_id))
+            for r in tl.itertuples()
+        ]
         if len(tl):
             show(chart, timeline_chart(tl))
         table.value = html_table(tl.drop(columns=["created_at"]))
         best = exp.best
-        status.value = (f"best: <b>{html.escape(best.source)}</b> — "
-                        f"{html.escape(best.config.describe_diff(exp.baseline.config))}"
-                        if exp.baseline else "no run yet: exp.run(te.Config())")
+        status.value = (
+            f"best: <b>{html.escape(best.source)}</b> — "
+            f"{html.escape(best.config.describe_diff(exp.baseline.config))}"
+            if exp.baseline
+            else "no run yet: exp.run(te.Config())"
+        )
 
     def on_pin(_: Any) -> None:
         kind, run_id = kinds.get(entries.value or -1, ("", None))
@@ -90,8 +95,9 @@ def experiment_view(exp: Experiment) -> widgets.VBox:
     run_best.on_click(on_run_best)
     open_entry.on_click(on_open)
     refresh()
-    box = widgets.VBox([chart, table, widgets.HBox([entries, pin, run_best, open_entry]), status,
-                        detail])
+    box = widgets.VBox(
+        [chart, table, widgets.HBox([entries, pin, run_best, open_entry]), status, detail]
+    )
     box.refresh = refresh
     return box
 
@@ -103,22 +109,34 @@ def sweep_view(sw: Sweep, experiment: Experiment | None = None) -> widgets.VBox:
     table = widgets.HTML(html_table(sw.trials_df()))
     status = widgets.HTML(html.escape(sw.message))
     confirm = widgets.Button(description="Confirm on holdout")
-    promote = widgets.Button(description="Promote", button_style="success",
-                             disabled=exp is None,
-                             tooltip="link the sweep to an experiment to promote" if exp is None
-                             else "merge the confirmed winner into the experiment's best")
+    promote = widgets.Button(
+        description="Promote",
+        button_style="success",
+        disabled=exp is None,
+        tooltip="link the sweep to an experiment to promote"
+        if exp is None
+        else "merge the confirmed winner into the experiment's best",
+    )
     show(plots, forest_chart(sw.trials_df()), effects_chart(sw.effects_df()))
 
     def on_confirm(_: Any) -> None:
         def done(result: Any, error: BaseException | None) -> None:
-            status.value = (html_table(result) if error is None
-                            else f"confirmation failed: {html.escape(str(error))}")
+            status.value = (
+                html_table(result)
+                if error is None
+                else f"confirmation failed: {html.escape(str(error))}"
+            )
+
         start(sw.confirm_async(), done)
 
     def on_promote(_: Any) -> None:
         def done(result: Any, error: BaseException | None) -> None:
-            status.value = (f"promoted: {result}" if error is None
-                            else f"promotion failed: {html.escape(str(error))}")
+            status.value = (
+                f"promoted: {result}"
+                if error is None
+                else f"promotion failed: {html.escape(str(error))}"
+            )
+
         start(sw.promote_async(exp), done)
 
     confirm.on_click(on_confirm)
@@ -130,22 +148,34 @@ def prompt_tune_view(pt: PromptTune, experiment: Experiment | None = None) -> wi
     """Candidates (dev and holdout CIs), best-so-far curve, case heatmap, diff, Promote."""
     exp = experiment if experiment is not None else getattr(pt, "experiment", None)
     plots = widgets.Output()
-    show(plots, candidates_chart(pt.candidates_df()), best_so_far_chart(pt.generations_df()),
-         candidate_heatmap(pt.case_matrix_df()))
+    show(
+        plots,
+        candidates_chart(pt.candidates_df()),
+        best_so_far_chart(pt.generations_df()),
+        candidate_heatmap(pt.case_matrix_df()),
+    )
     why = promote_block_reason(pt, exp)
-    promote = widgets.Button(description="Promote", button_style="success",
-                             disabled=why is not None, tooltip=why or "promote the winner")
+    promote = widgets.Button(
+        description="Promote",
+        button_style="success",
+        disabled=why is not None,
+        tooltip=why or "promote the winner",
+    )
     status = widgets.HTML(html.escape(why or pt.message))
 
     def on_promote(_: Any) -> None:
         promote.disabled = True
 
         def done(result: Any, error: BaseException | None) -> None:
-            status.value = (f"promoted: {result}" if error is None
-                            else f"promotion failed: {html.escape(str(error))}")
+            status.value = (
+                f"promoted: {result}"
+                if error is None
+                else f"promotion failed: {html.escape(str(error))}"
+            )
             blocked = promote_block_reason(pt, exp)
             promote.disabled = blocked is not None
             promote.tooltip = blocked or "promote the winner"
+
         start(pt.promote_async(exp), done)
 
     promote.on_click(on_promote)
@@ -162,6 +192,8 @@ def promote_block_reason(pt: PromptTune, exp: Experiment | None) -> str | None:
     done = tl[(tl["kind"] == "confirm") & (tl["promoted_from"] == pt.id)]
     if len(done):
         last = done.iloc[-1]
-        return (f"already promoted into experiment {exp.name!r} (timeline entry "
-                f"#{int(last['entry_id'])}: {last['note'] or 'linked'})")
+        return (
+            f"already promoted into experiment {exp.name!r} (timeline entry "
+            f"#{int(last['entry_id'])}: {last['note'] or 'linked'})"
+        )
     return None

@@ -28,24 +28,33 @@ class ResultsExplorer(W.VBox):
             ``run.results_df()``.
     """
 
-    def __init__(self, run: Any = None, results: pd.DataFrame | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, run: Any = None, results: pd.DataFrame | None = None, **kwargs: Any) -> None:
         self.run = run
         self.results: pd.DataFrame | None = None
         self.model_filter = W.Dropdown(description="model", options=[ALL], value=ALL)
         self.tag_filter = W.Dropdown(description="tag", options=[ALL], value=ALL)
-        self.outcome_filter = W.ToggleButtons(description="outcome", options=list(OUTCOMES),
-                                              value="all")
-        self.case_select = W.Select(description="results", options=[], rows=12,
-                                    layout=W.Layout(width="95%"))
+        self.outcome_filter = W.ToggleButtons(
+            description="outcome", options=list(OUTCOMES), value="all"
+        )
+        self.case_select = W.Select(
+            description="results", options=[], rows=12, layout=W.Layout(width="95%")
+        )
         self.count = W.HTML()
         self.detail = W.HTML()
         for widget in (self.model_filter, self.tag_filter, self.outcome_filter):
             widget.observe(lambda _: self.refresh(), "value")
         self.case_select.observe(self._on_select, "value")
         self._unsubscribe: Any = None
-        super().__init__([W.HBox([self.model_filter, self.tag_filter]), self.outcome_filter,
-                          self.count, self.case_select, self.detail], **kwargs)
+        super().__init__(
+            [
+                W.HBox([self.model_filter, self.tag_filter]),
+                self.outcome_filter,
+                self.count,
+                self.case_select,
+                self.detail,
+            ],
+            **kwargs,
+        )
         if results is not None or run is not None:
             self.set_results(results if results is not None else run.results_df(), run)
 
@@ -70,8 +79,9 @@ class ResultsExplorer(W.VBox):
             import pandas as pd
 
             return pd.DataFrame()
-        return filter_results(self.results, self.model_filter.value, self.tag_filter.value,
-                              self.outcome_filter.value)
+        return filter_results(
+            self.results, self.model_filter.value, self.tag_filter.value, self.outcome_filter.value
+        )
 
     def refresh(self) -> None:
         """Re-apply the filters to the list."""
@@ -79,8 +89,10 @@ class ResultsExplorer(W.VBox):
         total = 0 if self.results is None else len(self.results)
         self.count.value = f"{len(df)} of {total} results"
         previous = self.case_select.value
-        options = [(row_label(row), int(idx)) for idx, row in zip(df.index, df.to_dict("records"),
-                                                                   strict=True)]
+        options = [
+            (row_label(row), int(idx))
+            for idx, row in zip(df.index, df.to_dict("records"), strict=True)
+        ]
         self.case_select.options = options
         values = [v for _, v in options]
         if previous in values:
@@ -98,8 +110,9 @@ class ResultsExplorer(W.VBox):
         if self.run is not None and hasattr(self.run, "detail"):
             try:
                 original = self.results.loc[index]  # the run's own label, not the bare model
-                detail = self.run.detail(original["case_id"], original["model"],
-                                         int(original.get("sample") or 0))
+                detail = self.run.detail(
+                    original["case_id"], original["model"], int(original.get("sample") or 0)
+                )
             except (KeyError, ValueError):
                 detail = None
         self.detail.value = detail_html(row, detail)

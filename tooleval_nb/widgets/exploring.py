@@ -20,20 +20,35 @@ from ..charts.frame import prepare, split_tags
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Outcome", "OUTCOMES", "filter_results", "row_label", "ParamDiff", "CallDiff",
-           "call_diff", "raw_outputs", "detail_html", "ALL"]
+__all__ = [
+    "Outcome",
+    "OUTCOMES",
+    "filter_results",
+    "row_label",
+    "ParamDiff",
+    "CallDiff",
+    "call_diff",
+    "raw_outputs",
+    "detail_html",
+    "ALL",
+]
 
 Outcome = Literal["all", "passed", "failed", "errored"]
 OUTCOMES: tuple[Outcome, ...] = ("all", "passed", "failed", "errored")
 #: the filter value that keeps everything
 ALL = "(all)"
 
-_STATUS_STYLE = {"ok": "", "differs": "background:#fde2e1", "missing": "background:#fff3cd",
-                 "extra": "background:#e2e8fd"}
+_STATUS_STYLE = {
+    "ok": "",
+    "differs": "background:#fde2e1",
+    "missing": "background:#fff3cd",
+    "extra": "background:#e2e8fd",
+}
 
 
-def filter_results(results: pd.DataFrame, model: str = ALL, tag: str = ALL,
-                   outcome: Outcome = "all") -> pd.DataFrame:
+def filter_results(
+    results: pd.DataFrame, model: str = ALL, tag: str = ALL, outcome: Outcome = "all"
+) -> pd.DataFrame:
     """The rows of one model label (or all), having a tag (or any), with an outcome.
 
     ``errored``: the model call failed after retries; ``failed``: not passed (errors included);
@@ -46,8 +61,11 @@ def filter_results(results: pd.DataFrame, model: str = ALL, tag: str = ALL,
     if tag != ALL:
         keep = [k and tag in split_tags(t) for k, t in zip(keep, df["tags"], strict=True)]
     if outcome != "all":
-        errored = df["error"].notna() & (df["error"].astype(str) != "") if "error" in df \
+        errored = (
+            df["error"].notna() & (df["error"].astype(str) != "")
+            if "error" in df
             else df["score"] < 0
+        )
         passed = df["passed"].astype(bool)
         want = {"passed": passed, "failed": ~passed, "errored": errored}[outcome]
         keep = [k and bool(w) for k, w in zip(keep, want, strict=True)]
@@ -57,12 +75,17 @@ def filter_results(results: pd.DataFrame, model: str = ALL, tag: str = ALL,
 def row_label(row: Any) -> str:
     """How a result is listed: ``✓ case_id · model · 0.80`` (``!`` for an error)."""
     error = row.get("error")
-    mark = "!" if error is not None and error == error and error != "" else (
-        "✓" if row.get("passed") else "✗")
+    mark = (
+        "!"
+        if error is not None and error == error and error != ""
+        else ("✓" if row.get("passed") else "✗")
+    )
     sample = row.get("sample")
     extra = f" #{sample}" if sample not in (None, 0) and sample == sample else ""
-    return f"{mark} {row['case_id']}{extra} · {row.get('label', row['model'])} · " \
-           f"{float(row.get('score', row.get('overall') or 0.0)):.2f}"
+    return (
+        f"{mark} {row['case_id']}{extra} · {row.get('label', row['model'])} · "
+        f"{float(row.get('score', row.get('overall') or 0.0)):.2f}"
+    )
 
 
 @dataclass
@@ -85,8 +108,11 @@ class CallDiff:
 
     @property
     def ok(self) -> bool:
-        return self.expected is not None and self.actual is not None and all(
-            p.status == "ok" for p in self.params)
+        return (
+            self.expected is not None
+            and self.actual is not None
+            and all(p.status == "ok" for p in self.params)
+        )
 
 
 def _norm(value: Any) -> Any:
@@ -116,14 +142,16 @@ def _optional(expected: Any) -> bool:
     return isinstance(expected, list) and "" in expected
 
 
-def _pair(expected: list[dict[str, Any]], actual: list[dict[str, Any]]
-          ) -> list[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
+def _pair(
+    expected: list[dict[str, Any]], actual: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
     used: set[int] = set()
     pairs: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = []
     for exp in expected:
         names = {n.strip().lower() for n in str(exp["name"]).split("|")}
-        match = next((i for i, a in enumerate(actual)
-                      if i not in used and a["name"].lower() in names), None)
+        match = next(
+            (i for i, a in enumerate(actual) if i not in used and a["name"].lower() in names), None
+        )
         if match is None:
             match = next((i for i in range(len(actual)) if i not in used), None)
         if match is not None:
@@ -145,17 +173,31 @@ def call_diff(expected: Any, actual: Any) -> list[CallDiff]:
             for key, value in e_args.items():
                 if key in a_args:
                     same = _matches(value, a_args[key])
-                    params.append(ParamDiff(key, format_value(value), format_value(a_args[key]),
-                                            "ok" if same else "differs"))
+                    params.append(
+                        ParamDiff(
+                            key,
+                            format_value(value),
+                            format_value(a_args[key]),
+                            "ok" if same else "differs",
+                        )
+                    )
                 else:
-                    params.append(ParamDiff(key, format_value(value), "",
-                                            "ok" if _optional(value) else "missing"))
+                    params.append(
+                        ParamDiff(
+                            key, format_value(value), "", "ok" if _optional(value) else "missing"
+                        )
+                    )
             for key, value in a_args.items():
                 if key not in e_args:
                     # not listed in the expectation: shown, and marked extra
                     params.append(ParamDiff(key, "", format_value(value), "extra"))
-        out.append(CallDiff(expected=format_call(exp) if exp else None,
-                            actual=format_call(act) if act else None, params=params))
+        out.append(
+            CallDiff(
+                expected=format_call(exp) if exp else None,
+                actual=format_call(act) if act else None,
+                params=params,
+            )
+        )
     return out
 
 
@@ -171,8 +213,11 @@ def raw_outputs(detail: dict[str, Any] | None) -> list[str]:
             try:
                 text = json.dumps(raw["choices"][0]["message"], ensure_ascii=False, indent=1)
             except (TypeError, KeyError, IndexError):
-                text = hop.get("content") or (json.dumps(hop.get("tool_calls"), ensure_ascii=False)
-                                               if hop.get("tool_calls") else "")
+                text = hop.get("content") or (
+                    json.dumps(hop.get("tool_calls"), ensure_ascii=False)
+                    if hop.get("tool_calls")
+                    else ""
+                )
         out.append(str(text))
     return out
 
@@ -188,17 +233,23 @@ def _diff_table(diffs: Sequence[CallDiff]) -> str:
         return "<p><i>no call expected and none made</i></p>"
     parts = []
     for d in diffs:
-        head = (f"<tr><th style='text-align:left'>{_esc(d.expected) or '<i>(not expected)</i>'}"
-                f"</th><th style='text-align:left'>{_esc(d.actual) or '<i>(not called)</i>'}"
-                "</th><th></th></tr>")
+        head = (
+            f"<tr><th style='text-align:left'>{_esc(d.expected) or '<i>(not expected)</i>'}"
+            f"</th><th style='text-align:left'>{_esc(d.actual) or '<i>(not called)</i>'}"
+            "</th><th></th></tr>"
+        )
         rows = "".join(
             f"<tr class='param-{p.status}' style='{_STATUS_STYLE[p.status]}'>"
             f"<td><code>{_esc(p.name)}</code> = {_esc(p.expected)}</td>"
             f"<td><code>{_esc(p.name)}</code> = {_esc(p.actual)}</td><td>{p.status}</td></tr>"
-            for p in d.params)
+            for p in d.params
+        )
         parts.append(head + rows)
-    return ("<table class='tooleval-diff'><tr><th>expected</th><th>actual</th><th></th></tr>"
-            + "".join(parts) + "</table>")
+    return (
+        "<table class='tooleval-diff'><tr><th>expected</th><th>actual</th><th></th></tr>"
+        + "".join(parts)
+        + "</table>"
+    )
 
 
 def detail_html(row: dict[str, Any], detail: dict[str, Any] | None = None) -> str:
@@ -207,25 +258,43 @@ def detail_html(row: dict[str, Any], detail: dict[str, Any] | None = None) -> st
     diffs = call_diff(row.get("expected"), row.get("tool_calls"))
     problems: Iterable[str] = (detail or {}).get("parse_problems") or []
     raws = raw_outputs(detail)
-    facts = [("model", row.get("label") or row.get("model")), ("mode", row.get("mode")),
-             ("overall", row.get("overall")), ("tool score", row.get("tool_score")),
-             ("param score", row.get("param_score")), ("passed", row.get("passed")),
-             ("failure", row.get("failure_mode")), ("error", row.get("error")),
-             ("latency ms", row.get("latency_ms")), ("prompt tokens", row.get("prompt_tokens")),
-             ("completion tokens", row.get("completion_tokens")), ("hops", row.get("n_hops")),
-             ("tries", row.get("tries")), ("fallback to auto", row.get("fallback"))]
-    fact_rows = "".join(f"<tr><td>{k}</td><td>{_esc(v)}</td></tr>" for k, v in facts
-                        if v is not None and _esc(v) != "")
-    parts = [f"<h4>{_esc(row.get('case_id'))} <small>{_esc(row.get('case_name'))}</small></h4>",
-             f"<p><b>prompt:</b> {_esc(row.get('prompt'))}</p>",
-             "<b>calls</b>", _diff_table(diffs),
-             f"<table class='tooleval-facts'>{fact_rows}</table>"]
+    facts = [
+        ("model", row.get("label") or row.get("model")),
+        ("mode", row.get("mode")),
+        ("overall", row.get("overall")),
+        ("tool score", row.get("tool_score")),
+        ("param score", row.get("param_score")),
+        ("passed", row.get("passed")),
+        ("failure", row.get("failure_mode")),
+        ("error", row.get("error")),
+        ("latency ms", row.get("latency_ms")),
+        ("prompt tokens", row.get("prompt_tokens")),
+        ("completion tokens", row.get("completion_tokens")),
+        ("hops", row.get("n_hops")),
+        ("tries", row.get("tries")),
+        ("fallback to auto", row.get("fallback")),
+    ]
+    fact_rows = "".join(
+        f"<tr><td>{k}</td><td>{_esc(v)}</td></tr>"
+        for k, v in facts
+        if v is not None and _esc(v) != ""
+    )
+    parts = [
+        f"<h4>{_esc(row.get('case_id'))} <small>{_esc(row.get('case_name'))}</small></h4>",
+        f"<p><b>prompt:</b> {_esc(row.get('prompt'))}</p>",
+        "<b>calls</b>",
+        _diff_table(diffs),
+        f"<table class='tooleval-facts'>{fact_rows}</table>",
+    ]
     if row.get("content"):
         parts.append(f"<b>content</b><pre>{_esc(row.get('content'))}</pre>")
     if raws:
         parts.append("<b>raw output</b>" + "".join(f"<pre>{_esc(r)}</pre>" for r in raws))
     problem_list = list(problems)
     if problem_list:
-        parts.append("<b>parse problems</b><ul>" + "".join(f"<li>{_esc(p)}</li>"
-                                                          for p in problem_list) + "</ul>")
+        parts.append(
+            "<b>parse problems</b><ul>"
+            + "".join(f"<li>{_esc(p)}</li>" for p in problem_list)
+            + "</ul>"
+        )
     return "<div class='tooleval-detail'>" + "\n".join(parts) + "</div>"

@@ -53,9 +53,15 @@ class MCPImportBox(W.VBox):
         draft_timeout: seconds allowed for each drafting model call.
     """
 
-    def __init__(self, editor: SuiteEditor, *, draft_model: str | None = None,
-                 model_specs: Mapping[str, Any] | None = None, draft_timeout: float = 120.0,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        editor: SuiteEditor,
+        *,
+        draft_model: str | None = None,
+        model_specs: Mapping[str, Any] | None = None,
+        draft_timeout: float = 120.0,
+        **kwargs: Any,
+    ) -> None:
         self.editor = editor
         self.model_specs = dict(model_specs or {})
         self.draft_timeout = draft_timeout
@@ -64,14 +70,22 @@ class MCPImportBox(W.VBox):
         self.imported: list[str] = []
         self.last_outcome: ImportOutcome | None = None
         wide = W.Layout(width="95%")
-        self.target_input = W.Text(description="server", layout=wide, placeholder=(
-            "http://127.0.0.1:8000/mcp, .../sse, or a command: python -m my_server"))
-        self.transport_input = W.Dropdown(description="transport",
-                                          options=list(TRANSPORT_CHOICES), value=None)
-        self.timeout_input = W.BoundedFloatText(description="timeout (s)", value=0.0, min=0.0,
-                                                max=3600.0, style={"description_width": "initial"},
-                                                tooltip="0: the defaults (20 s to connect, 30 s "
-                                                        "to list)")
+        self.target_input = W.Text(
+            description="server",
+            layout=wide,
+            placeholder=("http://127.0.0.1:8000/mcp, .../sse, or a command: python -m my_server"),
+        )
+        self.transport_input = W.Dropdown(
+            description="transport", options=list(TRANSPORT_CHOICES), value=None
+        )
+        self.timeout_input = W.BoundedFloatText(
+            description="timeout (s)",
+            value=0.0,
+            min=0.0,
+            max=3600.0,
+            style={"description_width": "initial"},
+            tooltip="0: the defaults (20 s to connect, 30 s to list)",
+        )
         self.import_button = W.Button(description="Import tools", icon="plug")
         self.model_input = W.Text(description="model", value=draft_model or DEFAULT_MODEL)
         self.draft_button = W.Button(description="Draft cases", disabled=True, icon="pencil")
@@ -80,23 +94,33 @@ class MCPImportBox(W.VBox):
         self.import_button.on_click(lambda _: self.import_tools())
         self.draft_button.on_click(lambda _: self.draft())
         self.accept_all_button.on_click(lambda _: self.editor.accept_drafts())
-        super().__init__([self.target_input,
-                          W.HBox([self.transport_input, self.timeout_input, self.import_button]),
-                          W.HBox([self.model_input, self.draft_button, self.accept_all_button]),
-                          self.status], **kwargs)
+        super().__init__(
+            [
+                self.target_input,
+                W.HBox([self.transport_input, self.timeout_input, self.import_button]),
+                W.HBox([self.model_input, self.draft_button, self.accept_all_button]),
+                self.status,
+            ],
+            **kwargs,
+        )
 
     @property
     def busy(self) -> bool:
         """Whether an import or a drafting is going on."""
         return self.task is not None and not self.task.done()
 
-    def _show(self, progress: str = "", warnings: list[str] | None = None,
-              errors: list[str] | None = None) -> None:
-        self.status.value = (html.escape(progress) + _list_html(warnings or [], "#8a5a00")
-                             + _list_html(errors or [], "#b00020"))
+    def _show(
+        self, progress: str = "", warnings: list[str] | None = None, errors: list[str] | None = None
+    ) -> None:
+        self.status.value = (
+            html.escape(progress)
+            + _list_html(warnings or [], "#8a5a00")
+            + _list_html(errors or [], "#b00020")
+        )
 
-    def _launch(self, make: Callable[[], Coroutine[Any, Any, Any]],
-                done: Callable[[Any], None]) -> Any:
+    def _launch(
+        self, make: Callable[[], Coroutine[Any, Any, Any]], done: Callable[[Any], None]
+    ) -> Any:
         """Run ``make()`` as a task on the running loop (returned) or, with no loop, to the end;
         ``done`` gets the result or the exception."""
 
@@ -133,12 +157,15 @@ class MCPImportBox(W.VBox):
         if self.busy:
             self._show(errors=["an import or drafting is going on; wait for it to finish"])
             return None
-        request, problems = import_request(self.target_input.value, self.transport_input.value,
-                                           self.timeout_input.value)
+        request, problems = import_request(
+            self.target_input.value, self.transport_input.value, self.timeout_input.value
+        )
         _, tool_problems = parse_tools(self.editor.tools_input.value)
         if tool_problems:
-            problems.append("the suite's tools JSON has problems (shown under it): fix them "
-                            "first, the imported tools are added to it")
+            problems.append(
+                "the suite's tools JSON has problems (shown under it): fix them "
+                "first, the imported tools are added to it"
+            )
         if request is None or problems:
             self._show(errors=problems)
             return None
@@ -147,14 +174,21 @@ class MCPImportBox(W.VBox):
 
     def _imported(self, outcome: ImportOutcome | BaseException) -> None:
         if isinstance(outcome, BaseException):
-            message = str(outcome) if isinstance(outcome, ToolEvalError) else (
-                f"the import failed: {type(outcome).__name__}: {outcome}")
+            message = (
+                str(outcome)
+                if isinstance(outcome, ToolEvalError)
+                else (f"the import failed: {type(outcome).__name__}: {outcome}")
+            )
             self._show(errors=[message])
             return
         current, problems = parse_tools(self.editor.tools_input.value)
         if current is None:
-            self._show(errors=["the suite's tools JSON was changed and has problems; fix it, "
-                               "then import again"] + problems)
+            self._show(
+                errors=[
+                    "the suite's tools JSON was changed and has problems; fix it, then import again"
+                ]
+                + problems
+            )
             return
         self.last_outcome = outcome
         suite = outcome.suite
@@ -163,12 +197,17 @@ class MCPImportBox(W.VBox):
         self.imported = merge.added
         lines = []
         if merge.clashes:
-            lines.append(f"not added, the suite already has a tool named: "
-                         f"{', '.join(merge.clashes)} (rename or remove yours to import it)")
+            lines.append(
+                f"not added, the suite already has a tool named: "
+                f"{', '.join(merge.clashes)} (rename or remove yours to import it)"
+            )
         self._settle()
-        self._show(f"imported {len(suite.tools)} tool(s) from {suite.name!r} in "
-                   f"{outcome.elapsed_ms / 1000:.1f} s; added {len(merge.added)}: "
-                   f"{', '.join(merge.added) or 'none'}.", warnings=lines + outcome.warnings)
+        self._show(
+            f"imported {len(suite.tools)} tool(s) from {suite.name!r} in "
+            f"{outcome.elapsed_ms / 1000:.1f} s; added {len(merge.added)}: "
+            f"{', '.join(merge.added) or 'none'}.",
+            warnings=lines + outcome.warnings,
+        )
 
     # -- drafting ----------------------------------------------------------------------------
     def draft(self) -> Any:
@@ -188,8 +227,7 @@ class MCPImportBox(W.VBox):
         self._show(f"drafting {len(names)} case(s) with {name}...")
 
         async def drafts() -> Suite:
-            return await draft_cases_async(suite, model, tools=names,
-                                           timeout=self.draft_timeout)
+            return await draft_cases_async(suite, model, tools=names, timeout=self.draft_timeout)
 
         return self._launch(drafts, lambda result: self._drafted(result, name))
 
@@ -199,10 +237,15 @@ class MCPImportBox(W.VBox):
             return
         drafts = [c for c in result.cases if c.draft]
         self.editor.add_cases(drafts)
-        templated = [c.name or c.id or "" for c in drafts
-                     if c.metadata.get("draft", {}).get("source") == "template"]
+        templated = [
+            c.name or c.id or ""
+            for c in drafts
+            if c.metadata.get("draft", {}).get("source") == "template"
+        ]
         notes = [f"{n}: the model's answer was unusable; a template stands in" for n in templated]
         self._settle()
-        self._show(f"drafted {len(drafts)} case(s) with {model}: review them in the cases "
-                   "table (marked draft); they do not count until accepted or edited.",
-                   warnings=notes)
+        self._show(
+            f"drafted {len(drafts)} case(s) with {model}: review them in the cases "
+            "table (marked draft); they do not count until accepted or edited.",
+            warnings=notes,
+        )

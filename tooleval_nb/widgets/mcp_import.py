@@ -19,13 +19,27 @@ from ..mcp.client import list_tools_async
 from ..mcp.importer import suite_from_listing
 from ..suite import EvalCase, Suite, Tool
 
-__all__ = ["TRANSPORT_CHOICES", "ImportRequest", "ImportOutcome", "MergeResult",
-           "import_request", "fetch_tools_async", "merge_tools", "add_drafts", "clear_draft",
-           "draft_label", "DRAFT_TAG"]
+__all__ = [
+    "TRANSPORT_CHOICES",
+    "ImportRequest",
+    "ImportOutcome",
+    "MergeResult",
+    "import_request",
+    "fetch_tools_async",
+    "merge_tools",
+    "add_drafts",
+    "clear_draft",
+    "draft_label",
+    "DRAFT_TAG",
+]
 
 #: the transport dropdown: label -> what ``import_mcp`` is given (None: guessed from the target)
 TRANSPORT_CHOICES: tuple[tuple[str, str | None], ...] = (
-    ("auto", None), ("sse", "sse"), ("streamable-http", "streamable_http"), ("stdio", "stdio"))
+    ("auto", None),
+    ("sse", "sse"),
+    ("streamable-http", "streamable_http"),
+    ("stdio", "stdio"),
+)
 DRAFT_TAG = "draft"
 
 
@@ -60,8 +74,9 @@ class MergeResult:
     clashes: list[str] = field(default_factory=list)
 
 
-def import_request(target: str, transport: str | None = None, timeout: float | None = None
-                   ) -> tuple[ImportRequest | None, list[str]]:
+def import_request(
+    target: str, transport: str | None = None, timeout: float | None = None
+) -> tuple[ImportRequest | None, list[str]]:
     """The import to make from the form's values, or the problems (nothing is contacted).
 
     Args:
@@ -71,8 +86,10 @@ def import_request(target: str, transport: str | None = None, timeout: float | N
     """
     text = target.strip()
     if not text:
-        return None, ["give the server's URL (e.g. http://127.0.0.1:8000/mcp) or the command "
-                      "line that starts it (e.g. python -m tooleval_nb.mcp.demo_server)"]
+        return None, [
+            "give the server's URL (e.g. http://127.0.0.1:8000/mcp) or the command "
+            "line that starts it (e.g. python -m tooleval_nb.mcp.demo_server)"
+        ]
     if timeout is not None and timeout < 0:
         return None, [f"timeout must be positive (or 0 for the defaults), got {timeout:g}"]
     try:
@@ -81,9 +98,12 @@ def import_request(target: str, transport: str | None = None, timeout: float | N
         return None, [str(exc)]
     except ValueError as exc:  # an unclosed quote
         return None, [f"cannot read the command line: {exc}"]
-    return ImportRequest(target=resolved.url or list(resolved.command or []),
-                         transport=resolved.transport, timeout=timeout or None,
-                         label=resolved.label), []
+    return ImportRequest(
+        target=resolved.url or list(resolved.command or []),
+        transport=resolved.transport,
+        timeout=timeout or None,
+        label=resolved.label,
+    ), []
 
 
 async def fetch_tools_async(request: ImportRequest) -> ImportOutcome:
@@ -104,8 +124,9 @@ async def fetch_tools_async(request: ImportRequest) -> ImportOutcome:
         warnings.simplefilter("always")
         suite = suite_from_listing(listing)
     lines = [line.strip(" -") for w in caught for line in str(w.message).splitlines()]
-    return ImportOutcome(suite=suite, warnings=[line for line in lines if line],
-                         elapsed_ms=listing.elapsed_ms)
+    return ImportOutcome(
+        suite=suite, warnings=[line for line in lines if line], elapsed_ms=listing.elapsed_ms
+    )
 
 
 def merge_tools(current: Sequence[Tool], imported: Sequence[Tool]) -> MergeResult:
@@ -151,9 +172,13 @@ def clear_draft(case: EvalCase, how: Literal["accepted", "edited"] = "accepted")
     origin = {**case.metadata.get("draft", {}), "accepted": True}
     if how == "edited":
         origin["edited"] = True
-    return case.model_copy(update={"draft": False,
-                                   "tags": [t for t in case.tags if t != DRAFT_TAG],
-                                   "metadata": {**case.metadata, "draft": origin}})
+    return case.model_copy(
+        update={
+            "draft": False,
+            "tags": [t for t in case.tags if t != DRAFT_TAG],
+            "metadata": {**case.metadata, "draft": origin},
+        }
+    )
 
 
 def draft_label(case: EvalCase) -> str:

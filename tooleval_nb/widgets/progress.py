@@ -38,8 +38,11 @@ class WidgetProgress:
         if not self.state.update(event):
             return
         now = time.monotonic()
-        if (event.type in FINAL_EVENTS or event.type in ("tool_eval_summary", "tool_eval_init")
-                or now - self._last >= self.interval):
+        if (
+            event.type in FINAL_EVENTS
+            or event.type in ("tool_eval_summary", "tool_eval_init")
+            or now - self._last >= self.interval
+        ):
             self._last = now
             self.draw()
 
@@ -47,12 +50,18 @@ class WidgetProgress:
         """Bring the widgets up to date with the state."""
         w = self._w
         suite = f" suite <i>{html.escape(self.state.suite)}</i>" if self.state.suite else ""
-        self.header.value = (f"<b>tooleval</b>{suite}: {html.escape(self.state.status)} "
-                             f"{html.escape(self.state.detail)}")
+        self.header.value = (
+            f"<b>tooleval</b>{suite}: {html.escape(self.state.status)} "
+            f"{html.escape(self.state.detail)}"
+        )
         for m in self.state.models.values():
             if m.label not in self.rows:
-                bar = w.IntProgress(min=0, max=max(m.total, 1), description=m.label[:20],
-                                    layout=w.Layout(width="60%"))
+                bar = w.IntProgress(
+                    min=0,
+                    max=max(m.total, 1),
+                    description=m.label[:20],
+                    layout=w.Layout(width="60%"),
+                )
                 info = w.HTML()
                 self.rows[m.label] = (bar, info)
                 self.box.children = (*self.box.children, w.HBox([bar, info]))
@@ -60,8 +69,10 @@ class WidgetProgress:
             bar.max = max(m.total, 1)
             bar.value = m.done
             score = f"{m.score:.3f}" if m.score is not None else "–"
-            info.value = (f"{m.done}/{m.total} &nbsp; errors {m.errors} &nbsp; "
-                          f"passed {m.passed} &nbsp; score {score}")
+            info.value = (
+                f"{m.done}/{m.total} &nbsp; errors {m.errors} &nbsp; "
+                f"passed {m.passed} &nbsp; score {score}"
+            )
             if self.state.finished:
                 bar.bar_style = _STYLES.get(self.state.status, "")
 
@@ -70,5 +81,3 @@ class WidgetProgress:
         from IPython.display import display
 
         display(self.box)
-
-

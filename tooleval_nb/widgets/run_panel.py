@@ -85,9 +85,17 @@ class RunPanel(W.VBox):
         refresh_interval: Redraw at most this often, seconds (always at the end).
     """
 
-    def __init__(self, suites: Any = None, models: Sequence[Any] | None = None, *,
-                 model_specs: Mapping[str, Any] | None = None, store: Any = None,
-                 max_concurrency: int = 8, refresh_interval: float = 0.25, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        suites: Any = None,
+        models: Sequence[Any] | None = None,
+        *,
+        model_specs: Mapping[str, Any] | None = None,
+        store: Any = None,
+        max_concurrency: int = 8,
+        refresh_interval: float = 0.25,
+        **kwargs: Any,
+    ) -> None:
         self.suites = _as_suites(suites)
         chosen = list(models) if models is not None else [DEFAULT_MODEL]
         self.model_specs: dict[str, Any] = dict(model_specs or {})
@@ -103,28 +111,50 @@ class RunPanel(W.VBox):
         self._unsubscribe: Any = None
         self._last_draw = 0.0
 
-        self.suite_input = W.Dropdown(description="suite", options=list(self.suites),
-                                      layout=W.Layout(width="95%"))
-        self.models_input = W.TagsInput(value=[model_name(m) for m in chosen],
-                                        allow_duplicates=False)
+        self.suite_input = W.Dropdown(
+            description="suite", options=list(self.suites), layout=W.Layout(width="95%")
+        )
+        self.models_input = W.TagsInput(
+            value=[model_name(m) for m in chosen], allow_duplicates=False
+        )
         wide = {"description_width": "initial"}
-        self.temperature_input = W.BoundedFloatText(description="temperature", value=0.0,
-                                                    min=0.0, max=2.0, step=0.1, style=wide)
-        self.tool_choice_input = W.Dropdown(description="tool_choice", options=TOOL_CHOICES,
-                                            value="required", style=wide)
+        self.temperature_input = W.BoundedFloatText(
+            description="temperature", value=0.0, min=0.0, max=2.0, step=0.1, style=wide
+        )
+        self.tool_choice_input = W.Dropdown(
+            description="tool_choice", options=TOOL_CHOICES, value="required", style=wide
+        )
         self.mode_input = W.Dropdown(description="mode", options=MODES, value="native")
-        self.system_prompt_input = W.Textarea(description="system prompt", placeholder=(
-            "one prompt for every model (or, per model, a JSON object {\"model\": \"prompt\"})"),
-            layout=W.Layout(width="80%"), style=wide)
-        self.per_model_prompt = W.Checkbox(description="per model (JSON)", value=False,
-                                           indent=False)
+        self.system_prompt_input = W.Textarea(
+            description="system prompt",
+            placeholder=(
+                'one prompt for every model (or, per model, a JSON object {"model": "prompt"})'
+            ),
+            layout=W.Layout(width="80%"),
+            style=wide,
+        )
+        self.per_model_prompt = W.Checkbox(
+            description="per model (JSON)", value=False, indent=False
+        )
         self.tags_input = W.Text(description="tags", placeholder="smoke, weather (blank: all)")
-        self.max_cases_input = W.BoundedIntText(description="max cases", value=0, min=0,
-                                                max=1_000_000, style=wide)
+        self.max_cases_input = W.BoundedIntText(
+            description="max cases", value=0, min=0, max=1_000_000, style=wide
+        )
         self.run_button = W.Button(description="Run", button_style="primary", icon="play")
         self.cancel_button = W.Button(description="Cancel", icon="stop", disabled=True)
-        self.errors = {k: W.HTML() for k in ("suite", "models", "temperature", "tool_choice",
-                                             "mode", "system_prompt", "max_cases", "run")}
+        self.errors = {
+            k: W.HTML()
+            for k in (
+                "suite",
+                "models",
+                "temperature",
+                "tool_choice",
+                "mode",
+                "system_prompt",
+                "max_cases",
+                "run",
+            )
+        }
         self.progress_view = W.HTML()
         self.table_view = W.HTML()
         self.run_button.on_click(lambda _: self.start())
@@ -133,12 +163,23 @@ class RunPanel(W.VBox):
         self.table_view.add_class("tooleval-results-view")
 
         err = self.errors
-        form = W.VBox([
-            self.suite_input, err["suite"], W.HTML("models:"), self.models_input, err["models"],
-            W.HBox([self.temperature_input, self.tool_choice_input, self.mode_input]),
-            err["temperature"], W.HBox([self.system_prompt_input, self.per_model_prompt]),
-            err["system_prompt"], W.HBox([self.tags_input, self.max_cases_input]),
-            err["max_cases"], W.HBox([self.run_button, self.cancel_button]), err["run"]])
+        form = W.VBox(
+            [
+                self.suite_input,
+                err["suite"],
+                W.HTML("models:"),
+                self.models_input,
+                err["models"],
+                W.HBox([self.temperature_input, self.tool_choice_input, self.mode_input]),
+                err["temperature"],
+                W.HBox([self.system_prompt_input, self.per_model_prompt]),
+                err["system_prompt"],
+                W.HBox([self.tags_input, self.max_cases_input]),
+                err["max_cases"],
+                W.HBox([self.run_button, self.cancel_button]),
+                err["run"],
+            ]
+        )
         super().__init__([form, self.progress_view, self.table_view], **kwargs)
         self.add_class("tooleval-run-panel")
         if not self.suites:
@@ -155,11 +196,16 @@ class RunPanel(W.VBox):
             return None
         suite = self.suites.get(self.suite_input.value)
         request, problems = run_request(
-            list(self.models_input.value), temperature=self.temperature_input.value,
-            tool_choice=self.tool_choice_input.value, mode=self.mode_input.value,
+            list(self.models_input.value),
+            temperature=self.temperature_input.value,
+            tool_choice=self.tool_choice_input.value,
+            mode=self.mode_input.value,
             system_prompt=self.system_prompt_input.value,
-            per_model_prompt=self.per_model_prompt.value, tags=self.tags_input.value,
-            max_cases=self.max_cases_input.value, specs=self.model_specs)
+            per_model_prompt=self.per_model_prompt.value,
+            tags=self.tags_input.value,
+            max_cases=self.max_cases_input.value,
+            specs=self.model_specs,
+        )
         if suite is None:
             problems["suite"] = ["pick a suite"]
         if request is None or suite is None:
@@ -171,9 +217,15 @@ class RunPanel(W.VBox):
 
         self.run_button.disabled = True
         try:
-            job = run_eval(suite, request.models, request.settings, store=self.store,
-                           progress="none", max_concurrency=self.max_concurrency,
-                           callbacks=[self._on_event])
+            job = run_eval(
+                suite,
+                request.models,
+                request.settings,
+                store=self.store,
+                progress="none",
+                max_concurrency=self.max_concurrency,
+                callbacks=[self._on_event],
+            )
         except (ToolEvalError, ValueError, TypeError) as exc:
             self.run_button.disabled = False
             self.errors["run"].value = _errors_html([str(exc)])
@@ -197,8 +249,11 @@ class RunPanel(W.VBox):
         """
         if isinstance(self_or_cls, type):
             plan = job.plan
-            panel = self_or_cls(suites={plan.suite.name: plan.suite},
-                                models=[t.label for t in plan.targets], store=job.store)
+            panel = self_or_cls(
+                suites={plan.suite.name: plan.suite},
+                models=[t.label for t in plan.targets],
+                store=job.store,
+            )
             return panel.attach(job)
         self = self_or_cls
         settings = getattr(job, "plan", None) and job.plan.settings

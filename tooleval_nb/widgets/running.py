@@ -47,11 +47,18 @@ class RunRequest:
         return self.settings.model_dump(exclude_unset=True)
 
 
-def run_request(models: Sequence[str], *, temperature: float = 0.0,
-                tool_choice: str = DEFAULT_TOOL_CHOICE, mode: str = "native",
-                system_prompt: str = "", per_model_prompt: bool = False, tags: str = "",
-                max_cases: int = 0, specs: Mapping[str, Any] | None = None
-                ) -> tuple[RunRequest | None, dict[str, list[str]]]:
+def run_request(
+    models: Sequence[str],
+    *,
+    temperature: float = 0.0,
+    tool_choice: str = DEFAULT_TOOL_CHOICE,
+    mode: str = "native",
+    system_prompt: str = "",
+    per_model_prompt: bool = False,
+    tags: str = "",
+    max_cases: int = 0,
+    specs: Mapping[str, Any] | None = None,
+) -> tuple[RunRequest | None, dict[str, list[str]]]:
     """``run_eval`` arguments from the panel's values, or problems keyed by field.
 
     Args:
@@ -78,17 +85,21 @@ def run_request(models: Sequence[str], *, temperature: float = 0.0,
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             value = None
-            problems["system_prompt"] = [f"per-model prompts must be a JSON object "
-                                         f"{{\"model\": \"prompt\"}}: line {exc.lineno}, column "
-                                         f"{exc.colno}: {exc.msg}"]
+            problems["system_prompt"] = [
+                f"per-model prompts must be a JSON object "
+                f'{{"model": "prompt"}}: line {exc.lineno}, column '
+                f"{exc.colno}: {exc.msg}"
+            ]
         if value is not None:
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 problems["system_prompt"] = ["per-model prompts must map model names to text"]
             else:
                 unknown = [k for k in value if k not in names]
                 if unknown:
-                    problems["system_prompt"] = [f"no chosen model is called {', '.join(unknown)}"
-                                                 f" (chosen: {', '.join(names)})"]
+                    problems["system_prompt"] = [
+                        f"no chosen model is called {', '.join(unknown)}"
+                        f" (chosen: {', '.join(names)})"
+                    ]
                 prompt = value
     if max_cases < 0:
         problems["max_cases"] = ["max cases must be 0 (all) or more"]
@@ -99,8 +110,14 @@ def run_request(models: Sequence[str], *, temperature: float = 0.0,
     try:
         # the form's free text is validated here (a bad value becomes a problem, not a crash)
         settings = RunSettings.model_validate(
-            {"temperature": float(temperature), "tool_choice": tool_choice,
-             "system_prompt": prompt, "tags": tag_list, "mode": mode})
+            {
+                "temperature": float(temperature),
+                "tool_choice": tool_choice,
+                "system_prompt": prompt,
+                "tags": tag_list,
+                "mode": mode,
+            }
+        )
     except ValidationError as exc:
         return None, settings_problems(exc)
     return RunRequest(models=targets, settings=settings, max_cases=max_cases), {}
@@ -148,16 +165,19 @@ class LiveResults:
                 f"<tr class='tooleval-model'><td>{html.escape(m.label)}</td>"
                 f"<td><progress value='{m.done}' max='{max(m.total, 1)}'></progress> "
                 f"{pct:.0f}%</td><td>{m.done}/{m.total}</td><td>{m.errors} errors</td>"
-                f"<td>{m.passed} passed</td><td>score {score}</td></tr>")
+                f"<td>{m.passed} passed</td><td>score {score}</td></tr>"
+            )
         status = html.escape(self.status)
         if self.error:
             status += f": {html.escape(self.error)}"
-        return (f"<div class='tooleval-progress' data-status='{html.escape(self.status)}'>"
-                f"<b>{status}</b><table>{''.join(lines)}</table></div>")
+        return (
+            f"<div class='tooleval-progress' data-status='{html.escape(self.status)}'>"
+            f"<b>{status}</b><table>{''.join(lines)}</table></div>"
+        )
 
     def table_html(self) -> str:
         """The results so far, newest last (the last ``max_rows``), as an HTML table."""
-        shown = self.rows[-self.max_rows:]
+        shown = self.rows[-self.max_rows :]
         head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
         body = []
         for r in shown:
@@ -174,7 +194,12 @@ class LiveResults:
                     text = "" if v is None else html.escape(str(v))
                 cells.append(f"<td>{text}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
-        more = (f"<p><i>{len(self.rows) - len(shown)} earlier rows not shown</i></p>"
-                if len(self.rows) > len(shown) else "")
-        return (f"{more}<table class='tooleval-results' data-rows='{len(self.rows)}'>"
-                f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+        more = (
+            f"<p><i>{len(self.rows) - len(shown)} earlier rows not shown</i></p>"
+            if len(self.rows) > len(shown)
+            else ""
+        )
+        return (
+            f"{more}<table class='tooleval-results' data-rows='{len(self.rows)}'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )

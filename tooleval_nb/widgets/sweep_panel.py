@@ -25,9 +25,14 @@ from .experiment_views import sweep_view
 __all__ = ["SweepForm", "sweep_form", "parse_values", "space_from_fields", "SWEEP_FIELDS"]
 
 #: the form's parameters and their default values (empty = not swept)
-SWEEP_FIELDS: dict[str, str] = {"temperature": "0, 0.7", "tool_choice": "auto, required",
-                                "max_tokens": "", "top_p": "", "repeat_penalty": "",
-                                "min_p": ""}
+SWEEP_FIELDS: dict[str, str] = {
+    "temperature": "0, 0.7",
+    "tool_choice": "auto, required",
+    "max_tokens": "",
+    "top_p": "",
+    "repeat_penalty": "",
+    "min_p": "",
+}
 
 
 def parse_values(text: str) -> list[Any]:
@@ -57,14 +62,24 @@ def space_from_fields(fields: dict[str, str]) -> Space:
 class SweepForm:
     """A form that drives sweeps (``te.sweep_form(suite)``); ``.widget`` is the ipywidget."""
 
-    def __init__(self, suite: Suite, base: Config | None = None, *, store: Any = None,
-                 experiment: Experiment | None = None, calls: int = 60) -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        base: Config | None = None,
+        *,
+        store: Any = None,
+        experiment: Experiment | None = None,
+        calls: int = 60,
+    ) -> None:
         self.suite, self.store, self.experiment = suite, store, experiment
         self.base = base or (experiment.best.config if experiment is not None else Config())
-        self.fields = {k: widgets.Text(value=v, description=k, placeholder="not swept")
-                       for k, v in SWEEP_FIELDS.items()}
-        self.strategy = widgets.Dropdown(options=["race", "grid", "random"], value="race",
-                                         description="strategy")
+        self.fields = {
+            k: widgets.Text(value=v, description=k, placeholder="not swept")
+            for k, v in SWEEP_FIELDS.items()
+        }
+        self.strategy = widgets.Dropdown(
+            options=["race", "grid", "random"], value="race", description="strategy"
+        )
         self.calls = widgets.IntText(value=calls, description="calls")
         self.minutes = widgets.FloatText(value=15.0, description="minutes")
         self.run = widgets.Button(description="Run", button_style="primary", icon="play")
@@ -77,11 +92,17 @@ class SweepForm:
         self.task: asyncio.Task[Any] | None = None
         self.run.on_click(self._on_run)
         self.cancel.on_click(self._on_cancel)
-        self.widget = widgets.VBox([
-            widgets.HTML("<b>Parameter sweep</b> (comma-separated values; empty = not swept)"),
-            *self.fields.values(), widgets.HBox([self.strategy, self.calls, self.minutes]),
-            widgets.HBox([self.run, self.cancel, self.bar]), self.status, self.live,
-            self.result_box])
+        self.widget = widgets.VBox(
+            [
+                widgets.HTML("<b>Parameter sweep</b> (comma-separated values; empty = not swept)"),
+                *self.fields.values(),
+                widgets.HBox([self.strategy, self.calls, self.minutes]),
+                widgets.HBox([self.run, self.cancel, self.bar]),
+                self.status,
+                self.live,
+                self.result_box,
+            ]
+        )
 
     def _ipython_display_(self) -> None:
         display(self.widget)
@@ -104,10 +125,17 @@ class SweepForm:
         self.run.disabled, self.cancel.disabled = True, False
         self.bar.max = self.calls.value
         self.status.value = "running…"
-        coro = sweep_async(self.suite, self.base, space, strategy=self.strategy.value,
-                           budget=Budget(calls=self.calls.value, minutes=self.minutes.value),
-                           store=self.store, experiment=self.experiment, on_event=self._on_event,
-                           split=getattr(self.experiment, "split", None))
+        coro = sweep_async(
+            self.suite,
+            self.base,
+            space,
+            strategy=self.strategy.value,
+            budget=Budget(calls=self.calls.value, minutes=self.minutes.value),
+            store=self.store,
+            experiment=self.experiment,
+            on_event=self._on_event,
+            split=getattr(self.experiment, "split", None),
+        )
         self.task = start(coro, self._done)
 
     def _done(self, result: Any, error: BaseException | None) -> None:

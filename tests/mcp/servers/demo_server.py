@@ -32,16 +32,23 @@ from mcp_types import ListToolsResult, PaginatedRequestParams
 from mcp_types import Tool as WireTool
 
 INVALID_TOOLS: list[dict[str, Any]] = [
-    {"name": "broken_schema", "description": "A tool whose schema names an unknown type.",
-     "inputSchema": {"type": "object", "properties": {"x": {"type": "no-such-type"}}}},
-    {"name": "bad_required", "description": "A tool whose 'required' is not a list.",
-     "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}},
-                     "required": "x"}},
+    {
+        "name": "broken_schema",
+        "description": "A tool whose schema names an unknown type.",
+        "inputSchema": {"type": "object", "properties": {"x": {"type": "no-such-type"}}},
+    },
+    {
+        "name": "bad_required",
+        "description": "A tool whose 'required' is not a list.",
+        "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}, "required": "x"},
+    },
 ]
 #: a tool whose schema is not an object schema: the SDK's wire types reject it
 NOT_OBJECT_TOOL: dict[str, Any] = {
-    "name": "not_an_object", "description": "A tool whose parameters are a string.",
-    "inputSchema": {"type": "string"}}
+    "name": "not_an_object",
+    "description": "A tool whose parameters are a string.",
+    "inputSchema": {"type": "string"},
+}
 
 
 class Mode(StrEnum):
@@ -58,16 +65,23 @@ class Unit(StrEnum):
 class DemoServer(MCPServer):
     """MCPServer with optional pagination, a slow listing and raw (invalid) tools."""
 
-    def __init__(self, *, page_size: int = 0, list_delay: float = 0.0,
-                 raw_tools: list[dict[str, Any]] | None = None) -> None:
-        super().__init__("tooleval-demo", instructions="Weather and arithmetic for tests.",
-                         log_level="WARNING")
+    def __init__(
+        self,
+        *,
+        page_size: int = 0,
+        list_delay: float = 0.0,
+        raw_tools: list[dict[str, Any]] | None = None,
+    ) -> None:
+        super().__init__(
+            "tooleval-demo", instructions="Weather and arithmetic for tests.", log_level="WARNING"
+        )
         self.page_size = page_size
         self.list_delay = list_delay
         self.raw_tools = raw_tools or []
 
-    async def _handle_list_tools(self, ctx: Any, params: PaginatedRequestParams | None
-                                 ) -> ListToolsResult:
+    async def _handle_list_tools(
+        self, ctx: Any, params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
         if self.list_delay:
             await anyio.sleep(self.list_delay)
         tools = await self.list_tools()
@@ -76,28 +90,38 @@ class DemoServer(MCPServer):
             return ListToolsResult(tools=tools)
         start = int(params.cursor) if params is not None and params.cursor else 0
         end = start + self.page_size
-        return ListToolsResult(tools=tools[start:end],
-                               next_cursor=str(end) if end < len(tools) else None)
+        return ListToolsResult(
+            tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None
+        )
 
 
-def build(extra_tools: int = 0, page_size: int = 0, list_delay: float = 0.0,
-          invalid: bool = False, enum: bool = False) -> DemoServer:
+def build(
+    extra_tools: int = 0,
+    page_size: int = 0,
+    list_delay: float = 0.0,
+    invalid: bool = False,
+    enum: bool = False,
+) -> DemoServer:
     raw = list(INVALID_TOOLS) if invalid else []
     server = DemoServer(page_size=page_size, list_delay=list_delay, raw_tools=raw)
 
     @server.tool(description="Get the current weather for a city.")
-    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict[str, Any]:
+    def get_weather(
+        city: str, unit: Literal["celsius", "fahrenheit"] = "celsius"
+    ) -> dict[str, Any]:
         base = sum(map(ord, city.lower())) % 30
         temp = base if unit == "celsius" else round(base * 9 / 5 + 32)
         return {"city": city, "temperature": temp, "unit": unit, "conditions": "sunny"}
 
     @server.tool(description="Do arithmetic on two numbers.")
-    def calculate(operation: Literal["add", "subtract", "multiply", "divide"], a: float,
-                  b: float) -> float:
+    def calculate(
+        operation: Literal["add", "subtract", "multiply", "divide"], a: float, b: float
+    ) -> float:
         if operation == "divide" and b == 0:
             raise ToolError("division by zero")
-        return {"add": a + b, "subtract": a - b, "multiply": a * b,
-                "divide": a / b if b else 0.0}[operation]
+        return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b if b else 0.0}[
+            operation
+        ]
 
     @server.tool(description="Wait for the given number of seconds, then say done.")
     async def slow_task(seconds: float = 5.0) -> str:
@@ -105,11 +129,13 @@ def build(extra_tools: int = 0, page_size: int = 0, list_delay: float = 0.0,
         return "done"
 
     if enum:
+
         @server.tool(description="Set the thermostat of a room to a mode.")
         def set_thermostat(room: str, mode: Mode, unit: Unit | None = None) -> dict[str, Any]:
             return {"room": room, "mode": mode.value, "unit": unit.value if unit else None}
 
     for i in range(extra_tools):
+
         def echo(text: str) -> str:
             return text
 
@@ -119,8 +145,7 @@ def build(extra_tools: int = 0, page_size: int = 0, list_delay: float = 0.0,
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--transport", choices=["stdio", "sse", "streamable-http"],
-                        default="stdio")
+    parser.add_argument("--transport", choices=["stdio", "sse", "streamable-http"], default="stdio")
     parser.add_argument("--extra-tools", type=int, default=0)
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--list-delay", type=float, default=0.0)

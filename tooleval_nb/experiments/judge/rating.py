@@ -32,11 +32,12 @@ class Rating:
     mass: float = 1.0
 
 
-def _alternatives(token: str, at: int, top: Sequence[dict[str, Any]], scale: Sequence[int]
-                  ) -> dict[int, float]:
+def _alternatives(
+    token: str, at: int, top: Sequence[dict[str, Any]], scale: Sequence[int]
+) -> dict[int, float]:
     """Probabilities of the rating tokens among ``top``: tokens equal to ``token`` with its
     digit at ``at`` replaced by another rating (so ``' 4'`` matches ``' 5'``, ``'4'`` ``'5'``)."""
-    prefix, suffix = token[:at], token[at + 1:]
+    prefix, suffix = token[:at], token[at + 1 :]
     wanted = {f"{prefix}{r}{suffix}": r for r in scale}
     bare = {str(r): r for r in scale}
     probs: dict[int, float] = {}
@@ -51,8 +52,11 @@ def _alternatives(token: str, at: int, top: Sequence[dict[str, Any]], scale: Seq
     return probs
 
 
-def rating_expectation(content: list[dict[str, Any]] | None, key: str = "confidence",
-                       scale: Sequence[int] = (1, 2, 3, 4, 5)) -> tuple[Rating | None, str | None]:
+def rating_expectation(
+    content: list[dict[str, Any]] | None,
+    key: str = "confidence",
+    scale: Sequence[int] = (1, 2, 3, 4, 5),
+) -> tuple[Rating | None, str | None]:
     """The G-Eval expectation of the integer written for ``key`` in a JSON reply.
 
     Args:
@@ -78,8 +82,11 @@ def rating_expectation(content: list[dict[str, Any]] | None, key: str = "confide
         if start <= pos < start + len(token):
             top = item.get("top_logprobs") or []
             probs = _alternatives(token, pos - start, top, scale)
-            if label in scale and label not in probs and isinstance(item.get("logprob"),
-                                                                    (int, float)):
+            if (
+                label in scale
+                and label not in probs
+                and isinstance(item.get("logprob"), (int, float))
+            ):
                 probs[label] = math.exp(item["logprob"])
             mass = sum(probs.values())
             if not probs or mass <= 0:

@@ -95,8 +95,10 @@ def _param_notes(row: dict[str, Any]) -> list[str]:
         for param, accepted in exp["arguments"].items():
             value = args.get(param, "<missing>")
             ok = value in accepted or (value == "<missing>" and "" in accepted)
-            notes.append(f"{exp['name']}.{param}: expected {accepted[0]!r}, got {value!r} "
-                         f"({'match' if ok else 'differs'})")
+            notes.append(
+                f"{exp['name']}.{param}: expected {accepted[0]!r}, got {value!r} "
+                f"({'match' if ok else 'differs'})"
+            )
         for param in args:
             if param not in exp["arguments"]:
                 notes.append(f"{exp['name']}.{param}: not expected")
@@ -113,23 +115,40 @@ def _kappa(pairs: list[tuple[str, str]]) -> float | None:
     return 1.0 if pe >= 1 else (po - pe) / (1 - pe)
 
 
-async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any = None, *,
-                             sample: Literal["failures", "none"] = "failures",
-                             max_llm_calls: int = 30, repeats: int = 1, seed: int = 0,
-                             store: Any = None, suite: Suite | None = None,
-                             tool_choice: str | None = None, timeout: float | None = None,
-                             response_format: ResponseFormat = "auto",
-                             judge_params: dict[str, Any] | None = None,
-                             score_mode: ScoreMode = "label", rubric: str | list[str] | None = None,
-                             top_logprobs: int = 5, save: bool = True) -> JudgeReport:
+async def judge_report_async(
+    run: Any,
+    judge_model: Any = None,
+    compare_to: Any = None,
+    *,
+    sample: Literal["failures", "none"] = "failures",
+    max_llm_calls: int = 30,
+    repeats: int = 1,
+    seed: int = 0,
+    store: Any = None,
+    suite: Suite | None = None,
+    tool_choice: str | None = None,
+    timeout: float | None = None,
+    response_format: ResponseFormat = "auto",
+    judge_params: dict[str, Any] | None = None,
+    score_mode: ScoreMode = "label",
+    rubric: str | list[str] | None = None,
+    top_logprobs: int = 5,
+    save: bool = True,
+) -> JudgeReport:
     """Async core of :func:`judge_report` (same arguments)."""
     df = results_frame(run)
     other = results_frame(compare_to) if compare_to is not None else None
     facts = compute_facts(df, compare_to=other, suite=suite, seed=seed)
     tools = suite.tools if suite is not None else []
     rubric_text = _rubric_text(rubric)
-    judge = JsonCaller(judge_model, max(0, max_llm_calls), timeout, response_format, judge_params,
-                       top_logprobs=top_logprobs if score_mode == "logprob" else None)
+    judge = JsonCaller(
+        judge_model,
+        max(0, max_llm_calls),
+        timeout,
+        response_format,
+        judge_params,
+        top_logprobs=top_logprobs if score_mode == "logprob" else None,
+    )
     n_pairwise_cases = 0
     if other is not None and facts.comparison:
         changed = facts.comparison["fixed"] + facts.comparison["broken"]
@@ -140,14 +159,22 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
     async def one(row: dict[str, Any], rep: int) -> dict[str, Any]:
         answer = await judge.ask_full(
             verdict_messages(row, tools, _param_notes(row), rubric=rubric_text),
-            VERDICT_SCHEMA, "verdict")
+            VERDICT_SCHEMA,
+            "verdict",
+        )
         text = answer.text
-        verdict, why = (parse_verdict(text, row["case_id"]) if answer.error is None
-                        else (None, answer.error))
-        rec: dict[str, Any] = {"case_id": row["case_id"], "sample": rep, "order": None,
-                               "scorer_mode": facts.case_modes.get(row["case_id"]),
-                               "status": "scored" if verdict else "unscored",
-                               "unscored_reason": why, "raw": text}
+        verdict, why = (
+            parse_verdict(text, row["case_id"]) if answer.error is None else (None, answer.error)
+        )
+        rec: dict[str, Any] = {
+            "case_id": row["case_id"],
+            "sample": rep,
+            "order": None,
+            "scorer_mode": facts.case_modes.get(row["case_id"]),
+            "status": "scored" if verdict else "unscored",
+            "unscored_reason": why,
+            "raw": text,
+        }
         if verdict:
             rec.update(verdict.model_dump())
             rec.update(_rating(answer, verdict.confidence, score_mode, judge))
@@ -156,8 +183,9 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
     verdicts = list(await asyncio.gather(*(one(r, k) for k in range(repeats) for r in picked)))
     pairwise = await _pairwise(judge, df, other, facts, n_pairwise_cases, rubric_text)
     scored = [v for v in verdicts if v["status"] == "scored"]
-    agreement = (sum(v["failure_mode"] == v["scorer_mode"] for v in scored) / len(scored)
-                 if scored else None)
+    agreement = (
+        sum(v["failure_mode"] == v["scorer_mode"] for v in scored) / len(scored) if scored else None
+    )
     kappa = None
     if repeats >= 2:
         by_case: dict[str, dict[int, str]] = {}
@@ -166,16 +194,22 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
         kappa = _kappa([(m[0], m[1]) for m in by_case.values() if 0 in m and 1 in m])
     reliability = None
     if agreement is not None and agreement < 0.5:
-        reliability = ("Low reliability: the judge's failure modes rarely match the scorer's; "
-                       "read its explanations as hints.")
+        reliability = (
+            "Low reliability: the judge's failure modes rarely match the scorer's; "
+            "read its explanations as hints."
+        )
 
     synthesis: Synthesis | None = None
     problems: list[str] = []
     fallback = True
     text, error = await judge.ask(
-        synthesis_messages(facts, [Verdict.model_validate(
-            {**v, "confidence": v["confidence_label"]}) for v in scored]),
-        SYNTHESIS_SCHEMA, "synthesis")
+        synthesis_messages(
+            facts,
+            [Verdict.model_validate({**v, "confidence": v["confidence_label"]}) for v in scored],
+        ),
+        SYNTHESIS_SCHEMA,
+        "synthesis",
+    )
     if error is None:
         parsed, why = parse_synthesis(text)
         if parsed is not None:
@@ -191,13 +225,25 @@ async def judge_report_async(run: Any, judge_model: Any = None, compare_to: Any 
         if reliability:
             synthesis.caveats.append(reliability)
     report = JudgeReport(
-        id=new_id("jr"), run_id=run_label(run), compare_run_id=run_label(compare_to)
-        if compare_to is not None else None, judge_model=judge.model, facts=facts,
-        verdicts=verdicts, synthesis=synthesis, fallback_used=fallback,
-        synthesis_problems=problems, mode_agreement=agreement, kappa=kappa,
-        llm_calls=judge.used, pairwise=pairwise, reliability=reliability,
-        case_rows={r["case_id"]: r for r in df.to_dict("records")}, score_mode=score_mode,
-        score_mode_note=_score_mode_note(score_mode, verdicts), rubric=rubric_text)
+        id=new_id("jr"),
+        run_id=run_label(run),
+        compare_run_id=run_label(compare_to) if compare_to is not None else None,
+        judge_model=judge.model,
+        facts=facts,
+        verdicts=verdicts,
+        synthesis=synthesis,
+        fallback_used=fallback,
+        synthesis_problems=problems,
+        mode_agreement=agreement,
+        kappa=kappa,
+        llm_calls=judge.used,
+        pairwise=pairwise,
+        reliability=reliability,
+        case_rows={r["case_id"]: r for r in df.to_dict("records")},
+        score_mode=score_mode,
+        score_mode_note=_score_mode_note(score_mode, verdicts),
+        rubric=rubric_text,
+    )
     if save:
         _save(report, store, judge, repeats, seed)
     return report
@@ -213,8 +259,7 @@ def _rubric_text(rubric: str | list[str] | None) -> str | None:
     return lines[0] if len(lines) == 1 else "\n".join(f"- {r}" for r in lines)
 
 
-def _rating(answer: Answer, label: int, score_mode: ScoreMode, judge: JsonCaller
-            ) -> dict[str, Any]:
+def _rating(answer: Answer, label: int, score_mode: ScoreMode, judge: JsonCaller) -> dict[str, Any]:
     """The verdict's confidence fields: the label, or its G-Eval expectation (logprob mode)."""
     out: dict[str, Any] = {"confidence_label": label, "score_mode": "label", "score_note": None}
     if score_mode != "logprob":
@@ -236,12 +281,20 @@ def _score_mode_note(score_mode: ScoreMode, verdicts: list[dict[str, Any]]) -> s
     if not fell:
         return None
     reasons = sorted({str(v.get("score_note")) for v in fell})
-    return (f"score_mode='logprob' fell back to the written label for {len(fell)} of "
-            f"{len(scored)} verdicts: {'; '.join(reasons)}")
+    return (
+        f"score_mode='logprob' fell back to the written label for {len(fell)} of "
+        f"{len(scored)} verdicts: {'; '.join(reasons)}"
+    )
 
 
-async def _pairwise(judge: JsonCaller, df: pd.DataFrame, other: pd.DataFrame | None, facts: Any,
-                    n: int, rubric: str | None = None) -> list[dict[str, Any]]:
+async def _pairwise(
+    judge: JsonCaller,
+    df: pd.DataFrame,
+    other: pd.DataFrame | None,
+    facts: Any,
+    n: int,
+    rubric: str | None = None,
+) -> list[dict[str, Any]]:
     if other is None or not n or not facts.comparison:
         return []
     mine = {r["case_id"]: r for r in df.sort_values("sample").to_dict("records")}
@@ -249,52 +302,94 @@ async def _pairwise(judge: JsonCaller, df: pd.DataFrame, other: pd.DataFrame | N
     ids = (facts.comparison["fixed"] + facts.comparison["broken"])[:n]
 
     async def one(cid: str) -> dict[str, Any]:
-        first, _ = await judge.ask(pairwise_messages(mine[cid], theirs[cid], rubric=rubric),
-                                   PAIRWISE_SCHEMA, "pairwise")
-        second, _ = await judge.ask(pairwise_messages(theirs[cid], mine[cid], rubric=rubric),
-                                    PAIRWISE_SCHEMA, "pairwise")
+        first, _ = await judge.ask(
+            pairwise_messages(mine[cid], theirs[cid], rubric=rubric), PAIRWISE_SCHEMA, "pairwise"
+        )
+        second, _ = await judge.ask(
+            pairwise_messages(theirs[cid], mine[cid], rubric=rubric), PAIRWISE_SCHEMA, "pairwise"
+        )
         w1, w2 = parse_pairwise(first), parse_pairwise(second)
         outcome = "tie"
         if w1 == "A" and w2 == "B":
             outcome = "win"
         elif w1 == "B" and w2 == "A":
             outcome = "loss"
-        return {"case_id": cid, "first_order": w1, "second_order": w2, "outcome": outcome,
-                "consistent": outcome != "tie" or (w1 == w2 == "tie"),
-                "fixed": cid in facts.comparison["fixed"]}
+        return {
+            "case_id": cid,
+            "first_order": w1,
+            "second_order": w2,
+            "outcome": outcome,
+            "consistent": outcome != "tie" or (w1 == w2 == "tie"),
+            "fixed": cid in facts.comparison["fixed"],
+        }
 
     return list(await asyncio.gather(*(one(c) for c in ids)))
 
 
 def _save(report: JudgeReport, store: Any, judge: JsonCaller, repeats: int, seed: int) -> None:
     es = experiment_store(store)
-    es.insert("judge_reports", {
-        "id": report.id, "run_id": report.run_id, "compare_run_id": report.compare_run_id,
-        "judge_model": report.judge_model,
-        "judge_params_json": {**redact(judge.params), "repeats": repeats, "seed": seed,
-                              "score_mode": report.score_mode, "rubric": report.rubric},
-        "prompt_version": PROMPT_VERSION, "facts_json": report.facts.to_dict(),
-        "report_json": {"synthesis": report.synthesis.model_dump(),
-                        "pairwise": report.pairwise, "problems": report.synthesis_problems,
-                        "score_mode_note": report.score_mode_note},
-        "fallback_used": int(report.fallback_used), "mode_agreement": report.mode_agreement,
-        "n_unscored": report.n_unscored, "status": "completed", "created_at": time.time()})
+    es.insert(
+        "judge_reports",
+        {
+            "id": report.id,
+            "run_id": report.run_id,
+            "compare_run_id": report.compare_run_id,
+            "judge_model": report.judge_model,
+            "judge_params_json": {
+                **redact(judge.params),
+                "repeats": repeats,
+                "seed": seed,
+                "score_mode": report.score_mode,
+                "rubric": report.rubric,
+            },
+            "prompt_version": PROMPT_VERSION,
+            "facts_json": report.facts.to_dict(),
+            "report_json": {
+                "synthesis": report.synthesis.model_dump(),
+                "pairwise": report.pairwise,
+                "problems": report.synthesis_problems,
+                "score_mode_note": report.score_mode_note,
+            },
+            "fallback_used": int(report.fallback_used),
+            "mode_agreement": report.mode_agreement,
+            "n_unscored": report.n_unscored,
+            "status": "completed",
+            "created_at": time.time(),
+        },
+    )
     for v in report.verdicts:
-        es.insert("judge_verdicts", {
-            "report_id": report.id, "case_id": v["case_id"], "sample": v["sample"],
-            "order": v.get("order"), "failure_mode": v.get("failure_mode"),
-            "root_cause": v.get("root_cause"), "scorer_wrong": int(bool(v.get("scorer_wrong"))),
-            "scorer_wrong_reason": v.get("scorer_wrong_reason"), "fix_kind": v.get("fix_kind"),
-            "fix": v.get("fix"), "confidence": v.get("confidence"), "status": v["status"],
-            "raw_json": json.dumps({"raw": v.get("raw"), "why": v.get("unscored_reason"),
-                                    "confidence_label": v.get("confidence_label"),
-                                    "score_mode": v.get("score_mode"),
-                                    "score_note": v.get("score_note"),
-                                    "rating_probs": v.get("rating_probs")})})
+        es.insert(
+            "judge_verdicts",
+            {
+                "report_id": report.id,
+                "case_id": v["case_id"],
+                "sample": v["sample"],
+                "order": v.get("order"),
+                "failure_mode": v.get("failure_mode"),
+                "root_cause": v.get("root_cause"),
+                "scorer_wrong": int(bool(v.get("scorer_wrong"))),
+                "scorer_wrong_reason": v.get("scorer_wrong_reason"),
+                "fix_kind": v.get("fix_kind"),
+                "fix": v.get("fix"),
+                "confidence": v.get("confidence"),
+                "status": v["status"],
+                "raw_json": json.dumps(
+                    {
+                        "raw": v.get("raw"),
+                        "why": v.get("unscored_reason"),
+                        "confidence_label": v.get("confidence_label"),
+                        "score_mode": v.get("score_mode"),
+                        "score_note": v.get("score_note"),
+                        "rating_probs": v.get("rating_probs"),
+                    }
+                ),
+            },
+        )
 
 
-def judge_report(run: Any, judge_model: Any = None, compare_to: Any = None,
-                 **kwargs: Any) -> JudgeReport:
+def judge_report(
+    run: Any, judge_model: Any = None, compare_to: Any = None, **kwargs: Any
+) -> JudgeReport:
     """Explain a run: facts (always), judge verdicts on sampled failures, a synthesis.
 
     Args:

@@ -14,5 +14,17 @@ from .result import Sweep
 from .run import Select, Strategy, sweep, sweep_async
 from .space import DEFAULT_SPACE, Space, Uniform, space, uniform
 
-__all__ = ["DEFAULT_SPACE", "EFFECT_COLUMNS", "Select", "Space", "Strategy", "Sweep", "Uniform",
-           "effects_frame", "space", "sweep", "sweep_async", "uniform"]
+__all__ = [
+    "DEFAULT_SPACE",
+    "EFFECT_COLUMNS",
+    "Select",
+    "Space",
+    "Strategy",
+    "Sweep",
+    "Uniform",
+    "effects_frame",
+    "space",
+    "sweep",
+    "sweep_async",
+    "uniform",
+]

@@ -26,8 +26,21 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["EFFECT_COLUMNS", "effects_frame", "group_means"]
 
 #: columns of :func:`effects_frame`
-EFFECT_COLUMNS = ["param", "value", "is_base_value", "n_trials", "n_pairs", "n_cases", "score",
-                  "delta", "ci_low", "ci_high", "p_value", "detectable", "method"]
+EFFECT_COLUMNS = [
+    "param",
+    "value",
+    "is_base_value",
+    "n_trials",
+    "n_pairs",
+    "n_cases",
+    "score",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "detectable",
+    "method",
+]
 
 
 def group_means(arms: list[Arm], metric: str) -> pd.Series:
@@ -40,13 +53,15 @@ def group_means(arms: list[Arm], metric: str) -> pd.Series:
     return pd.concat(series, axis=1).mean(axis=1, skipna=True)
 
 
-def _diffs(key: str, refs: list[Arm], members: list[Arm], metric: str
-           ) -> tuple[pd.Series, int, str]:
+def _diffs(
+    key: str, refs: list[Arm], members: list[Arm], metric: str
+) -> tuple[pd.Series, int, str]:
     import pandas as pd
 
     def rest(arm: Arm) -> str:
-        return json.dumps({k: v for k, v in arm.info["params"].items() if k != key},
-                          sort_keys=True, default=str)
+        return json.dumps(
+            {k: v for k, v in arm.info["params"].items() if k != key}, sort_keys=True, default=str
+        )
 
     by_rest = {rest(a): a for a in refs}
     pairs = [(by_rest[rest(m)], m) for m in members if rest(m) in by_rest]
@@ -64,8 +79,15 @@ def _diffs(key: str, refs: list[Arm], members: list[Arm], metric: str
     return mine.loc[common] - ref.loc[common], 0, "groups"
 
 
-def effects_frame(arms: list[Arm], keys: list[str], base: Config, *, metric: str = "score",
-                  seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+def effects_frame(
+    arms: list[Arm],
+    keys: list[str],
+    base: Config,
+    *,
+    metric: str = "score",
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
     """One row per swept key and value (columns :data:`EFFECT_COLUMNS`)."""
     import pandas as pd
 
@@ -80,18 +102,33 @@ def effects_frame(arms: list[Arm], keys: list[str], base: Config, *, metric: str
         for value, members in groups.items():
             means = group_means(members, metric)
             rec: dict[str, Any] = {
-                "param": key, "value": json.loads(value), "is_base_value": value == ref_value,
-                "n_trials": len(members), "n_pairs": 0, "n_cases": len(means),
-                "score": float(means.mean()) if len(means) else math.nan, "delta": 0.0,
-                "ci_low": 0.0, "ci_high": 0.0, "p_value": math.nan, "method": "reference"}
+                "param": key,
+                "value": json.loads(value),
+                "is_base_value": value == ref_value,
+                "n_trials": len(members),
+                "n_pairs": 0,
+                "n_cases": len(means),
+                "score": float(means.mean()) if len(means) else math.nan,
+                "delta": 0.0,
+                "ci_low": 0.0,
+                "ci_high": 0.0,
+                "p_value": math.nan,
+                "method": "reference",
+            }
             if value != ref_value:
                 diffs, n_pairs, method = _diffs(key, groups[ref_value], members, metric)
                 rec.update(n_pairs=n_pairs, method=method)
                 if len(diffs):
-                    res = paired(np.zeros(len(diffs)), diffs.to_numpy(), method="bootstrap",
-                                 seed=seed, ci=1 - alpha)
-                    rec.update(delta=res.delta, ci_low=res.ci_low, ci_high=res.ci_high,
-                               p_value=res.p_value)
+                    res = paired(
+                        np.zeros(len(diffs)),
+                        diffs.to_numpy(),
+                        method="bootstrap",
+                        seed=seed,
+                        ci=1 - alpha,
+                    )
+                    rec.update(
+                        delta=res.delta, ci_low=res.ci_low, ci_high=res.ci_high, p_value=res.p_value
+                    )
                 else:
                     rec.update(delta=math.nan, ci_low=math.nan, ci_high=math.nan)
             rec["detectable"] = bool(rec["ci_low"] > 0 or rec["ci_high"] < 0)

@@ -35,17 +35,49 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Sweep"]
 
 #: columns of :meth:`Sweep.confirm`'s frame
-CONFIRM_COLUMNS = ["trial_id", "config_diff", "is_base", "n_cases", "score", "ci_low", "ci_high",
-                   "delta", "delta_ci_low", "delta_ci_high", "p_value", "confirmed", "run_id"]
+CONFIRM_COLUMNS = [
+    "trial_id",
+    "config_diff",
+    "is_base",
+    "n_cases",
+    "score",
+    "ci_low",
+    "ci_high",
+    "delta",
+    "delta_ci_low",
+    "delta_ci_high",
+    "p_value",
+    "confirmed",
+    "run_id",
+]
 
 
 class Sweep:
     """A finished (or budget-stopped) sweep. Built by :func:`tooleval_nb.experiments.sweep`."""
 
-    def __init__(self, *, sweep_id: str, suite: Suite, base: Config, space: Any, strategy: str,
-                 arms: list[Arm], split: Any, on: str, select: str, alpha: float, seed: int,
-                 metric: str, repeats: int, racer: Any, store: Any, expansion: Any, budget: Any,
-                 grid_calls: int, experiment: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        sweep_id: str,
+        suite: Suite,
+        base: Config,
+        space: Any,
+        strategy: str,
+        arms: list[Arm],
+        split: Any,
+        on: str,
+        select: str,
+        alpha: float,
+        seed: int,
+        metric: str,
+        repeats: int,
+        racer: Any,
+        store: Any,
+        expansion: Any,
+        budget: Any,
+        grid_calls: int,
+        experiment: Any = None,
+    ) -> None:
         self.id = sweep_id
         self.suite = suite
         self.base = base
@@ -98,42 +130,81 @@ class Sweep:
             scores = arm.scores(self.metric)
             frame = arm.frame()
             score, lo, hi = mean_ci(scores.to_numpy()) if len(scores) else (math.nan,) * 3
-            rec: dict[str, Any] = {"trial_id": arm.id, **arm.info.get("params", {}),
-                                   "canonical_key": arm.config.key,
-                                   "run_id": arm.run_ids[0] if arm.run_ids else None,
-                                   "n_cases": len(scores),
-                                   "n_samples": int(frame["sample"].nunique()) if len(frame) else 0,
-                                   "score": score, "ci_low": lo, "ci_high": hi}
+            rec: dict[str, Any] = {
+                "trial_id": arm.id,
+                **arm.info.get("params", {}),
+                "canonical_key": arm.config.key,
+                "run_id": arm.run_ids[0] if arm.run_ids else None,
+                "n_cases": len(scores),
+                "n_samples": int(frame["sample"].nunique()) if len(frame) else 0,
+                "score": score,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
             if arm.is_base or not len(scores):
-                rec.update(delta=0.0 if arm.is_base else math.nan,
-                           delta_ci_low=0.0 if arm.is_base else math.nan,
-                           delta_ci_high=0.0 if arm.is_base else math.nan,
-                           p_value=math.nan, mde80=math.nan)
+                rec.update(
+                    delta=0.0 if arm.is_base else math.nan,
+                    delta_ci_low=0.0 if arm.is_base else math.nan,
+                    delta_ci_high=0.0 if arm.is_base else math.nan,
+                    p_value=math.nan,
+                    mde80=math.nan,
+                )
             else:
-                res = compare_scores(base_scores, scores, seed=self.seed,
-                                     ci=1 - self.alpha)
-                rec.update(delta=res.delta, delta_ci_low=res.ci_low, delta_ci_high=res.ci_high,
-                           p_value=res.p_value, mde80=res.mde80)
+                res = compare_scores(base_scores, scores, seed=self.seed, ci=1 - self.alpha)
+                rec.update(
+                    delta=res.delta,
+                    delta_ci_low=res.ci_low,
+                    delta_ci_high=res.ci_high,
+                    p_value=res.p_value,
+                    mde80=res.mde80,
+                )
             lat = frame["latency_ms"].dropna() if len(frame) else frame
             rec.update(
                 eliminated_at=arm.eliminated_at,
                 pass_rate=float(frame["passed"].astype(float).mean()) if len(frame) else math.nan,
                 latency_p50_ms=float(lat.median()) if len(lat) else math.nan,
                 tokens_out_mean=float(frame["completion_tokens"].astype(float).mean())
-                if len(frame) and frame["completion_tokens"].notna().any() else math.nan,
+                if len(frame) and frame["completion_tokens"].notna().any()
+                else math.nan,
                 errors=int(frame["error"].notna().sum()) if len(frame) else 0,
-                status="base" if arm.is_base else ("eliminated" if not arm.alive else
-                                                   ("not run" if not len(scores) else "alive")),
-                is_base=arm.is_base, n_changed=len(arm.config.diff(self.base)))
+                status="base"
+                if arm.is_base
+                else (
+                    "eliminated" if not arm.alive else ("not run" if not len(scores) else "alive")
+                ),
+                is_base=arm.is_base,
+                n_changed=len(arm.config.diff(self.base)),
+            )
             rows.append(rec)
         df = pd.DataFrame(rows)
         df["p_holm"] = holm(df["p_value"].tolist())
         df["significant"] = (df["p_holm"] < self.alpha) & (df["delta_ci_low"] > 0)
-        lead = ["trial_id", *self.space.keys, "canonical_key", "run_id", "n_cases", "n_samples",
-                "score", "ci_low", "ci_high", "delta", "delta_ci_low", "delta_ci_high",
-                "p_value", "p_holm", "significant", "eliminated_at", "pass_rate",
-                "latency_p50_ms", "tokens_out_mean", "errors", "status", "is_base", "n_changed",
-                "mde80"]
+        lead = [
+            "trial_id",
+            *self.space.keys,
+            "canonical_key",
+            "run_id",
+            "n_cases",
+            "n_samples",
+            "score",
+            "ci_low",
+            "ci_high",
+            "delta",
+            "delta_ci_low",
+            "delta_ci_high",
+            "p_value",
+            "p_holm",
+            "significant",
+            "eliminated_at",
+            "pass_rate",
+            "latency_p50_ms",
+            "tokens_out_mean",
+            "errors",
+            "status",
+            "is_base",
+            "n_changed",
+            "mde80",
+        ]
         self._trials = df[lead]
         return self._trials.copy()
 
@@ -146,21 +217,45 @@ class Sweep:
         for arm in self.arms:
             frame = arm.frame()
             if len(frame):
-                parts.append(pd.DataFrame({
-                    "trial_id": arm.id, "case_id": frame["case_id"], "sample": frame["sample"],
-                    "seed": frame["seed"], "score": frame["overall"].astype(float).fillna(0.0),
-                    "passed": frame["passed"].astype(bool),
-                    "failure_mode": frame["failure_mode"], "latency_ms": frame["latency_ms"],
-                    "run_id": frame["run_id"]}))
-        cols = ["trial_id", "case_id", "sample", "seed", "score", "passed", "failure_mode",
-                "latency_ms", "run_id"]
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "trial_id": arm.id,
+                            "case_id": frame["case_id"],
+                            "sample": frame["sample"],
+                            "seed": frame["seed"],
+                            "score": frame["overall"].astype(float).fillna(0.0),
+                            "passed": frame["passed"].astype(bool),
+                            "failure_mode": frame["failure_mode"],
+                            "latency_ms": frame["latency_ms"],
+                            "run_id": frame["run_id"],
+                        }
+                    )
+                )
+        cols = [
+            "trial_id",
+            "case_id",
+            "sample",
+            "seed",
+            "score",
+            "passed",
+            "failure_mode",
+            "latency_ms",
+            "run_id",
+        ]
         return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
     def effects_df(self) -> pd.DataFrame:
         """Per swept key and value: its marginal effect against the base config's value (see
         :func:`tooleval_nb.experiments.effects.effects_frame`)."""
-        return effects_frame(self.arms, self.space.keys, self.base, metric=self.metric,
-                             seed=self.seed, alpha=self.alpha)
+        return effects_frame(
+            self.arms,
+            self.space.keys,
+            self.base,
+            metric=self.metric,
+            seed=self.seed,
+            alpha=self.alpha,
+        )
 
     def effects_summary(self) -> str:
         """E.g. ``"tool_choice=required +0.45 ± 0.12; temperature: no detectable effect"``."""
@@ -171,8 +266,9 @@ class Sweep:
             if part.empty:
                 parts.append(f"{key}: no detectable effect")
             for _, r in part.iterrows():
-                parts.append(f"{key}={r['value']} {r['delta']:+.2f} ± "
-                             f"{(r['ci_high'] - r['ci_low']) / 2:.2f}")
+                parts.append(
+                    f"{key}={r['value']} {r['delta']:+.2f} ± {(r['ci_high'] - r['ci_low']) / 2:.2f}"
+                )
         return "; ".join(parts)
 
     def best_set_df(self) -> pd.DataFrame:
@@ -184,8 +280,12 @@ class Sweep:
         for arm in self.arms:
             if not len(arm.scores()):
                 continue
-            res = compare_scores(leader.scores(self.metric), arm.scores(self.metric),
-                                 seed=self.seed, ci=1 - self.alpha)
+            res = compare_scores(
+                leader.scores(self.metric),
+                arm.scores(self.metric),
+                seed=self.seed,
+                ci=1 - self.alpha,
+            )
             if arm is leader or res.ci_high >= 0:
                 keep.append(arm.id)
         return df[df["trial_id"].isin(keep)].reset_index(drop=True)
@@ -198,11 +298,15 @@ class Sweep:
         if self.select == "mean":
             df = df.sort_values(["delta", "n_changed", "lat"], ascending=[False, True, True])
         elif self.select == "simplest":
-            df = df.sort_values(["significant", "n_changed", "delta_ci_low", "lat"],
-                                ascending=[False, True, False, True])
+            df = df.sort_values(
+                ["significant", "n_changed", "delta_ci_low", "lat"],
+                ascending=[False, True, False, True],
+            )
         else:
-            df = df.sort_values(["significant", "delta_ci_low", "n_changed", "lat"],
-                                ascending=[False, False, True, True])
+            df = df.sort_values(
+                ["significant", "delta_ci_low", "n_changed", "lat"],
+                ascending=[False, False, True, True],
+            )
         return list(df["trial_id"])
 
     @property
@@ -229,17 +333,27 @@ class Sweep:
         if best.is_base:
             mdes = df["mde80"].dropna()
             value = float(mdes.median()) if len(mdes) else mde(max(1, df["n_cases"].max()), 0.5)
-            return ("no configuration beat the baseline beyond noise; MDE at this suite size "
-                    f"{describe_mde(value)}; .best is the base config")
+            return (
+                "no configuration beat the baseline beyond noise; MDE at this suite size "
+                f"{describe_mde(value)}; .best is the base config"
+            )
         row = df.loc[best.id]
-        return (f"best {best.id}: {best.config.describe_diff(self.base)}: "
-                f"{row['delta']:+.3f} [{row['delta_ci_low']:+.3f}, {row['delta_ci_high']:+.3f}]"
-                f" vs base on {int(row['n_cases'])} {self.on} cases (p_holm={row['p_holm']:.3g})")
+        return (
+            f"best {best.id}: {best.config.describe_diff(self.base)}: "
+            f"{row['delta']:+.3f} [{row['delta_ci_low']:+.3f}, {row['delta_ci_high']:+.3f}]"
+            f" vs base on {int(row['n_cases'])} {self.on} cases (p_holm={row['p_holm']:.3g})"
+        )
 
     # -- confirmation and promotion --------------------------------------------------------------
-    async def try_confirm(self, top_k: int = 3, split: str = "holdout", repeats: int = 2,
-                          seed_offset: int = 1000, *, only_if_better: bool = False
-                          ) -> tuple[pd.DataFrame | None, str | None]:
+    async def try_confirm(
+        self,
+        top_k: int = 3,
+        split: str = "holdout",
+        repeats: int = 2,
+        seed_offset: int = 1000,
+        *,
+        only_if_better: bool = False,
+    ) -> tuple[pd.DataFrame | None, str | None]:
         """Confirm as :meth:`confirm` does; ``(None, why)`` instead of an exception when the
         budget cannot pay for the confirmation (then no holdout call is made at all). With
         ``only_if_better`` (auto-promotion, :meth:`promote`) and no trial that beat the base on
@@ -248,16 +362,19 @@ class Sweep:
         import pandas as pd
 
         if only_if_better and self.best_trial.is_base:
-            self.confirm_note = (f"nothing to confirm: no trial beat the base config on "
-                                 f"{self.on} beyond noise")
+            self.confirm_note = (
+                f"nothing to confirm: no trial beat the base config on {self.on} beyond noise"
+            )
             self.confirmation = pd.DataFrame(columns=CONFIRM_COLUMNS)
             return self.confirmation, None
         self.confirm_note = None  # asked for: whatever an earlier call said no longer holds
         ids = self.split.ids(split)
         if not ids:
-            raise ExperimentError(f"the split has no {split} cases to confirm on: build it with "
-                                  "te.split(suite, holdout=0.3) (or confirm(split='dev') for "
-                                  "fresh seeds only)")
+            raise ExperimentError(
+                f"the split has no {split} cases to confirm on: build it with "
+                "te.split(suite, holdout=0.3) (or confirm(split='dev') for "
+                "fresh seeds only)"
+            )
         picks = [a for a in self.arms if a.id in self.ranking()[:top_k]]
         todo = [self.base_arm, *picks]
         dev_repeats = self.racer.repeats
@@ -265,13 +382,17 @@ class Sweep:
         try:
             need = self.racer.need(todo, 0, split, len(ids))
             if need and not self.racer.tracker.can_afford(need):
-                return None, (f"budget: confirming {len(todo)} trials on {len(ids)} {split} "
-                              f"cases {self.racer.shortfall(need)}")
+                return None, (
+                    f"budget: confirming {len(todo)} trials on {len(ids)} {split} "
+                    f"cases {self.racer.shortfall(need)}"
+                )
             for arm in todo:
                 ev = await self.racer.cell(arm, 0, split, ids, seed=self.seed + seed_offset)
                 if ev is None:
-                    return None, (f"budget spent before confirming trial {arm.id} (it "
-                                  f"{self.racer.shortfall(self.racer.cost(arm, len(ids)))})")
+                    return None, (
+                        f"budget spent before confirming trial {arm.id} (it "
+                        f"{self.racer.shortfall(self.racer.cost(arm, len(ids)))})"
+                    )
                 arm.holdout = [ev]
         finally:
             self.racer.repeats = dev_repeats
@@ -281,27 +402,46 @@ class Sweep:
             scores = _scores(arm.holdout, self.metric)
             score, lo, hi = mean_ci(scores.to_numpy())
             res = compare_scores(base, scores, seed=self.seed)
-            rows.append({"trial_id": arm.id, "config_diff": arm.config.describe_diff(self.base),
-                         "is_base": arm.is_base, "n_cases": len(scores), "score": score,
-                         "ci_low": lo, "ci_high": hi, "delta": res.delta,
-                         "delta_ci_low": res.ci_low, "delta_ci_high": res.ci_high,
-                         "p_value": res.p_value,
-                         "confirmed": (not arm.is_base) and res.ci_low > 0,
-                         "run_id": arm.holdout[0].run_id})
+            rows.append(
+                {
+                    "trial_id": arm.id,
+                    "config_diff": arm.config.describe_diff(self.base),
+                    "is_base": arm.is_base,
+                    "n_cases": len(scores),
+                    "score": score,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "delta": res.delta,
+                    "delta_ci_low": res.ci_low,
+                    "delta_ci_high": res.ci_high,
+                    "p_value": res.p_value,
+                    "confirmed": (not arm.is_base) and res.ci_low > 0,
+                    "run_id": arm.holdout[0].run_id,
+                }
+            )
         self.confirmation = pd.DataFrame(rows, columns=CONFIRM_COLUMNS)
         self.save()
         return self.confirmation, None
 
-    async def confirm_async(self, top_k: int = 3, split: str = "holdout", repeats: int = 2,
-                            seed_offset: int = 1000, *, only_if_better: bool = False
-                            ) -> pd.DataFrame:
+    async def confirm_async(
+        self,
+        top_k: int = 3,
+        split: str = "holdout",
+        repeats: int = 2,
+        seed_offset: int = 1000,
+        *,
+        only_if_better: bool = False,
+    ) -> pd.DataFrame:
         """Evaluate the top trials and the base on ``split`` with fresh seeds (see
         :meth:`confirm`); raises :class:`ExperimentError` when the budget cannot pay for it."""
-        frame, why = await self.try_confirm(top_k, split, repeats, seed_offset,
-                                            only_if_better=only_if_better)
+        frame, why = await self.try_confirm(
+            top_k, split, repeats, seed_offset, only_if_better=only_if_better
+        )
         if frame is None:
-            raise ExperimentError(f"sweep {self.id}: not confirmed: {why}; pass a larger "
-                                  "te.Budget(calls=...) to te.sweep")
+            raise ExperimentError(
+                f"sweep {self.id}: not confirmed: {why}; pass a larger "
+                "te.Budget(calls=...) to te.sweep"
+            )
         return frame
 
     def confirm(self, top_k: int = 3, split: str = "holdout", repeats: int = 2) -> pd.DataFrame:
@@ -342,8 +482,10 @@ class Sweep:
                 return False
             winners = conf[conf["confirmed"]].sort_values("delta_ci_low", ascending=False)
             if winners.empty:
-                print(f"sweep {self.id}: nothing to promote, no trial beat the base on the "
-                      "holdout beyond noise")
+                print(
+                    f"sweep {self.id}: nothing to promote, no trial beat the base on the "
+                    "holdout beyond noise"
+                )
                 return False
             arm = next(a for a in self.arms if a.id == winners.iloc[0]["trial_id"])
             evals, ref_evals, ids = arm.holdout, self.base_arm.holdout, self.split.ids("holdout")
@@ -355,51 +497,97 @@ class Sweep:
             if current.canonical().key == self.base.key:
                 reference = combine(ref_evals)
         else:
-            ev = await evaluate_async(self.suite, cand, ids, store=self.store.runs,
-                                      repeats=self.repeats, base_seed=self.seed + (
-                                          0 if copy else 1000), name=f"{self.id}:promote")
+            ev = await evaluate_async(
+                self.suite,
+                cand,
+                ids,
+                store=self.store.runs,
+                repeats=self.repeats,
+                base_seed=self.seed + (0 if copy else 1000),
+                name=f"{self.id}:promote",
+            )
             run_ids = [ev.run_id]
-        return exp.link_promoted(cand, run_ids, tuner="sweep", tuner_id=self.id,
-                                 split_used=self.on if copy else "holdout", reference=reference,
-                                 copy=copy)
+        return exp.link_promoted(
+            cand,
+            run_ids,
+            tuner="sweep",
+            tuner_id=self.id,
+            split_used=self.on if copy else "holdout",
+            reference=reference,
+            copy=copy,
+        )
 
     # -- persistence and display ---------------------------------------------------------------
     def save(self) -> None:
         """Write the trials and the sweep's status to the store."""
         df = self.trials_df()
         for arm, (_, row) in zip(self.arms, df.iterrows(), strict=True):
-            self.store.upsert("sweep_trials", {
-                "sweep_id": self.id, "id": int(arm.id[1:]), "params_json": arm.info["params"],
-                "config_json": arm.config.to_json(), "canonical_key": arm.config.key,
-                "is_base": int(arm.is_base), "status": row["status"],
-                "eliminated_at_case": arm.eliminated_at, **{
-                    k: _f(row[k]) for k in ("score", "ci_low", "ci_high", "delta",
-                                            "delta_ci_low", "delta_ci_high", "p_value",
-                                            "p_holm")}}, ("sweep_id", "id"))
-        self.store.update("sweeps", {"id": self.id}, status="completed",
-                          best_trial_id=int(self.best_trial.id[1:]),
-                          calls_used=self.calls_used, message=self.message,
-                          finished_at=time.time())
+            self.store.upsert(
+                "sweep_trials",
+                {
+                    "sweep_id": self.id,
+                    "id": int(arm.id[1:]),
+                    "params_json": arm.info["params"],
+                    "config_json": arm.config.to_json(),
+                    "canonical_key": arm.config.key,
+                    "is_base": int(arm.is_base),
+                    "status": row["status"],
+                    "eliminated_at_case": arm.eliminated_at,
+                    **{
+                        k: _f(row[k])
+                        for k in (
+                            "score",
+                            "ci_low",
+                            "ci_high",
+                            "delta",
+                            "delta_ci_low",
+                            "delta_ci_high",
+                            "p_value",
+                            "p_holm",
+                        )
+                    },
+                },
+                ("sweep_id", "id"),
+            )
+        self.store.update(
+            "sweeps",
+            {"id": self.id},
+            status="completed",
+            best_trial_id=int(self.best_trial.id[1:]),
+            calls_used=self.calls_used,
+            message=self.message,
+            finished_at=time.time(),
+        )
 
     def link(self, exp: Any) -> int:
         """Link this sweep to an experiment (one selection-biased ``sweep`` row)."""
         best = self.best_trial
         row = self.trials_df().set_index("trial_id").loc[best.id]
-        return exp.link_tuner("sweep", self.id, best.config, best.run_ids, note=self.message,
-                              extra={"dev_delta": _f(row["delta"])})
+        return exp.link_tuner(
+            "sweep",
+            self.id,
+            best.config,
+            best.run_ids,
+            note=self.message,
+            extra={"dev_delta": _f(row["delta"])},
+        )
 
     def __repr__(self) -> str:
-        return (f"Sweep(id={self.id!r}, strategy={self.strategy!r}, trials={len(self.arms)}, "
-                f"calls={self.calls_used}, best={self.best!r})")
+        return (
+            f"Sweep(id={self.id!r}, strategy={self.strategy!r}, trials={len(self.arms)}, "
+            f"calls={self.calls_used}, best={self.best!r})"
+        )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         def page() -> str:
             import html
 
             table = html_table(self.trials_df())
-            return (f"<b>Sweep {self.id}</b> ({html.escape(self.strategy)}, "
-                    f"{self.calls_used} calls; stop: {html.escape(str(self.stop_reason))})<br>"
-                    f"{html.escape(self.message)}{table}")
+            return (
+                f"<b>Sweep {self.id}</b> ({html.escape(self.strategy)}, "
+                f"{self.calls_used} calls; stop: {html.escape(str(self.stop_reason))})<br>"
+                f"{html.escape(self.message)}{table}"
+            )
 
         return mimebundle(f"{self!r}\n{self.message}", page)
 

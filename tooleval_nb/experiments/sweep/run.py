@@ -47,17 +47,35 @@ def _key(*parts: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-async def sweep_async(suite: Suite, base: Config | None = None, space: Space | None = None, *,
-                      strategy: Strategy | None = None, n_trials: int | None = None,
-                      budget: Budget | None = None, repeats: int | Literal["auto"] = "auto",
-                      split: Split | None = None, on: Literal["dev", "all"] = "dev",
-                      select: Select = "lcb", alpha: float = 0.05, seed: int = 0,
-                      metric: str = "score", store: Any = None, experiment: Any = None,
-                      batch: int | None = None, parallel: int = 2, cache: bool = True,
-                      preflight: bool = True, probe: bool = True, resume: bool = True,
-                      confirm_top_k: int = 3, auto_promote: bool = True,
-                      promote: PromoteMode = "confirm", on_event: Any = None,
-                      executor: Any = "local") -> Sweep:
+async def sweep_async(
+    suite: Suite,
+    base: Config | None = None,
+    space: Space | None = None,
+    *,
+    strategy: Strategy | None = None,
+    n_trials: int | None = None,
+    budget: Budget | None = None,
+    repeats: int | Literal["auto"] = "auto",
+    split: Split | None = None,
+    on: Literal["dev", "all"] = "dev",
+    select: Select = "lcb",
+    alpha: float = 0.05,
+    seed: int = 0,
+    metric: str = "score",
+    store: Any = None,
+    experiment: Any = None,
+    batch: int | None = None,
+    parallel: int = 2,
+    cache: bool = True,
+    preflight: bool = True,
+    probe: bool = True,
+    resume: bool = True,
+    confirm_top_k: int = 3,
+    auto_promote: bool = True,
+    promote: PromoteMode = "confirm",
+    on_event: Any = None,
+    executor: Any = "local",
+) -> Sweep:
     """Async core of :func:`sweep` (same arguments)."""
     base = base or Config()
     space = space or DEFAULT_SPACE
@@ -79,23 +97,40 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
         configs.insert(0, base_canon)
         assigns.insert(0, {k: base_canon.get(k) for k in space.keys})
     grid_calls = sum(len(dev_ids) * (1 if c.greedy else reps) for c in configs)
-    chosen: Strategy = strategy or ("grid" if budget.calls is None or grid_calls <= budget.calls
-                                    else "race")
+    chosen: Strategy = strategy or (
+        "grid" if budget.calls is None or grid_calls <= budget.calls else "race"
+    )
     if chosen == "grid" and budget.calls is not None and grid_calls > budget.calls:
         raise ExperimentError(
             f"a grid of {len(configs)} configs on {len(dev_ids)} dev cases needs about "
             f"{grid_calls} calls, over the budget of {budget.calls}: use strategy='race' (drops "
             f"clearly worse configs early), n_trials=... with strategy='random', or a larger "
-            "te.Budget(calls=...)")
+            "te.Budget(calls=...)"
+        )
     if chosen == "tpe":
         try:
             import optuna  # noqa: F401
         except ImportError:
-            raise ExperimentError("strategy='tpe' needs Optuna: pip install optuna (or use "
-                                  "strategy='race')") from None
-    key = _key(suite.fingerprint(), base_canon.key, space.to_json_dict(), chosen, n_trials,
-               budget.model_dump(), seed, sp.model_dump(), on, select, alpha, metric, reps,
-               batch, experiment.id if experiment is not None else None)
+            raise ExperimentError(
+                "strategy='tpe' needs Optuna: pip install optuna (or use strategy='race')"
+            ) from None
+    key = _key(
+        suite.fingerprint(),
+        base_canon.key,
+        space.to_json_dict(),
+        chosen,
+        n_trials,
+        budget.model_dump(),
+        seed,
+        sp.model_dump(),
+        on,
+        select,
+        alpha,
+        metric,
+        reps,
+        batch,
+        experiment.id if experiment is not None else None,
+    )
     row = None
     if resume:
         rows = es.select("sweeps", {"key": key}, order="created_at DESC")
@@ -103,17 +138,31 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
     sweep_id = row["id"] if row else new_id("sw")
     settings = {"alpha": alpha, "metric": metric, "repeats": reps, "n_trials": n_trials}
     if row is None:
-        es.insert("sweeps", {
-            "id": sweep_id, "key": key, "experiment_id": getattr(experiment, "id", None),
-            "suite_fp": suite.fingerprint(), "base_config_json": base.to_json(),
-            "space_json": space.to_json_dict(), "strategy": chosen,
-            "budget_json": budget.model_dump(), "seed": seed, "on_split": on,
-            "select_rule": select, "settings_json": settings,
-            "status": "running", "created_at": time.time()})
+        es.insert(
+            "sweeps",
+            {
+                "id": sweep_id,
+                "key": key,
+                "experiment_id": getattr(experiment, "id", None),
+                "suite_fp": suite.fingerprint(),
+                "base_config_json": base.to_json(),
+                "space_json": space.to_json_dict(),
+                "strategy": chosen,
+                "budget_json": budget.model_dump(),
+                "seed": seed,
+                "on_split": on,
+                "select_rule": select,
+                "settings_json": settings,
+                "status": "running",
+                "created_at": time.time(),
+            },
+        )
     else:
         es.update("sweeps", {"id": sweep_id}, status="running")
-    arms = [Arm(id=f"t{i}", config=c, is_base=(c.key == base_canon.key),
-                info={"params": a}) for i, (c, a) in enumerate(zip(configs, assigns, strict=True))]
+    arms = [
+        Arm(id=f"t{i}", config=c, is_base=(c.key == base_canon.key), info={"params": a})
+        for i, (c, a) in enumerate(zip(configs, assigns, strict=True))
+    ]
     tracker = budget.tracker()
     mde80 = mde(len(dev_ids), 0.5)
     # the probe is part of the job: a resumed sweep pays the stored probe again (the budget is
@@ -128,24 +177,43 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
         if probe and row is None:
             est = await estimate_async(suite, base, grid_calls, store=es.runs, verbose=False)
             tracker.charge(est.probe_calls)
-            probed = {"calls": est.probe_calls, "seconds_per_call": est.seconds_per_call,
-                      "run_id": est.run_id}
+            probed = {
+                "calls": est.probe_calls,
+                "seconds_per_call": est.seconds_per_call,
+                "run_id": est.run_id,
+            }
             es.update("sweeps", {"id": sweep_id}, settings_json={**settings, "probe": probed})
         if probed:
             eta = format_duration(calls_hint * float(probed["seconds_per_call"]))
         plus = " + the base config" if len(configs) > expansion.n_canonical else ""
-        print(f"sweep {sweep_id}: {expansion.describe()}{plus} = {len(configs)} trials, "
-              f"strategy {chosen}; {len(dev_ids)} {on} cases; about {grid_calls} calls for the "
-              f"full grid{' (racing needs fewer)' if chosen == 'race' else ''}; budget "
-              f"{budget.describe()}; ETA {eta}; MDE80 {describe_mde(mde80)} (paired SD 0.5 "
-              "assumed)")
+        print(
+            f"sweep {sweep_id}: {expansion.describe()}{plus} = {len(configs)} trials, "
+            f"strategy {chosen}; {len(dev_ids)} {on} cases; about {grid_calls} calls for the "
+            f"full grid{' (racing needs fewer)' if chosen == 'race' else ''}; budget "
+            f"{budget.describe()}; ETA {eta}; MDE80 {describe_mde(mde80)} (paired SD 0.5 "
+            "assumed)"
+        )
         if mde80 > 0.10:
-            print(f"  warning: with {len(dev_ids)} dev cases only effects above "
-                  f"~{min(100, round(100 * mde80))} points are detectable; add cases for finer "
-                  "answers")
-    racer = Racer(suite, es, sweep_id, tracker, repeats=reps, seed=seed, metric=metric,
-                  alpha=alpha, eliminate=(chosen == "race"), parallel=parallel, cache=cache,
-                  on_event=on_event, executor=executor)
+            print(
+                f"  warning: with {len(dev_ids)} dev cases only effects above "
+                f"~{min(100, round(100 * mde80))} points are detectable; add cases for finer "
+                "answers"
+            )
+    racer = Racer(
+        suite,
+        es,
+        sweep_id,
+        tracker,
+        repeats=reps,
+        seed=seed,
+        metric=metric,
+        alpha=alpha,
+        eliminate=(chosen == "race"),
+        parallel=parallel,
+        cache=cache,
+        on_event=on_event,
+        executor=executor,
+    )
     order = _case_order(dev_ids, seed)
     try:
         if chosen == "tpe":
@@ -153,13 +221,29 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
         else:
             await racer.race(arms, order, batch=batch)
     except BaseException:
-        es.update("sweeps", {"id": sweep_id}, status="interrupted",
-                  calls_used=tracker.calls_used)
+        es.update("sweeps", {"id": sweep_id}, status="interrupted", calls_used=tracker.calls_used)
         raise
-    result = Sweep(sweep_id=sweep_id, suite=suite, base=base_canon, space=space, strategy=chosen,
-                   arms=arms, split=sp, on=on, select=select, alpha=alpha, seed=seed,
-                   metric=metric, repeats=reps, racer=racer, store=es, expansion=expansion,
-                   budget=budget, grid_calls=grid_calls, experiment=experiment)
+    result = Sweep(
+        sweep_id=sweep_id,
+        suite=suite,
+        base=base_canon,
+        space=space,
+        strategy=chosen,
+        arms=arms,
+        split=sp,
+        on=on,
+        select=select,
+        alpha=alpha,
+        seed=seed,
+        metric=metric,
+        repeats=reps,
+        racer=racer,
+        store=es,
+        expansion=expansion,
+        budget=budget,
+        grid_calls=grid_calls,
+        experiment=experiment,
+    )
     result.save()
     if experiment is not None:
         entry = result.link(experiment)
@@ -172,14 +256,18 @@ async def sweep_async(suite: Suite, base: Config | None = None, space: Space | N
             elif why is None:
                 await result.promote_async(experiment)
             else:  # an ordinary budget outcome: said in the entry, nothing promoted
-                experiment._note(entry, f"not confirmed: {why}; nothing promoted (run "
-                                 "sw.confirm() with a larger budget, then sw.promote(exp))")
+                experiment._note(
+                    entry,
+                    f"not confirmed: {why}; nothing promoted (run "
+                    "sw.confirm() with a larger budget, then sw.promote(exp))",
+                )
                 print(f"sweep {sweep_id}: not confirmed: {why}; nothing promoted")
     return result
 
 
-def sweep(suite: Suite, base: Config | None = None, space: Space | None = None,
-          **kwargs: Any) -> Sweep:
+def sweep(
+    suite: Suite, base: Config | None = None, space: Space | None = None, **kwargs: Any
+) -> Sweep:
     """Sweep ``space`` around ``base`` on the dev split and pick the best config beyond noise.
 
     Args:
@@ -228,14 +316,20 @@ def _case_order(ids: list[str], seed: int) -> list[str]:
     return order
 
 
-async def _tpe(racer: Racer, arms: list[Arm], order: list[str], space: Space, base: Config,
-               n_trials: int, seed: int) -> None:
+async def _tpe(
+    racer: Racer,
+    arms: list[Arm],
+    order: list[str],
+    space: Space,
+    base: Config,
+    n_trials: int,
+    seed: int,
+) -> None:
     """Optuna ask/tell on the real dev mean; the base config is enqueued first."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(direction="maximize",
-                                sampler=optuna.samplers.TPESampler(seed=seed))
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
     known = {a.config.key: a for a in arms}
     base_arm = next(a for a in arms if a.is_base)
     arms.clear()
@@ -254,8 +348,9 @@ async def _tpe(racer: Racer, arms: list[Arm], order: list[str], space: Space, ba
             else:
                 changes[name] = trial.suggest_categorical(name, list(spec))
         cfg = base.merge(**changes).canonical()
-        arm = known.get(cfg.key) or Arm(id=f"t{len(known)}", config=cfg,
-                                        info={"params": {k: cfg.get(k) for k in space.keys}})
+        arm = known.get(cfg.key) or Arm(
+            id=f"t{len(known)}", config=cfg, info={"params": {k: cfg.get(k) for k in space.keys}}
+        )
         known[cfg.key] = arm
         if arm not in arms:
             arms.append(arm)

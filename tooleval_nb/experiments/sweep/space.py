@@ -27,7 +27,9 @@ from ..config import Config
 
 __all__ = ["Condition", "Expansion", "Space", "Uniform", "space", "uniform", "DEFAULT_SPACE"]
 
-_COND = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<)\s*(-?[0-9.eE+-]+|'[^']*'|\"[^\"]*\")\s*$")
+_COND = re.compile(
+    r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<)\s*(-?[0-9.eE+-]+|'[^']*'|\"[^\"]*\")\s*$"
+)
 
 
 class Condition(BaseModel):
@@ -43,8 +45,10 @@ class Condition(BaseModel):
     def parse(cls, text: str) -> Condition:
         match = _COND.match(text)
         if not match:
-            raise ExperimentError(f"condition {text!r} is not understood: write 'key op number', "
-                                  "e.g. 'temperature > 0' (ops: > >= < <= == !=)")
+            raise ExperimentError(
+                f"condition {text!r} is not understood: write 'key op number', "
+                "e.g. 'temperature > 0' (ops: > >= < <= == !=)"
+            )
         key, op, raw = match.groups()
         try:
             value: Any = raw[1:-1] if raw[0] in "'\"" else float(raw)
@@ -57,15 +61,23 @@ class Condition(BaseModel):
         if left is None:
             return False
         try:
-            return {">": left > self.value, ">=": left >= self.value, "<": left < self.value,
-                    "<=": left <= self.value, "==": left == self.value,
-                    "!=": left != self.value}[self.op]
+            return {
+                ">": left > self.value,
+                ">=": left >= self.value,
+                "<": left < self.value,
+                "<=": left <= self.value,
+                "==": left == self.value,
+                "!=": left != self.value,
+            }[self.op]
         except TypeError:
             return False
 
     def __str__(self) -> str:
-        return f"{self.key} {self.op} {self.value:g}" if isinstance(self.value, float) else \
-            f"{self.key} {self.op} {self.value!r}"
+        return (
+            f"{self.key} {self.op} {self.value:g}"
+            if isinstance(self.value, float)
+            else f"{self.key} {self.op} {self.value!r}"
+        )
 
 
 class Uniform(BaseModel):
@@ -97,11 +109,17 @@ class Uniform(BaseModel):
         return round(rng.uniform(self.low, self.high), self.digits)
 
 
-def uniform(low: float, high: float, *, when: str | None = None, grid_points: int = 3,
-            digits: int = 3) -> Uniform:
+def uniform(
+    low: float, high: float, *, when: str | None = None, grid_points: int = 3, digits: int = 3
+) -> Uniform:
     """A continuous range for ``te.space`` (``when="temperature > 0"`` makes it conditional)."""
-    return Uniform(low=low, high=high, when=Condition.parse(when) if when else None,
-                   grid_points=grid_points, digits=digits)
+    return Uniform(
+        low=low,
+        high=high,
+        when=Condition.parse(when) if when else None,
+        grid_points=grid_points,
+        digits=digits,
+    )
 
 
 @dataclass
@@ -175,17 +193,22 @@ class Space(BaseModel):
             order = list(range(full.n_canonical))
             rng.shuffle(order)
             pick = sorted(order[:n])
-            return Expansion([full.configs[i] for i in pick], [full.assignments[i] for i in pick],
-                             full.n_raw, {full.configs[i].key: full.collapsed[full.configs[i].key]
-                                          for i in pick})
+            return Expansion(
+                [full.configs[i] for i in pick],
+                [full.assignments[i] for i in pick],
+                full.n_raw,
+                {full.configs[i].key: full.collapsed[full.configs[i].key] for i in pick},
+            )
         seen: dict[str, int] = {}
         configs: list[Config] = []
         assigns: list[dict[str, Any]] = []
         tries = 0
         while len(configs) < n and tries < 50 * n:
             tries += 1
-            raw = {k: (v.sample(rng) if isinstance(v, Uniform) else rng.choice(list(v)))
-                   for k, v in self.values.items()}
+            raw = {
+                k: (v.sample(rng) if isinstance(v, Uniform) else rng.choice(list(v)))
+                for k, v in self.values.items()
+            }
             cfg, assign = self._realise(base, raw)
             if cfg.key in seen:
                 seen[cfg.key] += 1
@@ -199,15 +222,20 @@ class Space(BaseModel):
         out: dict[str, Any] = {}
         for k, v in self.values.items():
             if isinstance(v, Uniform):
-                out[k] = {"uniform": [v.low, v.high], "when": str(v.when) if v.when else None,
-                          "grid_points": v.grid_points}
+                out[k] = {
+                    "uniform": [v.low, v.high],
+                    "when": str(v.when) if v.when else None,
+                    "grid_points": v.grid_points,
+                }
             else:
                 out[k] = list(v)
         return out
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{k}={v!r}" if isinstance(v, Uniform) else f"{k}={list(v)!r}"
-                          for k, v in self.values.items())
+        inner = ", ".join(
+            f"{k}={v!r}" if isinstance(v, Uniform) else f"{k}={list(v)!r}"
+            for k, v in self.values.items()
+        )
         return f"space({inner})"
 
 
@@ -217,8 +245,9 @@ def space(**params: Iterable[Any] | Uniform | Any) -> Space:
     A scalar value is a one-value list. Keys are flat config keys (fields or provider params).
     """
     if not params:
-        raise ExperimentError("te.space() needs at least one parameter, e.g. "
-                              "te.space(temperature=[0, 0.7])")
+        raise ExperimentError(
+            "te.space() needs at least one parameter, e.g. te.space(temperature=[0, 0.7])"
+        )
     values: dict[str, tuple[Any, ...] | Uniform] = {}
     for key, spec in params.items():
         if isinstance(spec, Uniform):
@@ -234,5 +263,9 @@ def space(**params: Iterable[Any] | Uniform | Any) -> Space:
 
 
 #: the small default space for the embedded model (16 configs)
-DEFAULT_SPACE = space(temperature=[0.0, 0.7], tool_choice=["auto", "required"],
-                      max_tokens=[128, 256], repeat_penalty=[1.0, 1.1])
+DEFAULT_SPACE = space(
+    temperature=[0.0, 0.7],
+    tool_choice=["auto", "required"],
+    max_tokens=[128, 256],
+    repeat_penalty=[1.0, 1.1],
+)

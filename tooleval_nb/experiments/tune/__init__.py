@@ -13,5 +13,12 @@ from .operators import DEFAULT_SYSTEM_PROMPT, OPERATORS, TOOL_RULES
 from .result import Candidate, PromptTune
 from .run import tune_prompt, tune_prompt_async
 
-__all__ = ["Candidate", "DEFAULT_SYSTEM_PROMPT", "OPERATORS", "PromptTune", "TOOL_RULES",
-           "tune_prompt", "tune_prompt_async"]
+__all__ = [
+    "Candidate",
+    "DEFAULT_SYSTEM_PROMPT",
+    "OPERATORS",
+    "PromptTune",
+    "TOOL_RULES",
+    "tune_prompt",
+    "tune_prompt_async",
+]

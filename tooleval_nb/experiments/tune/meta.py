@@ -24,10 +24,19 @@ __all__ = ["META_SCHEMA", "META_MARK", "meta_messages", "parse_meta", "failure_f
 META_MARK = "You write system prompts for a tool-calling assistant"
 
 META_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["prompts"],
-    "properties": {"prompts": {"type": "array", "items": {
-        "type": "object", "required": ["text"],
-        "properties": {"text": {"type": "string"}, "rationale": {"type": "string"}}}}}}
+    "type": "object",
+    "required": ["prompts"],
+    "properties": {
+        "prompts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["text"],
+                "properties": {"text": {"type": "string"}, "rationale": {"type": "string"}},
+            },
+        }
+    },
+}
 
 
 def failure_feedback(results: pd.DataFrame, k: int = 4) -> list[dict[str, str]]:
@@ -46,30 +55,52 @@ def failure_feedback(results: pd.DataFrame, k: int = 4) -> list[dict[str, str]]:
             break
         if r not in picked:
             picked.append(r)
-    return [{"user": str(r.get("prompt") or "")[:120],
-             "expected": json.dumps(expected_calls_of(r.get("expected")), default=str)[:200],
-             "actual": json.dumps(actual_calls_of(r.get("tool_calls")), default=str)[:200]
-             or str(r.get("content") or "")[:120],
-             "failure_mode": str(r.get("failure_mode"))} for r in picked]
+    return [
+        {
+            "user": str(r.get("prompt") or "")[:120],
+            "expected": json.dumps(expected_calls_of(r.get("expected")), default=str)[:200],
+            "actual": json.dumps(actual_calls_of(r.get("tool_calls")), default=str)[:200]
+            or str(r.get("content") or "")[:120],
+            "failure_mode": str(r.get("failure_mode")),
+        }
+        for r in picked
+    ]
 
 
-def meta_messages(suite: Suite, history: list[tuple[str, float]],
-                  feedback: list[dict[str, str]], n: int, max_tokens: int
-                  ) -> list[dict[str, str]]:
+def meta_messages(
+    suite: Suite,
+    history: list[tuple[str, float]],
+    feedback: list[dict[str, str]],
+    n: int,
+    max_tokens: int,
+) -> list[dict[str, str]]:
     """The one meta call of a generation."""
-    digest = "\n".join(f"- {t.name}({', '.join(t.required)}): {t.function.description[:80]}"
-                       for t in suite.tools)
-    past = "\n\n".join(f"Prompt (dev score {score:.2f}):\n{text or '(no system prompt)'}"
-                       for text, score in sorted(history, key=lambda h: h[1])[-5:])
-    fails = "\n".join(f"- user: {f['user']} | expected: {f['expected']} | got: {f['actual']} | "
-                      f"{f['failure_mode']}" for f in feedback[:4]) or "(none)"
-    body = (f"Tools:\n{digest}\n\nPast prompts, worst to best:\n{past or '(none)'}\n\n"
-            f"Failed cases:\n{fails}\n\nWrite {n} new system prompts that would score higher. "
-            f"Each at most {max_tokens} tokens. Do not mention specific values from the "
-            "examples.")
-    system = (f"{META_MARK}. Answer with JSON only, following this schema: "
-              f"{json.dumps(META_SCHEMA)} (for example "
-              '{"prompts": [{"text": "...", "rationale": "..."}]}).')
+    digest = "\n".join(
+        f"- {t.name}({', '.join(t.required)}): {t.function.description[:80]}" for t in suite.tools
+    )
+    past = "\n\n".join(
+        f"Prompt (dev score {score:.2f}):\n{text or '(no system prompt)'}"
+        for text, score in sorted(history, key=lambda h: h[1])[-5:]
+    )
+    fails = (
+        "\n".join(
+            f"- user: {f['user']} | expected: {f['expected']} | got: {f['actual']} | "
+            f"{f['failure_mode']}"
+            for f in feedback[:4]
+        )
+        or "(none)"
+    )
+    body = (
+        f"Tools:\n{digest}\n\nPast prompts, worst to best:\n{past or '(none)'}\n\n"
+        f"Failed cases:\n{fails}\n\nWrite {n} new system prompts that would score higher. "
+        f"Each at most {max_tokens} tokens. Do not mention specific values from the "
+        "examples."
+    )
+    system = (
+        f"{META_MARK}. Answer with JSON only, following this schema: "
+        f"{json.dumps(META_SCHEMA)} (for example "
+        '{"prompts": [{"text": "...", "rationale": "..."}]}).'
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 

@@ -24,10 +24,25 @@ from ..config import FewShot
 if TYPE_CHECKING:  # pragma: no cover
     from ...suite import EvalCase, Suite, Tool
 
-__all__ = ["TOOL_RULES", "DEFAULT_SYSTEM_PROMPT", "OPERATORS", "add_rule", "drop_rule",
-           "format_hint", "tool_digest", "example_from_case", "crossover", "shorten",
-           "normalise", "text_hash", "trigram_similarity", "count_tokens", "holdout_values",
-           "leaked_value", "apply_operator"]
+__all__ = [
+    "TOOL_RULES",
+    "DEFAULT_SYSTEM_PROMPT",
+    "OPERATORS",
+    "add_rule",
+    "drop_rule",
+    "format_hint",
+    "tool_digest",
+    "example_from_case",
+    "crossover",
+    "shorten",
+    "normalise",
+    "text_hash",
+    "trigram_similarity",
+    "count_tokens",
+    "holdout_values",
+    "leaked_value",
+    "apply_operator",
+]
 
 #: short rules for tool-calling system prompts
 TOOL_RULES: tuple[str, ...] = (
@@ -46,16 +61,24 @@ TOOL_RULES: tuple[str, ...] = (
 )
 
 #: the default prompt every tune scores beside the base prompt and no prompt
-DEFAULT_SYSTEM_PROMPT = ("You are a helpful assistant with access to tools.\n"
-                         f"- {TOOL_RULES[0]}\n- {TOOL_RULES[1]}\n- {TOOL_RULES[3]}")
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a helpful assistant with access to tools.\n"
+    f"- {TOOL_RULES[0]}\n- {TOOL_RULES[1]}\n- {TOOL_RULES[3]}"
+)
 
-OPERATORS: tuple[str, ...] = ("add_rule", "format_hint", "tool_digest", "add_example",
-                              "crossover", "drop_rule", "shorten")
+OPERATORS: tuple[str, ...] = (
+    "add_rule",
+    "format_hint",
+    "tool_digest",
+    "add_example",
+    "crossover",
+    "drop_rule",
+    "shorten",
+)
 
 _FORMAT_HINTS = {
     "native": "Call tools through the function-calling interface; do not write calls as text.",
-    "hermes": ('Write each call as <tool_call>{"name": "<tool>", "arguments": {...}}'
-               "</tool_call>."),
+    "hermes": ('Write each call as <tool_call>{"name": "<tool>", "arguments": {...}}</tool_call>.'),
     "pythonic": "Write calls as a Python list: [tool_name(param=value)].",
 }
 
@@ -103,9 +126,10 @@ def tool_digest(text: str | None, tools: Iterable[Tool]) -> str:
 
 def example_from_case(case: EvalCase) -> FewShot:
     """A few-shot exchange from a (dev) case: its prompt and its first acceptable call(s)."""
-    calls = tuple({"name": c.name, "arguments": {k: v[0] for k, v in c.arguments.items()
-                                                  if v and v[0] != ""}}
-                  for c in case.expected_call_list())
+    calls = tuple(
+        {"name": c.name, "arguments": {k: v[0] for k, v in c.arguments.items() if v and v[0] != ""}}
+        for c in case.expected_call_list()
+    )
     content = None if calls else "No tool is needed for this request."
     return FewShot(user=case.prompt, calls=calls, content=content, case_id=case.id)
 
@@ -115,8 +139,8 @@ def crossover(a: str | None, b: str | None, rng: random.Random) -> str:
     la, lb = _lines(a), _lines(b)
     extra = [ln for ln in lb if ln not in la]
     rng.shuffle(extra)
-    keep = la[:max(1, (len(la) + 1) // 2)] if la else []
-    return "\n".join([*keep, *extra[:max(1, len(extra) // 2 + 1)]])
+    keep = la[: max(1, (len(la) + 1) // 2)] if la else []
+    return "\n".join([*keep, *extra[: max(1, len(extra) // 2 + 1)]])
 
 
 def shorten(text: str | None, max_tokens: int) -> str:
@@ -133,10 +157,17 @@ def shorten(text: str | None, max_tokens: int) -> str:
     return "\n".join(lines)
 
 
-def apply_operator(name: str, parent: tuple[str | None, tuple[FewShot, ...]],
-                   other: tuple[str | None, tuple[FewShot, ...]] | None, *, rng: random.Random,
-                   mode: str, suite: Suite, dev_cases: list[EvalCase], max_tokens: int
-                   ) -> tuple[str | None, tuple[FewShot, ...]]:
+def apply_operator(
+    name: str,
+    parent: tuple[str | None, tuple[FewShot, ...]],
+    other: tuple[str | None, tuple[FewShot, ...]] | None,
+    *,
+    rng: random.Random,
+    mode: str,
+    suite: Suite,
+    dev_cases: list[EvalCase],
+    max_tokens: int,
+) -> tuple[str | None, tuple[FewShot, ...]]:
     """Apply operator ``name`` to ``parent`` (and ``other`` for crossover)."""
     text, shots = parent
     if name == "add_rule":
@@ -172,7 +203,7 @@ def text_hash(text: str | None, shots: tuple[FewShot, ...] = ()) -> str:
 
 def _trigrams(text: str) -> set[str]:
     t = normalise(text)
-    return {t[i:i + 3] for i in range(max(1, len(t) - 2))}
+    return {t[i : i + 3] for i in range(max(1, len(t) - 2))}
 
 
 def trigram_similarity(a: str | None, b: str | None) -> float:
@@ -212,8 +243,13 @@ def holdout_values(cases: Iterable[EvalCase], min_len: int = 3) -> set[str]:
 
 def leaked_value(text: str | None, shots: tuple[FewShot, ...], values: set[str]) -> str | None:
     """The first of ``values`` that appears as a whole word in the prompt or its examples."""
-    blob = " ".join([text or "", *(s.user for s in shots),
-                     *(str(c.get("arguments")) for s in shots for c in s.calls)]).lower()
+    blob = " ".join(
+        [
+            text or "",
+            *(s.user for s in shots),
+            *(str(c.get("arguments")) for s in shots for c in s.calls),
+        ]
+    ).lower()
     for value in sorted(values, key=lambda v: (-len(v), v)):
         if re.search(r"(?<!\w)" + re.escape(value.lower()) + r"(?!\w)", blob):
             return value

@@ -86,10 +86,24 @@ class Candidate:
 class PromptTune:
     """A finished prompt tune. Built by :func:`tooleval_nb.experiments.tune_prompt`."""
 
-    def __init__(self, *, tune_id: str, base: Config, candidates: list[Candidate],
-                 generations: list[dict[str, Any]], n_dev: int, metric: str, seed: int,
-                 promote_if: str, racer: Any, store: Any, split: Any, suite: Any,
-                 promote_mode: str = "confirm", experiment: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        tune_id: str,
+        base: Config,
+        candidates: list[Candidate],
+        generations: list[dict[str, Any]],
+        n_dev: int,
+        metric: str,
+        seed: int,
+        promote_if: str,
+        racer: Any,
+        store: Any,
+        split: Any,
+        suite: Any,
+        promote_mode: str = "confirm",
+        experiment: Any = None,
+    ) -> None:
         self.id = tune_id
         self.base = base
         self.candidates = candidates
@@ -141,15 +155,29 @@ class PromptTune:
                 st["holdout_score"] = float(hold.mean())
                 res = compare_scores(base_hold, hold, seed=self.seed)
                 st["holdout_delta"], st["holdout_ci_low"], st["holdout_ci_high"] = (
-                    res.delta, res.ci_low, res.ci_high)
+                    res.delta,
+                    res.ci_low,
+                    res.ci_high,
+                )
             c.stats = st
 
     def ranked(self) -> list[Candidate]:
         """Evaluated candidates on the full dev split, best dev LCB first (base excluded)."""
-        full = [c for c in self.candidates if c.operator != "base" and c.rejected_reason is None
-                and c.stats.get("dev_n", 0) >= self.n_dev]
-        return sorted(full, key=lambda c: (-c.stats.get("dev_lcb", -math.inf),
-                                           -c.stats.get("dev_score", 0.0), c.id))
+        full = [
+            c
+            for c in self.candidates
+            if c.operator != "base"
+            and c.rejected_reason is None
+            and c.stats.get("dev_n", 0) >= self.n_dev
+        ]
+        return sorted(
+            full,
+            key=lambda c: (
+                -c.stats.get("dev_lcb", -math.inf),
+                -c.stats.get("dev_score", 0.0),
+                c.id,
+            ),
+        )
 
     def passes(self, c: Candidate) -> bool:
         """Whether ``c`` passes ``promote_if`` on the holdout."""
@@ -183,20 +211,27 @@ class PromptTune:
         if self.promote_mode == "copy":
             if win is None:
                 return "no candidate beat the base prompt on dev beyond noise; .best is the base"
-            return (f"c{win.id} ({win.operator}) chosen on dev only (promote='copy', not "
-                    f"confirmed on a holdout): dev delta {win.stats['dev_delta']:+.3f}, lower "
-                    f"bound {win.stats['dev_lcb']:+.3f}")
+            return (
+                f"c{win.id} ({win.operator}) chosen on dev only (promote='copy', not "
+                f"confirmed on a holdout): dev delta {win.stats['dev_delta']:+.3f}, lower "
+                f"bound {win.stats['dev_lcb']:+.3f}"
+            )
         if win is None:
             if self.confirm_note:
-                return (f"{self.confirm_note}; so no candidate passed {self.promote_if}: .best "
-                        "is the base prompt")
-            return (f"no candidate passed {self.promote_if} on the holdout; .best is the base "
-                    "prompt")
-        st = {k: win.stats.get(k, math.nan) for k in ("holdout_delta", "holdout_ci_low",
-                                                       "holdout_ci_high", "dev_delta")}
-        return (f"c{win.id} ({win.operator}) confirmed: holdout delta "
-                f"{st['holdout_delta']:+.3f} [{st['holdout_ci_low']:+.3f}, "
-                f"{st['holdout_ci_high']:+.3f}] (dev estimate {st['dev_delta']:+.3f})")
+                return (
+                    f"{self.confirm_note}; so no candidate passed {self.promote_if}: .best "
+                    "is the base prompt"
+                )
+            return f"no candidate passed {self.promote_if} on the holdout; .best is the base prompt"
+        st = {
+            k: win.stats.get(k, math.nan)
+            for k in ("holdout_delta", "holdout_ci_low", "holdout_ci_high", "dev_delta")
+        }
+        return (
+            f"c{win.id} ({win.operator}) confirmed: holdout delta "
+            f"{st['holdout_delta']:+.3f} [{st['holdout_ci_low']:+.3f}, "
+            f"{st['holdout_ci_high']:+.3f}] (dev estimate {st['dev_delta']:+.3f})"
+        )
 
     # -- frames --------------------------------------------------------------------------------
     def candidates_df(self) -> pd.DataFrame:
@@ -207,28 +242,60 @@ class PromptTune:
         win = self.winner
         for c in self.candidates:
             st = c.stats
-            rows.append({
-                "cand_id": c.id, "generation": c.generation, "operator": c.operator,
-                "parent_ids": list(c.parents), "text": c.text,
-                "n_tokens": count_tokens(c.full_text()),
-                "few_shot_ids": [s.case_id for s in c.few_shot],
-                "rejected_reason": c.rejected_reason, "copies_dev_values": c.copies_dev_values,
-                "dev_n": st.get("dev_n", 0), **{k: st.get(k, math.nan) for k in (
-                    "dev_score", "dev_ci_low", "dev_ci_high", "dev_delta", "dev_lcb",
-                    "dev_delta_ci_high")},
-                "on_front": c.on_front, "eliminated_at": c.eliminated_at,
-                **{k: st.get(k, math.nan) for k in ("holdout_score", "holdout_delta",
-                                                    "holdout_ci_low", "holdout_ci_high")},
-                "promoted": win is not None and c.id == win.id})
+            rows.append(
+                {
+                    "cand_id": c.id,
+                    "generation": c.generation,
+                    "operator": c.operator,
+                    "parent_ids": list(c.parents),
+                    "text": c.text,
+                    "n_tokens": count_tokens(c.full_text()),
+                    "few_shot_ids": [s.case_id for s in c.few_shot],
+                    "rejected_reason": c.rejected_reason,
+                    "copies_dev_values": c.copies_dev_values,
+                    "dev_n": st.get("dev_n", 0),
+                    **{
+                        k: st.get(k, math.nan)
+                        for k in (
+                            "dev_score",
+                            "dev_ci_low",
+                            "dev_ci_high",
+                            "dev_delta",
+                            "dev_lcb",
+                            "dev_delta_ci_high",
+                        )
+                    },
+                    "on_front": c.on_front,
+                    "eliminated_at": c.eliminated_at,
+                    **{
+                        k: st.get(k, math.nan)
+                        for k in (
+                            "holdout_score",
+                            "holdout_delta",
+                            "holdout_ci_low",
+                            "holdout_ci_high",
+                        )
+                    },
+                    "promoted": win is not None and c.id == win.id,
+                }
+            )
         return pd.DataFrame(rows)
 
     def generations_df(self) -> pd.DataFrame:
         """``generation, n_proposed, n_rejected, meta_parsed, best_dev_lcb, calls_used``."""
         import pandas as pd
 
-        return pd.DataFrame(self.generations, columns=["generation", "n_proposed", "n_rejected",
-                                                       "meta_parsed", "best_dev_lcb",
-                                                       "calls_used"])
+        return pd.DataFrame(
+            self.generations,
+            columns=[
+                "generation",
+                "n_proposed",
+                "n_rejected",
+                "meta_parsed",
+                "best_dev_lcb",
+                "calls_used",
+            ],
+        )
 
     def case_matrix_df(self) -> pd.DataFrame:
         """Long format candidate × dev case: ``cand_id, case_id, score, base_score, change``
@@ -240,10 +307,22 @@ class PromptTune:
         for c in self.candidates:
             for case_id, score in c.dev_scores(self.metric).items():
                 ref = base.get(case_id, math.nan)
-                change = ("same" if ref != ref or abs(score - ref) < 1e-9 else
-                          "fixed" if score > ref else "broken")
-                rows.append({"cand_id": c.id, "case_id": case_id, "score": float(score),
-                             "base_score": float(ref), "change": change})
+                change = (
+                    "same"
+                    if ref != ref or abs(score - ref) < 1e-9
+                    else "fixed"
+                    if score > ref
+                    else "broken"
+                )
+                rows.append(
+                    {
+                        "cand_id": c.id,
+                        "case_id": case_id,
+                        "score": float(score),
+                        "base_score": float(ref),
+                        "change": change,
+                    }
+                )
         return pd.DataFrame(rows, columns=["cand_id", "case_id", "score", "base_score", "change"])
 
     def diff(self) -> str:
@@ -265,17 +344,25 @@ class PromptTune:
 
     async def promote_async(self, exp: Any, mode: str | None = None) -> bool:
         copy = (mode or self.promote_mode) == "copy"
-        win = self.winner if not copy or self.promote_mode == "copy" else next(
-            (c for c in self.ranked() if c.stats.get("dev_lcb", 0.0) > 0), None)
+        win = (
+            self.winner
+            if not copy or self.promote_mode == "copy"
+            else next((c for c in self.ranked() if c.stats.get("dev_lcb", 0.0) > 0), None)
+        )
         if win is None:
             print(f"prompt tune {self.id}: nothing to promote ({self.message})")
             return False
         if not copy and not win.holdout:
-            print(f"prompt tune {self.id}: c{win.id} was not confirmed on a holdout; use "
-                  "promote(exp, mode='copy') to promote it on its dev results")
+            print(
+                f"prompt tune {self.id}: c{win.id} was not confirmed on a holdout; use "
+                "promote(exp, mode='copy') to promote it on its dev results"
+            )
             return False
-        evals, ref = (win.dev, self.base_candidate.dev) if copy else \
-            (win.holdout, self.base_candidate.holdout)
+        evals, ref = (
+            (win.dev, self.base_candidate.dev)
+            if copy
+            else (win.holdout, self.base_candidate.holdout)
+        )
         ids = self.split.ids("dev" if copy else "holdout")
         current = exp.best.config
         cand = current.merge(system_prompt=win.text, few_shot=win.few_shot)
@@ -285,32 +372,63 @@ class PromptTune:
             if current.key == self.base.key:
                 reference = combine(ref)
         else:
-            ev = await evaluate_async(self.suite, cand, ids, store=self.store.runs,
-                                      repeats=self.racer.repeats,
-                                      base_seed=self.seed + (0 if copy else 1000),
-                                      name=f"{self.id}:promote")
+            ev = await evaluate_async(
+                self.suite,
+                cand,
+                ids,
+                store=self.store.runs,
+                repeats=self.racer.repeats,
+                base_seed=self.seed + (0 if copy else 1000),
+                name=f"{self.id}:promote",
+            )
             run_ids = [ev.run_id]
-        return exp.link_promoted(cand, run_ids, tuner="prompt_tune", tuner_id=self.id,
-                                 split_used="dev" if copy else "holdout", reference=reference,
-                                 copy=copy)
+        return exp.link_promoted(
+            cand,
+            run_ids,
+            tuner="prompt_tune",
+            tuner_id=self.id,
+            split_used="dev" if copy else "holdout",
+            reference=reference,
+            copy=copy,
+        )
 
     def link(self, exp: Any) -> int:
         lead = self.winner or (self.ranked()[0] if self.ranked() else self.base_candidate)
-        return exp.link_tuner("prompt_tune", self.id, lead.config(self.base),
-                              [e.run_id for e in lead.dev], note=self.message,
-                              extra={"dev_delta": lead.stats.get("dev_delta")})
+        return exp.link_tuner(
+            "prompt_tune",
+            self.id,
+            lead.config(self.base),
+            [e.run_id for e in lead.dev],
+            note=self.message,
+            extra={"dev_delta": lead.stats.get("dev_delta")},
+        )
 
     # -- display -------------------------------------------------------------------------------
     def __repr__(self) -> str:
-        return (f"PromptTune(id={self.id!r}, candidates={len(self.candidates)}, "
-                f"generations={len(self.generations)}, calls={self.calls_used}, "
-                f"promoted={self.confirmed_id})")
+        return (
+            f"PromptTune(id={self.id!r}, candidates={len(self.candidates)}, "
+            f"generations={len(self.generations)}, calls={self.calls_used}, "
+            f"promoted={self.confirmed_id})"
+        )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         def page() -> str:
-            cols = ["cand_id", "generation", "operator", "text", "rejected_reason", "dev_score",
-                    "dev_lcb", "holdout_delta", "holdout_ci_low", "promoted"]
-            return (f"<b>Prompt tune {html.escape(self.id)}</b>: {html.escape(self.message)}"
-                    + html_table(self.candidates_df()[cols]) + self.diff())
+            cols = [
+                "cand_id",
+                "generation",
+                "operator",
+                "text",
+                "rejected_reason",
+                "dev_score",
+                "dev_lcb",
+                "holdout_delta",
+                "holdout_ci_low",
+                "promoted",
+            ]
+            return (
+                f"<b>Prompt tune {html.escape(self.id)}</b>: {html.escape(self.message)}"
+                + html_table(self.candidates_df()[cols])
+                + self.diff()
+            )
 
         return mimebundle(f"{self!r}\n{self.message}", page)

@@ -53,19 +53,35 @@ __all__ = ["tune_prompt", "tune_prompt_async"]
 PromoteIf = Literal["holdout_ci_low>0", "holdout_mean>0", "always"]
 
 
-async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
-                            split: Split | None = None, meta_model: Any = "default",
-                            operators: Literal["auto", "meta", "rules"] = "auto",
-                            population: int = 6, generations: int = 4,
-                            search_few_shot: bool = True, budget: Budget | None = None,
-                            patience: int = 2, max_prompt_tokens: int = 200,
-                            confirm_top_k: int = 3,
-                            promote_if: PromoteIf = "holdout_ci_low>0", seed: int = 0,
-                            store: Any = None, experiment: Any = None, metric: str = "score",
-                            repeats: int = 2, batch: int | None = None, parallel: int = 2,
-                            cache: bool = True, resume: bool = True,
-                            auto_promote: bool = True, promote: PromoteMode = "confirm",
-                            on_event: Any = None, executor: Any = "local") -> PromptTune:
+async def tune_prompt_async(
+    suite: Suite,
+    base: Config | None = None,
+    *,
+    split: Split | None = None,
+    meta_model: Any = "default",
+    operators: Literal["auto", "meta", "rules"] = "auto",
+    population: int = 6,
+    generations: int = 4,
+    search_few_shot: bool = True,
+    budget: Budget | None = None,
+    patience: int = 2,
+    max_prompt_tokens: int = 200,
+    confirm_top_k: int = 3,
+    promote_if: PromoteIf = "holdout_ci_low>0",
+    seed: int = 0,
+    store: Any = None,
+    experiment: Any = None,
+    metric: str = "score",
+    repeats: int = 2,
+    batch: int | None = None,
+    parallel: int = 2,
+    cache: bool = True,
+    resume: bool = True,
+    auto_promote: bool = True,
+    promote: PromoteMode = "confirm",
+    on_event: Any = None,
+    executor: Any = "local",
+) -> PromptTune:
     """Async core of :func:`tune_prompt` (same arguments)."""
     base = (base or Config()).canonical()
     budget = budget or Budget(calls=400, minutes=20)
@@ -75,54 +91,118 @@ async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
     es = experiment_store(store)
     if meta_model == "default":
         meta_model = DEFAULT_MODEL
-    settings = {"population": population, "generations": generations, "operators": operators,
-                "search_few_shot": search_few_shot, "patience": patience,
-                "max_prompt_tokens": max_prompt_tokens, "confirm_top_k": confirm_top_k,
-                "promote_if": promote_if, "seed": seed, "metric": metric, "repeats": repeats,
-                "batch": batch, "budget": budget.model_dump()}
+    settings = {
+        "population": population,
+        "generations": generations,
+        "operators": operators,
+        "search_few_shot": search_few_shot,
+        "patience": patience,
+        "max_prompt_tokens": max_prompt_tokens,
+        "confirm_top_k": confirm_top_k,
+        "promote_if": promote_if,
+        "seed": seed,
+        "metric": metric,
+        "repeats": repeats,
+        "batch": batch,
+        "budget": budget.model_dump(),
+    }
     meta_key = meta_model.to_json() if isinstance(meta_model, Config) else meta_model
-    key = hashlib.sha256(json.dumps([suite.fingerprint(), base.key, sp.model_dump(), settings,
-                                     meta_key, getattr(experiment, "id", None)],
-                                    sort_keys=True, default=str).encode()).hexdigest()[:20]
+    key = hashlib.sha256(
+        json.dumps(
+            [
+                suite.fingerprint(),
+                base.key,
+                sp.model_dump(),
+                settings,
+                meta_key,
+                getattr(experiment, "id", None),
+            ],
+            sort_keys=True,
+            default=str,
+        ).encode()
+    ).hexdigest()[:20]
     rows = es.select("prompt_tunes", {"key": key}, order="created_at DESC") if resume else []
     tune_id = rows[0]["id"] if rows else new_id("pt")
     if not rows:
-        es.insert("prompt_tunes", {"id": tune_id, "key": key,
-                                   "experiment_id": getattr(experiment, "id", None),
-                                   "suite_fp": suite.fingerprint(),
-                                   "base_config_json": base.to_json(), "meta_model": meta_key,
-                                   "settings_json": settings, "split_json": sp.model_dump(),
-                                   "status": "running", "created_at": time.time()})
+        es.insert(
+            "prompt_tunes",
+            {
+                "id": tune_id,
+                "key": key,
+                "experiment_id": getattr(experiment, "id", None),
+                "suite_fp": suite.fingerprint(),
+                "base_config_json": base.to_json(),
+                "meta_model": meta_key,
+                "settings_json": settings,
+                "split_json": sp.model_dump(),
+                "status": "running",
+                "created_at": time.time(),
+            },
+        )
     else:
         es.update("prompt_tunes", {"id": tune_id}, status="running")
     tracker = budget.tracker()
-    racer = Racer(suite, es, tune_id, tracker, repeats=repeats, seed=seed, metric=metric,
-                  eliminate=True, parallel=parallel, cache=cache, on_event=on_event,
-                  executor=executor)
+    racer = Racer(
+        suite,
+        es,
+        tune_id,
+        tracker,
+        repeats=repeats,
+        seed=seed,
+        metric=metric,
+        eliminate=True,
+        parallel=parallel,
+        cache=cache,
+        on_event=on_event,
+        executor=executor,
+    )
     # the meta reply holds ceil(population / 2) prompts of at most max_prompt_tokens each: a
     # tighter max_tokens keeps a rambling small meta model from costing minutes
     meta_tokens = min(512, 64 + math.ceil(population / 2) * (max_prompt_tokens + 16))
-    caller = None if operators == "rules" or meta_model is None else \
-        JsonCaller(meta_model, 10_000, 120.0, "auto", {"temperature": 0.7,
-                                                       "max_tokens": meta_tokens})
+    caller = (
+        None
+        if operators == "rules" or meta_model is None
+        else JsonCaller(
+            meta_model, 10_000, 120.0, "auto", {"temperature": 0.7, "max_tokens": meta_tokens}
+        )
+    )
     tuner = Tuner(suite, base, sp, tune_id, es, racer, caller, settings)
-    result = PromptTune(tune_id=tune_id, base=base, candidates=tuner.cands, generations=[],
-                        n_dev=len(sp.dev), metric=metric, seed=seed, promote_if=promote_if,
-                        racer=racer, store=es, split=sp, suite=suite, promote_mode=promote,
-                        experiment=experiment)
+    result = PromptTune(
+        tune_id=tune_id,
+        base=base,
+        candidates=tuner.cands,
+        generations=[],
+        n_dev=len(sp.dev),
+        metric=metric,
+        seed=seed,
+        promote_if=promote_if,
+        racer=racer,
+        store=es,
+        split=sp,
+        suite=suite,
+        promote_mode=promote,
+        experiment=experiment,
+    )
     try:
         await _run(result, tuner, tracker, generations, population, patience)
         if promote != "copy":
             await _confirm(result, tuner, confirm_top_k, seed)
     except BaseException:
-        es.update("prompt_tunes", {"id": tune_id}, status="interrupted",
-                  calls_used=tracker.calls_used)
+        es.update(
+            "prompt_tunes", {"id": tune_id}, status="interrupted", calls_used=tracker.calls_used
+        )
         raise
     tuner.save_all()
     win = result.winner
-    es.update("prompt_tunes", {"id": tune_id}, status="completed",
-              best_cand_id=win.id if win else None, calls_used=tracker.calls_used,
-              message=result.message, finished_at=time.time())
+    es.update(
+        "prompt_tunes",
+        {"id": tune_id},
+        status="completed",
+        best_cand_id=win.id if win else None,
+        calls_used=tracker.calls_used,
+        message=result.message,
+        finished_at=time.time(),
+    )
     if experiment is not None:
         result.link(experiment)
         if auto_promote and win is not None:
@@ -130,8 +210,9 @@ async def tune_prompt_async(suite: Suite, base: Config | None = None, *,
     return result
 
 
-async def _run(result: PromptTune, tuner: Tuner, tracker: Any, generations: int,
-               population: int, patience: int) -> None:
+async def _run(
+    result: PromptTune, tuner: Tuner, tracker: Any, generations: int, population: int, patience: int
+) -> None:
     """The generations: stored ones are replayed (cells and meta calls reused, charged once),
     the rest proposed and raced."""
     es, metric, n_dev = tuner.es, result.metric, result.n_dev
@@ -153,18 +234,23 @@ async def _run(result: PromptTune, tuner: Tuner, tracker: Any, generations: int,
             meta_parsed = await tuner.propose(gen, front, result)
         await tuner.evaluate(gen, front)
         result.refresh_stats()
-        full = [c for c in tuner.cands if c.rejected_reason is None
-                and c.stats.get("dev_n", 0) >= n_dev]
+        full = [
+            c for c in tuner.cands if c.rejected_reason is None and c.stats.get("dev_n", 0) >= n_dev
+        ]
         front = pareto(full, metric, population)
         for c in tuner.cands:
             c.on_front = c in front
         tuner.save_all()
-        lcb = max((c.stats.get("dev_lcb", -math.inf) for c in full if c.operator != "base"),
-                  default=-math.inf)
-        result.generations.append(tuner.generation_row(gen, meta_parsed, lcb,
-                                                       tracker.calls_used))
-        es.upsert("prompt_generations", {"tune_id": tuner.id, **result.generations[-1]},
-                  ("tune_id", "generation"))
+        lcb = max(
+            (c.stats.get("dev_lcb", -math.inf) for c in full if c.operator != "base"),
+            default=-math.inf,
+        )
+        result.generations.append(tuner.generation_row(gen, meta_parsed, lcb, tracker.calls_used))
+        es.upsert(
+            "prompt_generations",
+            {"tune_id": tuner.id, **result.generations[-1]},
+            ("tune_id", "generation"),
+        )
         stale = 0 if lcb > best_lcb + 1e-9 else stale + 1
         best_lcb = max(best_lcb, lcb)
         racer = tuner.racer
@@ -196,24 +282,29 @@ async def _confirm(result: PromptTune, tuner: Tuner, top_k: int, seed: int) -> N
         return
     picks = _eligible(result)[:top_k]
     if not picks:
-        result.confirm_note = ("nothing to confirm: no candidate beat the base prompt on dev"
-                               + (" beyond noise" if result.promote_if == "holdout_ci_low>0"
-                                  else ""))
+        result.confirm_note = "nothing to confirm: no candidate beat the base prompt on dev" + (
+            " beyond noise" if result.promote_if == "holdout_ci_low>0" else ""
+        )
         return
     racer = tuner.racer
-    arms = [Arm(id=c.item_id, config=c.config(result.base))
-            for c in [result.base_candidate, *picks]]
+    arms = [
+        Arm(id=c.item_id, config=c.config(result.base)) for c in [result.base_candidate, *picks]
+    ]
     need = racer.need(arms, 0, "holdout", len(ids))
     if need and not racer.tracker.can_afford(need):
-        result.confirm_note = (f"not confirmed: budget: confirming {len(arms)} candidates on "
-                               f"{len(ids)} holdout cases {racer.shortfall(need)}")
+        result.confirm_note = (
+            f"not confirmed: budget: confirming {len(arms)} candidates on "
+            f"{len(ids)} holdout cases {racer.shortfall(need)}"
+        )
         result.stop_reason = f"{result.stop_reason}; budget spent before confirmation"
         return
     for cand, arm in zip([result.base_candidate, *picks], arms, strict=True):
         ev = await racer.cell(arm, 0, "holdout", ids, seed=seed + 1000)
         if ev is None:
-            result.confirm_note = (f"not confirmed: budget spent before confirming c{cand.id} "
-                                   f"(it {racer.shortfall(racer.cost(arm, len(ids)))})")
+            result.confirm_note = (
+                f"not confirmed: budget spent before confirming c{cand.id} "
+                f"(it {racer.shortfall(racer.cost(arm, len(ids)))})"
+            )
             result.stop_reason = f"{result.stop_reason}; budget spent before confirmation"
             break
         cand.holdout = [ev]
@@ -223,8 +314,7 @@ async def _confirm(result: PromptTune, tuner: Tuner, top_k: int, seed: int) -> N
     passing = [c for c in picks if c.holdout and result.passes(c)]
     if passing:
         key = "holdout_delta" if result.promote_if != "holdout_ci_low>0" else "holdout_ci_low"
-        result.confirmed_id = max(passing, key=lambda c: (c.stats.get(key, -math.inf),
-                                                          -c.id)).id
+        result.confirmed_id = max(passing, key=lambda c: (c.stats.get(key, -math.inf), -c.id)).id
 
 
 def tune_prompt(suite: Suite, base: Config | None = None, **kwargs: Any) -> PromptTune:

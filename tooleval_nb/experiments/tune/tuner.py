@@ -48,8 +48,11 @@ def pareto(cands: list[Candidate], metric: str, cap: int) -> list[Candidate]:
     front = []
     for i, c in enumerate(cands):
         col = table[:, i]
-        dominated = any((table[:, j] >= col).all() and (table[:, j] > col).any()
-                        for j in range(len(cands)) if j != i)
+        dominated = any(
+            (table[:, j] >= col).all() and (table[:, j] > col).any()
+            for j in range(len(cands))
+            if j != i
+        )
         if not dominated:
             front.append((float(col.mean()), c))
     front.sort(key=lambda mc: (-mc[0], mc[1].id))
@@ -68,8 +71,17 @@ class Tuner:
     """The state of one prompt tune: its candidates (filtered, stored a generation at a time),
     the meta model's failures, and one generation's proposal and race."""
 
-    def __init__(self, suite: Suite, base: Config, sp: Split, tune_id: str, es: Any,
-                 racer: Racer, caller: JsonCaller | None, settings: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        base: Config,
+        sp: Split,
+        tune_id: str,
+        es: Any,
+        racer: Racer,
+        caller: JsonCaller | None,
+        settings: dict[str, Any],
+    ) -> None:
         self.suite, self.base, self.split, self.id, self.es = suite, base, sp, tune_id, es
         self.racer, self.caller, self.s = racer, caller, settings
         self.dev_cases = [suite.case(i) for i in sp.dev]
@@ -85,12 +97,25 @@ class Tuner:
         random.Random(settings["seed"]).shuffle(self.order)
 
     # -- candidates ----------------------------------------------------------------------------
-    def add(self, gen: int, op: str, parents: list[int], text: str | None,
-            shots: tuple[FewShot, ...] = (), rationale: str = "", check: bool = True
-            ) -> Candidate:
-        cand = Candidate(id=len(self.cands), generation=gen, operator=op, parents=parents,
-                         text=text.strip() if isinstance(text, str) else None, few_shot=shots,
-                         rationale=rationale)
+    def add(
+        self,
+        gen: int,
+        op: str,
+        parents: list[int],
+        text: str | None,
+        shots: tuple[FewShot, ...] = (),
+        rationale: str = "",
+        check: bool = True,
+    ) -> Candidate:
+        cand = Candidate(
+            id=len(self.cands),
+            generation=gen,
+            operator=op,
+            parents=parents,
+            text=text.strip() if isinstance(text, str) else None,
+            few_shot=shots,
+            rationale=rationale,
+        )
         if check:
             cand.rejected_reason = self._reject_reason(cand)
         value = leaked_value(cand.text, (), self.dev_vals)
@@ -102,22 +127,33 @@ class Tuner:
     def commit(self, gen: int, meta_parsed: bool | None) -> None:
         """Write generation ``gen``'s new candidates and its proposal row in one transaction."""
         row = {"tune_id": self.id, **self.generation_row(gen, meta_parsed)}
-        self.es.upsert_many([*(("prompt_candidates", self._row(c), ("tune_id", "id"))
-                               for c in self._pending),
-                             ("prompt_generations", row, ("tune_id", "generation"))])
+        self.es.upsert_many(
+            [
+                *(("prompt_candidates", self._row(c), ("tune_id", "id")) for c in self._pending),
+                ("prompt_generations", row, ("tune_id", "generation")),
+            ]
+        )
         self._pending.clear()
         self.proposed[gen] = meta_parsed
 
-    def generation_row(self, gen: int, meta_parsed: bool | None,
-                       best_dev_lcb: float | None = None,
-                       calls_used: int | None = None) -> dict[str, Any]:
+    def generation_row(
+        self,
+        gen: int,
+        meta_parsed: bool | None,
+        best_dev_lcb: float | None = None,
+        calls_used: int | None = None,
+    ) -> dict[str, Any]:
         """Generation ``gen``'s ``prompt_generations`` row (without ``tune_id``): its candidates
         proposed and rejected, whether its meta call parsed, and (once raced) its figures."""
         gen_cands = [c for c in self.cands if c.generation == gen]
-        return {"generation": gen, "n_proposed": len(gen_cands),
-                "n_rejected": sum(c.rejected_reason is not None for c in gen_cands),
-                "meta_parsed": meta_parsed, "best_dev_lcb": best_dev_lcb,
-                "calls_used": calls_used}
+        return {
+            "generation": gen,
+            "n_proposed": len(gen_cands),
+            "n_rejected": sum(c.rejected_reason is not None for c in gen_cands),
+            "meta_parsed": meta_parsed,
+            "best_dev_lcb": best_dev_lcb,
+            "calls_used": calls_used,
+        }
 
     def replay(self, gen: int) -> bool | None:
         """A stored generation's proposal, as the interrupted process made it: its meta call is
@@ -143,42 +179,59 @@ class Tuner:
                 continue
             if text_hash(other.text, other.few_shot) == digest:
                 return f"duplicate of c{other.id}"
-            if [s.case_id for s in other.few_shot] == ids and \
-                    trigram_similarity(other.text, cand.text) >= 0.9:
+            if [s.case_id for s in other.few_shot] == ids and trigram_similarity(
+                other.text, cand.text
+            ) >= 0.9:
                 return f"near_duplicate of c{other.id}"
         return None
 
     def save_all(self) -> None:
         """Write every stored candidate's figures (one transaction)."""
-        self.es.upsert_many([("prompt_candidates", self._row(c), ("tune_id", "id"))
-                             for c in self.cands])
+        self.es.upsert_many(
+            [("prompt_candidates", self._row(c), ("tune_id", "id")) for c in self.cands]
+        )
 
     def _row(self, c: Candidate) -> dict[str, Any]:
         return {
-            "tune_id": self.id, "id": c.id, "generation": c.generation, "operator": c.operator,
-            "parent_ids_json": c.parents, "text": c.text, "text_hash": text_hash(c.text,
-                                                                                c.few_shot),
-            "few_shot_json": [s.model_dump() for s in c.few_shot], "rationale": c.rationale,
-            "rejected_reason": c.rejected_reason, "dev_score": c.stats.get("dev_score"),
-            "dev_lcb": c.stats.get("dev_lcb"), "holdout_score": c.stats.get("holdout_score"),
-            "holdout_delta": c.stats.get("holdout_delta"), "on_front": int(c.on_front),
+            "tune_id": self.id,
+            "id": c.id,
+            "generation": c.generation,
+            "operator": c.operator,
+            "parent_ids_json": c.parents,
+            "text": c.text,
+            "text_hash": text_hash(c.text, c.few_shot),
+            "few_shot_json": [s.model_dump() for s in c.few_shot],
+            "rationale": c.rationale,
+            "rejected_reason": c.rejected_reason,
+            "dev_score": c.stats.get("dev_score"),
+            "dev_lcb": c.stats.get("dev_lcb"),
+            "holdout_score": c.stats.get("holdout_score"),
+            "holdout_delta": c.stats.get("holdout_delta"),
+            "on_front": int(c.on_front),
             "eliminated_at": c.eliminated_at,
-            "extra_json": {"copies_dev_values": c.copies_dev_values}}
+            "extra_json": {"copies_dev_values": c.copies_dev_values},
+        }
 
     def restore(self) -> int:
         """Reload stored candidates and generations; returns the next generation to propose
         (after the last stored generation, even one that stored no candidate)."""
         rows = self.es.select("prompt_candidates", {"tune_id": self.id}, order="id")
         for r in rows:
-            shots = tuple(FewShot.model_validate(s) for s in json.loads(r["few_shot_json"] or
-                                                                        "[]"))
+            shots = tuple(FewShot.model_validate(s) for s in json.loads(r["few_shot_json"] or "[]"))
             extra = json.loads(r["extra_json"] or "{}")
-            self.cands.append(Candidate(
-                id=r["id"], generation=r["generation"], operator=r["operator"],
-                parents=json.loads(r["parent_ids_json"] or "[]"), text=r["text"],
-                few_shot=shots, rationale=r["rationale"] or "",
-                rejected_reason=r["rejected_reason"],
-                copies_dev_values=bool(extra.get("copies_dev_values"))))
+            self.cands.append(
+                Candidate(
+                    id=r["id"],
+                    generation=r["generation"],
+                    operator=r["operator"],
+                    parents=json.loads(r["parent_ids_json"] or "[]"),
+                    text=r["text"],
+                    few_shot=shots,
+                    rationale=r["rationale"] or "",
+                    rejected_reason=r["rejected_reason"],
+                    copies_dev_values=bool(extra.get("copies_dev_values")),
+                )
+            )
         for g in self.es.select("prompt_generations", {"tune_id": self.id}):
             parsed = g["meta_parsed"]
             self.proposed[g["generation"]] = None if parsed is None else bool(parsed)
@@ -194,15 +247,30 @@ class Tuner:
         parsed = None
         text_asked: bool | None = None
         mode = self.s["operators"]
-        if self.caller is not None and mode in ("auto", "meta") and \
-                (mode == "meta" or self.meta_failures < 2) and self.racer.tracker.can_afford(1):
-            history = [(c.text or "", c.stats.get("dev_score", 0.0)) for c in self.cands
-                       if c.stats.get("dev_n")]
+        if (
+            self.caller is not None
+            and mode in ("auto", "meta")
+            and (mode == "meta" or self.meta_failures < 2)
+            and self.racer.tracker.can_afford(1)
+        ):
+            history = [
+                (c.text or "", c.stats.get("dev_score", 0.0))
+                for c in self.cands
+                if c.stats.get("dev_n")
+            ]
             source = leader.dev or result.base_candidate.dev
             feedback = failure_feedback(_frame(source)) if source else []
             text, _ = await self.caller.ask(
-                meta_messages(self.suite, history, feedback, max(1, math.ceil(n / 2)),
-                              self.s["max_prompt_tokens"]), META_SCHEMA, "prompts")
+                meta_messages(
+                    self.suite,
+                    history,
+                    feedback,
+                    max(1, math.ceil(n / 2)),
+                    self.s["max_prompt_tokens"],
+                ),
+                META_SCHEMA,
+                "prompts",
+            )
             self.racer.tracker.charge(1)
             text_asked = True
             parsed = parse_meta(text)
@@ -216,15 +284,20 @@ class Tuner:
         while sum(c.generation == gen for c in self.cands) < n and (mode != "meta" or not parsed):
             op = ops[(gen + k) % len(ops)]
             k += 1
-            parent = rng.choices(pool, weights=weights[:len(pool)])[0]
+            parent = rng.choices(pool, weights=weights[: len(pool)])[0]
             other = rng.choice(pool) if len(pool) > 1 else None
             if op == "crossover" and (other is None or other is parent):
                 op = "add_rule"
-            text, shots = apply_operator(op, (parent.text, parent.few_shot),
-                                         (other.text, other.few_shot) if other else None,
-                                         rng=rng, mode=self.base.mode, suite=self.suite,
-                                         dev_cases=self.dev_cases,
-                                         max_tokens=self.s["max_prompt_tokens"])
+            text, shots = apply_operator(
+                op,
+                (parent.text, parent.few_shot),
+                (other.text, other.few_shot) if other else None,
+                rng=rng,
+                mode=self.base.mode,
+                suite=self.suite,
+                dev_cases=self.dev_cases,
+                max_tokens=self.s["max_prompt_tokens"],
+            )
             parents = [parent.id] + ([other.id] if op == "crossover" and other else [])
             self.add(gen, op, parents, text, shots)
             if k > 5 * n:
@@ -236,9 +309,15 @@ class Tuner:
     async def evaluate(self, gen: int, front: list[Candidate]) -> None:
         """Race this generation's accepted candidates with the front and the base on dev."""
         base = next(c for c in self.cands if c.operator == "base")
-        todo = [base, *[c for c in front if c is not base],
-                *[c for c in self.cands if c.generation == gen and c.rejected_reason is None
-                  and c is not base]]
+        todo = [
+            base,
+            *[c for c in front if c is not base],
+            *[
+                c
+                for c in self.cands
+                if c.generation == gen and c.rejected_reason is None and c is not base
+            ],
+        ]
         arms = [Arm(id=c.item_id, config=c.config(self.base), is_base=c is base) for c in todo]
         await self.racer.race(arms, self.order, batch=self.s["batch"])
         for cand, arm in zip(todo, arms, strict=True):
