@@ -8,8 +8,6 @@ import importlib.util
 import json
 from pathlib import Path
 
-from tooleval_nb.testing import FakeOpenAIServer
-
 HERE = Path(__file__).parent
 
 
@@ -21,11 +19,11 @@ def _golden_module():
     return module
 
 
-def test_bundled_suites_store_and_publish_what_they_did(tmp_path: Path) -> None:
+def test_bundled_suites_store_and_publish_what_they_did(fake_server, tmp_path: Path) -> None:
     golden = _golden_module()
     expected = json.loads((HERE / "golden_bundled.json").read_text())
-    with FakeOpenAIServer() as server:
-        got = json.loads(json.dumps(golden.snapshot(server.url, tmp_path / "runs.db")))
+    server = fake_server()
+    got = json.loads(json.dumps(golden.snapshot(server.url, tmp_path / "runs.db")))
     assert sorted(got) == sorted(expected)
     for suite, want in expected.items():
         for part in ("rows", "events", "published"):
