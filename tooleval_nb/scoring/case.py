@@ -90,6 +90,11 @@ def score_case(
         call: replaces :func:`tooleval_nb.models.call_model_async` for LLM graders.
         base_dir: where relative code-grader modules are found (the suite's folder).
 
+    Returns:
+        The case's :class:`CaseScore`: tool, parameter and overall scores, ``passed`` and the
+        ``failure_mode``, each expected call's pairing and parameters, the chain's parts, the
+        expectations' and graders' results.
+
     Raises:
         RegexTimeoutError: a ``regex`` expectation ran past its time bound (names the case).
         ScoringError: an invalid scoring configuration (unknown mode, invalid regex).
