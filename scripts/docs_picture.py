@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"--user-data-dir={tmp}/profile",
                 "--virtual-time-budget=10000",
                 f"--screenshot={args.out}",
-                "--window-size=1100,440",
+                "--window-size=1100,370",
                 html_file.as_uri(),
             ],
             check=True,

@@ -201,3 +201,21 @@ def test_every_public_name_is_in_the_api_reference() -> None:
         and not (getattr(te, n).__doc__ or "").strip()
     ]
     assert not undocumented, f"public names without a docstring: {undocumented}"
+
+
+def test_docstring_roles_become_inline_code() -> None:
+    """The docs site's griffe extension (scripts/griffe_roles.py) writes reST roles as code."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from griffe_roles import plain_roles
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    text = (
+        "Returns the :class:`Job`; see :func:`~tooleval_nb.runner.run_eval`, "
+        ":meth:`.Run.results_df`, :data:`te.DEFAULT_MODEL` and :ref:`the guide <guide>`."
+    )
+    assert plain_roles(text) == (
+        "Returns the `Job`; see `run_eval`, `Run.results_df`, `te.DEFAULT_MODEL` and `the guide`."
+    )
+    assert plain_roles("no role, ``literal``") == "no role, ``literal``"
+    assert plain_roles("derives from it::\n\n    tree\n::\n") == "derives from it:\n\n    tree\n\n"
