@@ -85,7 +85,8 @@ def score_case(
         tools: the tools offered (default: the case's own); used for schema checks (hallucinated
             arguments, types) and BFCL verdicts.
         trace: the full trace when the runner has one (agent cases).
-        error / error_type: the model call failed: the case fails with ``api_error``.
+        error: the model call failed (its message): the case fails with ``api_error``.
+        error_type: the error's class name, with ``error``.
         grade: run the case's graders (LLM graders call a model).
         call: replaces :func:`tooleval_nb.models.call_model_async` for LLM graders.
         base_dir: where relative code-grader modules are found (the suite's folder).
