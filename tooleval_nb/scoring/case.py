@@ -92,9 +92,9 @@ def score_case(
         base_dir: where relative code-grader modules are found (the suite's folder).
 
     Returns:
-        The case's :class:`CaseScore`: tool, parameter and overall scores, ``passed`` and the
+        The case's :class:`CaseScore` (tool, parameter and overall scores, ``passed`` and the
         ``failure_mode``, each expected call's pairing and parameters, the chain's parts, the
-        expectations' and graders' results.
+        expectations' and graders' results).
 
     Raises:
         RegexTimeoutError: a ``regex`` expectation ran past its time bound (names the case).
