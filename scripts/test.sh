@@ -20,5 +20,6 @@ marker="not slow"
 TOOLEVAL_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}' \
 .venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg -p no:randomly notebooks \
   -o addopts="" -W ignore::DeprecationWarning
+bash scripts/docs.sh   # the manual: built strictly (links, API names, docstrings), offline
 # the package as users get it: built, checked, installed alone into a fresh venv, run elsewhere
 .venv/bin/python scripts/wheel_check.py
