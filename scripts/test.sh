@@ -3,8 +3,8 @@
 #   bash scripts/test.sh           everything, what CI runs (target: 20 minutes on 2 cores): set-up
 #                                  with the test extras and Chromium, the checks (scripts/check.sh:
 #                                  ruff, mypy), the whole test suite on two workers (pytest-xdist),
-#                                  the notebooks' checked outputs under nbval, the docs site when
-#                                  scripts/docs.sh exists, then the sdist and the wheel as users get
+#                                  the notebooks' checked outputs under nbval, the docs site
+#                                  (scripts/docs.sh), then the sdist and the wheel as users get
 #                                  them (scripts/wheel_check.py)
 #   bash scripts/test.sh --fast    a developer's inner loop (target: 5 minutes): the tests that start
 #                                  no model, browser, Ray cluster or kernel, on two workers
@@ -62,8 +62,10 @@ TOOLEVAL_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}' \
 .venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg -p no:randomly notebooks \
   -o addopts="" -W ignore::DeprecationWarning "${DURATIONS[@]}" --junitxml=artifacts/junit-nbval.xml
 echo "test.sh: nbval took $((SECONDS - start)) s" >&2
-# the user's manual, built strictly
-if [ -f scripts/docs.sh ]; then bash scripts/docs.sh; fi
+# the user's manual: built strictly (links, API names, docstrings), offline
+start=$SECONDS
+bash scripts/docs.sh
+echo "test.sh: the docs took $((SECONDS - start)) s" >&2
 # the package as users get it: built, checked, installed alone into a fresh venv, run elsewhere
 start=$SECONDS
 .venv/bin/python scripts/wheel_check.py

@@ -16,7 +16,8 @@ a fresh venv and run the command line from outside the repository against the fa
    ``--suite`` runs every bundled suite against :class:`tooleval_nb.testing.FakeOpenAIServer`,
    ``--suite bundled:weather`` one; the embedded model (not in the core) is refused naming its
    extra; ``python -m tooleval_nb`` and ``te.__version__`` work; the parser corpus and the
-   offline Vega bundle load (no vl-convert-python in the core).
+   offline Vega bundle load (no vl-convert-python in the core); the README's first Python
+   example runs as it is written.
 
 Exit 0 when every check passes, 1 (saying which) otherwise. Standard library and ``packaging``.
 """
@@ -27,6 +28,7 @@ import argparse
 import email
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,6 +47,10 @@ LOCK = ROOT / "requirements" / "lock.txt"
 HEAVY = ("llama-cpp-python", "wordllama", "jupyterlab", "ray", "bfcl-eval", "torch")
 MAX_MB = 300
 MAX_SECONDS = 60
+
+
+#: a fenced Python block of the README (the first one is the example a new user runs first)
+_PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
 class CheckFailed(Exception):
@@ -265,6 +271,7 @@ def check_cli(venv: Path, outside: Path) -> str:
         raise CheckFailed(
             "the installed wheel, outside the repository:\n  - " + "\n  - ".join(problems)
         )
+    example = readme_example(venv, outside, env)
     refused = next(
         (line for line in got["embedded"]["err"].splitlines() if "'embedded' extra" in line), ""
     )
@@ -272,8 +279,29 @@ def check_cli(venv: Path, outside: Path) -> str:
         f"from {outside}: {len(got['suites'])} bundled suites ran against the fake server "
         f"(no --suite), bundled:weather alone, python -m tooleval_nb, corpus "
         f"{got['corpus']} cases, the offline Vega bundle ({got['vega']:,} characters); without its extra the embedded model is refused: "
-        f"{refused.strip()[:160]}"
+        f"{refused.strip()[:160]}; {example}"
     )
+
+
+def readme_example(venv: Path, outside: Path, env: dict[str, str]) -> str:
+    """Run the README's first Python block with the venv's python, from ``outside``."""
+    found = _PYTHON_BLOCK.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    if found is None:
+        raise CheckFailed("README.md has no ```python block")
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", found.group(1)],
+        cwd=outside,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0 or not done.stdout.strip():
+        raise CheckFailed(
+            f"the README's first Python example exited {done.returncode} with only the core "
+            f"wheel installed:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+        )
+    return f"the README's first example ran ({len(done.stdout.splitlines())} lines printed)"
 
 
 def main(argv: list[str] | None = None) -> int:

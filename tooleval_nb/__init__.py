@@ -4,7 +4,7 @@ The public API is re-exported here and loaded lazily (PEP 562 ``__getattr__``), 
 ``import tooleval_nb`` stays light: pandas, altair and litellm load only when first needed.
 
     >>> import tooleval_nb as te
-    >>> suite = te.load_suite("data/weather.json")
+    >>> suite = te.load_suite("bundled:weather")
     >>> job = te.run_eval(suite, [te.DEFAULT_MODEL])
 """
 

@@ -51,7 +51,7 @@ class RayExecutor(BaseModel):
     * any other model (a hosted API): ``replicas`` replicas call it; the run's ``rpm`` /
       ``tpm`` budget is held by one Ray actor, so together they never exceed it.
 
-    Args:
+    Attributes:
         address: ``None`` (the Ray this process is already connected to, or that
             ``RAY_ADDRESS`` names, else a new local cluster), ``"auto"`` (a cluster running on
             this machine), ``"ray://host:10001"`` (Ray Client) or ``"host:6379"`` (the head's

@@ -48,9 +48,9 @@ def load_suite(
     """Load a suite file, or every suite file in a directory.
 
     Args:
-        path: ``bundled:<name>`` (a bundled suite, e.g. ``bundled:weather``), a ``.json`` file (seed-001 JSON, or BFCL questions, recognised by name or by their
+        path: ``bundled:<name>`` (a bundled suite, e.g. ``bundled:weather``), a ``.json`` file (a suite in JSON, or BFCL questions, recognised by name or by their
             first line; BFCL answers are found in ``possible_answer/``), a ``.yaml``/``.yml``
-            file (seed-002), or a directory.
+            file (a suite in YAML, one case per document), or a directory.
         format: force a format instead of choosing by name and content.
 
     Returns:
@@ -128,7 +128,7 @@ def load_bfcl(
 
 
 def save_suite(suite: Suite, path: str | os.PathLike[str]) -> None:
-    """Write ``suite`` to ``path``: seed-002 YAML for ``.yaml``/``.yml``, else seed-001 JSON.
+    """Write ``suite`` to ``path``: YAML (one case per document) for ``.yaml``/``.yml``, else JSON.
 
     For BFCL files use :func:`save_bfcl`.
     """

@@ -105,7 +105,9 @@ class MCPToolRunner:
         list_timeout: seconds allowed for listing the tools once connected.
         tools: only these tools may be called (names or suite tools, e.g. ``suite.tools``;
             default: every tool the server lists, including tools an import skipped).
-        env, cwd, headers: as for :func:`~tooleval_nb.mcp.import_mcp`.
+        env: as for :func:`~tooleval_nb.mcp.import_mcp`.
+        cwd: as for :func:`~tooleval_nb.mcp.import_mcp`.
+        headers: as for :func:`~tooleval_nb.mcp.import_mcp`.
     """
 
     def __init__(

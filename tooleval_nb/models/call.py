@@ -280,7 +280,8 @@ async def call_model_async(
         timeout: per-request timeout, seconds.
         cache: see :data:`CacheOption`.
         retry: the :class:`RetryPolicy` (default: 4 tries, exponential back-off with jitter).
-        api_base / api_key: an OpenAI-compatible endpoint and its key (override the spec's).
+        api_base: an OpenAI-compatible endpoint (overrides the spec's).
+        api_key: the endpoint's key (overrides the spec's; never stored).
         transport: ``"auto"``, ``"direct"`` or ``"litellm"`` (see :data:`spec.TransportName`).
         **params: sampling parameters passed through (temperature defaults to 0.0; top_p,
             max_tokens, seed, ...).

@@ -43,7 +43,13 @@ class Run:
     Attributes:
         id: the run id; ``job_id`` the job that ran (or runs) it.
         status: queued | running | completed | failed | cancelled | interrupted (when loaded).
-        suite_name, suite_fingerprint, targets, settings, created_at, finished_at, n_total.
+        suite_name: the suite's name.
+        suite_fingerprint: the suite's content hash (two runs of one suite share it).
+        targets: the models, each ``{"label", "spec"}``.
+        settings: the run's ``RunSettings`` as a dict.
+        created_at: when the run started (UTC).
+        finished_at: when it finished (UTC; None while it runs).
+        n_total: the case x model x sample cells the run evaluates.
         drafts_skipped: draft cases the run did not evaluate.
     """
 

@@ -85,10 +85,16 @@ def score_case(
         tools: the tools offered (default: the case's own); used for schema checks (hallucinated
             arguments, types) and BFCL verdicts.
         trace: the full trace when the runner has one (agent cases).
-        error / error_type: the model call failed: the case fails with ``api_error``.
+        error: the model call failed (its message): the case fails with ``api_error``.
+        error_type: the error's class name, with ``error``.
         grade: run the case's graders (LLM graders call a model).
         call: replaces :func:`tooleval_nb.models.call_model_async` for LLM graders.
         base_dir: where relative code-grader modules are found (the suite's folder).
+
+    Returns:
+        The case's :class:`CaseScore` (tool, parameter and overall scores, ``passed`` and the
+        ``failure_mode``, each expected call's pairing and parameters, the chain's parts, the
+        expectations' and graders' results).
 
     Raises:
         RegexTimeoutError: a ``regex`` expectation ran past its time bound (names the case).

@@ -46,8 +46,8 @@ class ExpectedCall(BaseModel):
     """One expected call among several (parallel calls).
 
     ``arguments`` maps each parameter to a *list of acceptable values* (BFCL style); ``""`` among
-    them means the parameter may be left out. Parameters not listed are not checked by the seed
-    formulas (BFCL verdicts reject them).
+    them means the parameter may be left out. Parameters not listed are not checked by the
+    scores (BFCL verdicts reject them).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -64,7 +64,8 @@ class ExpectedCall(BaseModel):
 
 
 class ScoringConfig(BaseModel):
-    """Advanced parameter matching (seed 001 ``scoring_config``); unknown keys are kept."""
+    """A case's ``scoring_config``: the match mode's options, and a mode per parameter; unknown
+    keys are kept."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -80,7 +81,8 @@ class ScoringConfig(BaseModel):
 
 
 class Expectations(BaseModel):
-    """The seed-002 ``expected`` block of an agent case (plus trajectory matching)."""
+    """The ``expected`` block of an agent case: what the run must (not) call and answer, and
+    its trajectory compared with ``reference_tools``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -112,7 +114,9 @@ class Expectations(BaseModel):
 
 
 class GraderSpec(BaseModel):
-    """A seed-002 grader: ``type: llm`` (prompt, model, threshold) or ``type: code``."""
+    """A grader of a case: ``type: llm`` (a judge model: prompt, model, threshold) or
+    ``type: code`` (a Python ``function`` in ``module``, given the trace and the case, returning a
+    ``GradeResult``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -137,7 +141,7 @@ class GraderSpec(BaseModel):
 
 
 class ReferenceTool(BaseModel):
-    """One step of a seed-002 ``reference_tools`` sequence."""
+    """One step of a case's ``reference_tools`` sequence (the trajectory a good agent takes)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -146,7 +150,8 @@ class ReferenceTool(BaseModel):
 
 
 class EvalCase(BaseModel):
-    """One evaluation case (both seeds' fields; see the module docstring).
+    """One evaluation case: a prompt and what a good answer does with the tools (every field is
+    described in the manual's "Writing suites and cases").
 
     What is sent: :attr:`messages` when set (a whole conversation; ``prompt`` may then be empty),
     else ``prompt`` as one user message; :meth:`to_messages` builds it. What is expected: no call
@@ -244,7 +249,7 @@ class EvalCase(BaseModel):
 
     @property
     def input(self) -> str:
-        """The seed-002 name of :attr:`prompt`."""
+        """Another name of :attr:`prompt` (the YAML format's ``input``)."""
         return self.prompt
 
     @property

@@ -33,8 +33,12 @@ def case_problems(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
     does; of an ``expected_tool`` list of acceptable names, at least one: the others are
     :func:`case_warnings`), every expected parameter must be in that tool's schema, and expected values of an
     ``enum`` parameter must be allowed ones (``""``, "may be omitted", always is). When no tools
-    are offered at all (seed-002 agent cases, whose tools live in the agent) nothing is checked.
-    Each problem reads ``field <path>: <what is wrong>; <what to do>``.
+    are offered at all (agent cases, whose tools live in the agent) nothing is checked.
+
+    Returns:
+        Every problem found (empty when there is none), each reading
+        ``field <path>: <what is wrong>; <what to do>``. ``Suite.problems()`` gives them for
+        every case of a suite.
     """
     if not tools:
         return []

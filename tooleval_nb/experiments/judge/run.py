@@ -397,6 +397,8 @@ def judge_report(
         judge_model: a model string or a :class:`Config` (default the embedded model).
         compare_to: another run of the same cases: adds the paired delta, fixed and broken
             cases, the failure-mode shift and pairwise verdicts in both orders.
+
+    Keyword Args:
         sample: ``"failures"`` (stratified by failure mode) or ``"none"`` (facts and synthesis).
         max_llm_calls: the judge's call budget (one is kept for the synthesis).
         repeats: verdicts per case (2 adds Cohen's kappa of the judge with itself).

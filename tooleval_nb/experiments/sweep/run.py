@@ -274,6 +274,8 @@ def sweep(
         suite: the suite.
         base: the starting config (the baseline every trial is compared with).
         space: ``te.space(...)`` (default :data:`te.DEFAULT_SPACE`).
+
+    Keyword Args:
         strategy: ``grid`` (refuses when over budget), ``random`` (``n_trials`` seeded draws),
             ``race`` (F-race; the default when the grid is over budget) or ``tpe`` (Optuna).
         n_trials: trials for ``random`` / ``tpe``.

@@ -321,7 +321,10 @@ def tune_prompt(suite: Suite, base: Config | None = None, **kwargs: Any) -> Prom
     """Tune the system prompt (and few-shot examples) of ``base`` on the dev split.
 
     Args:
-        suite: the suite. ``base``: the starting config (its prompt is always scored).
+        suite: the suite.
+        base: the starting config (its prompt is always scored).
+
+    Keyword Args:
         split: dev / holdout split (default ``te.split(suite)``).
         meta_model: a model string or :class:`Config` writing candidates (default the embedded
             model; None = operators only).
