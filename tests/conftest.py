@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import tarfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -93,17 +94,32 @@ def _refuse(what: str, marker: str, nodeid: str) -> Callable[..., Any]:
     return refuse
 
 
+class _NoSpawn:
+    """The :mod:`subprocess` module as a module that may not spawn sees it: ``Popen`` refused."""
+
+    def __init__(self, refuse: Callable[..., Any]) -> None:
+        self.Popen = refuse
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+
 @pytest.fixture(autouse=True)
 def _tier_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The markers are true: a test not marked ``model`` cannot start the embedded model in this
-    process, and one marked neither ``kernel`` nor ``browser`` cannot start a Jupyter kernel (a
-    test that does either fails, naming the marker to add)."""
+    """The markers are true: a test not marked ``model`` cannot spawn the embedded model's server
+    in this process, and one marked neither ``kernel`` nor ``browser`` cannot start a Jupyter
+    kernel (a test that does either fails, naming the marker to add). Processes a test starts
+    (a CLI, a kernel-like script) are its own to mark."""
     node = request.node
     if node.get_closest_marker("model") is None:
-        from tooleval_nb.models.embedded import EmbeddedServer
+        from tooleval_nb.models import embedded
 
+        # only the spawn is refused: the checks before it (a missing package, a missing model
+        # file) stay testable in every tier
         monkeypatch.setattr(
-            EmbeddedServer, "start", _refuse("starts the embedded model", "model", node.nodeid)
+            embedded,
+            "subprocess",
+            _NoSpawn(_refuse("starts the embedded model", "model", node.nodeid)),
         )
     if node.get_closest_marker("kernel") is None and node.get_closest_marker("browser") is None:
         from jupyter_client.manager import KernelManager

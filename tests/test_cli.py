@@ -616,6 +616,7 @@ def test_convert_lists_what_the_target_cannot_hold(tmp_path):
     assert code == 2  # exists: --force to overwrite
 
 
+@pytest.mark.kernel
 def test_report_from_stored_run_calls_no_model_and_gates(stored_run, fake, tmp_path, capsys):
     run_id, store = stored_run
     before = fake.requests

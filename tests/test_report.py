@@ -133,6 +133,7 @@ def test_environment_records_versions():
     assert env["packages"]["pydantic"] and env["packages"]["altair"] and env["python"]
 
 
+@pytest.mark.kernel
 def test_build_report_end_to_end(tmp_path, fake):
     suites = [write_suite(tmp_path / "one.json", "one"), write_suite(tmp_path / "two.json", "two")]
     files = report.build_report(
@@ -166,6 +167,7 @@ def test_build_report_end_to_end(tmp_path, fake):
     assert fake.requests == 12  # 2 suites x 3 cases x 2 modes, no cache
 
 
+@pytest.mark.kernel
 def test_a_failing_cell_keeps_the_notebook_and_names_the_cell(tmp_path):
     template = tmp_path / "t.ipynb"
     nb = nbformat.v4.new_notebook(
@@ -220,6 +222,7 @@ def _experiment_with_two_runs(tmp_path, url):
     return exp, store
 
 
+@pytest.mark.kernel
 def test_report_experiment_section(fake_server, tmp_path):
 
     def handler(body):  # right only with the phrase in a system prompt
@@ -327,6 +330,7 @@ def _runs_in_store(tmp_path, url) -> tuple[list[str], str]:
     return made.run_ids, store
 
 
+@pytest.mark.kernel
 def test_report_from_stored_runs_sends_no_request(tmp_path, fake, monkeypatch):
     run_ids, store = _runs_in_store(tmp_path, fake.url)
     made = fake.requests
@@ -358,6 +362,7 @@ def test_report_from_stored_runs_sends_no_request(tmp_path, fake, monkeypatch):
     )
 
 
+@pytest.mark.kernel
 def test_latest_reports_the_newest_run_of_each_suite(tmp_path, fake):
     run_ids, store = _runs_in_store(tmp_path, fake.url)
     newer = report.run_suites(
@@ -396,6 +401,7 @@ def test_unknown_run_id_fails_before_any_kernel(tmp_path, fake):
     assert not (tmp_path / "site" / "report.ipynb").exists()
 
 
+@pytest.mark.kernel
 def test_report_folder_index_lists_every_report_newest_first(tmp_path, fake):
     run_ids, store = _runs_in_store(tmp_path, fake.url)
     site = tmp_path / "site"
@@ -479,6 +485,7 @@ def test_an_unknown_parameter_or_notebook_is_named(tmp_path):
         report.notebook_parameters(bare)
 
 
+@pytest.mark.kernel
 def test_render_notebook_runs_it_with_the_values_given(tmp_path):
     nb = _notebook(
         tmp_path / "small.ipynb",
@@ -524,6 +531,7 @@ def test_notebook_options_are_checked_before_anything_runs(argv, message, tmp_pa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.kernel
 def test_the_report_kernel_talks_over_local_sockets(tmp_path):
     """papermill's kernel listens on Unix sockets (ipc): no TCP port, no "running over TCP
     without encryption" warning in the middle of the progress; papermill's own default (TCP)
