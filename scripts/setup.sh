@@ -6,13 +6,39 @@
 # llama-cpp-python compiles llama.cpp the first time (about 5 minutes on 2 cores); its wheel is kept
 # in ~/.cache/tooleval_nb/wheels (TOOLEVAL_WHEELS), so later set-ups take seconds.
 #
+# `bash scripts/setup.sh test` (what scripts/test.sh runs) also installs what the tests need
+# beyond the venv: Debian's `chromium` and `chromium-driver` for the browser tests, with apt-get
+# (as root, or through sudo), once; nothing is installed when both are already there.
+#
 # Safe to rerun, and to rerun after an interruption: a venv whose python does not start is made
 # anew, a half-finished install is finished (uv pip sync makes the venv equal the lock), and the
 # stamp that lets a rerun exit at once is written only after everything imports.
-#   usage: bash scripts/setup.sh
+#   usage: bash scripts/setup.sh [test]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+PART=${1:-}
+case "$PART" in
+  ""|test) ;;
+  *) echo "tooleval_nb setup: unknown part '$PART' (usage: bash scripts/setup.sh [test])" >&2
+     exit 2 ;;
+esac
+
+# the browser tests' Chromium: Debian's packages (no browser download), installed once
+if [ "$PART" = "test" ] && ! { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; }; then
+  SUDO=""
+  [ "$(id -u)" = "0" ] || SUDO="sudo -n"
+  if ! command -v apt-get >/dev/null; then
+    echo "tooleval_nb setup: the browser tests need Debian's chromium and chromium-driver" \
+         "(/usr/bin/chromium, /usr/bin/chromedriver), and this machine has no apt-get:" \
+         "install them, or run the tests without the browser tier (-m 'not browser')" >&2
+    exit 1
+  fi
+  echo "tooleval_nb setup: installing chromium and chromium-driver with apt-get" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q >&2
+  $SUDO apt-get install -y -q --no-install-recommends chromium chromium-driver >&2
+fi
 # uv is pinned in the lock like everything else; bootstrapped with pip, then kept by the sync.
 UV_VERSION=$(sed -n "s/^uv==//p" requirements/lock.txt)
 # A lock that no longer matches pyproject.toml is refused, naming the command that refreshes it.

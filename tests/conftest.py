@@ -1,16 +1,33 @@
-"""Shared fixtures: no API keys, no network, the embedded model server when a test asks for it."""
+"""Shared fixtures and the test tiers.
+
+No API keys, no network; a private run store and reply cache per worker; one fixture family for
+what most tests need: :func:`fake_server` (the local fake OpenAI-compatible server, its faults as
+arguments), :func:`store` (a run store's path) and :func:`make_suite` (a weather suite of ``n``
+cases).
+
+The tiers (README, "Tests"): a test carries the markers of what it starts, ``model`` (the
+embedded llama.cpp model), ``browser`` (JupyterLab in headless Chromium), ``ray`` (a Ray
+cluster), ``kernel`` (a Jupyter kernel or a papermill render) and ``slow``; the fixtures in
+:data:`IMPLIED` add theirs. ``bash scripts/test.sh --fast`` runs the tests with none of them.
+Under pytest-xdist the tests of one heavy resource run on one worker, in order
+(:data:`GROUPS`): two llama.cpp processes on two cores stall each other, and Ray's session
+cluster is started once.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tooleval_nb.testing import FakeOpenAIServer
+from tooleval_nb.suite import Suite
+from tooleval_nb.testing import FakeOpenAIServer, weather_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -36,6 +53,84 @@ BFCL_SINGLE_TURN = (
     "live_relevance",
 )
 
+#: markers implied by a fixture a test uses
+IMPLIED = {"ray_cluster": "ray", "browser": "browser"}
+#: markers implied by a test's folder (under tests/)
+FOLDERS = {"cluster": "ray"}
+#: the xdist group (one worker, in order) of a test carrying one of these markers; the first
+#: that matches wins
+GROUPS = {"model": "model", "browser": "model", "ray": "ray"}
+#: what a tier leaves out (scripts/test.sh --fast)
+HEAVY_MARKERS = ("model", "browser", "ray", "kernel", "slow")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Add the markers the fixtures imply, then each heavy test's xdist group (before xdist's
+    own hook reads the groups)."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        folder = item.path.parent
+        if folder.is_relative_to(tests) and folder != tests:
+            marker = FOLDERS.get(folder.relative_to(tests).parts[0])
+            if marker:
+                item.add_marker(marker)
+        for fixture, marker in IMPLIED.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+        for marker, group in GROUPS.items():
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
+def _refuse(what: str, marker: str, nodeid: str) -> Callable[..., Any]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(
+            f"{nodeid} {what} but is not marked {marker!r}: add @pytest.mark.{marker} "
+            "(the tiers of tests/conftest.py; the fast tier must never start one)"
+        )
+
+    return refuse
+
+
+class _NoSpawn:
+    """The :mod:`subprocess` module as a module that may not spawn sees it: ``Popen`` refused."""
+
+    def __init__(self, refuse: Callable[..., Any]) -> None:
+        self.Popen = refuse
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+
+@pytest.fixture(autouse=True)
+def _tier_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The markers are true: a test not marked ``model`` cannot spawn the embedded model's server
+    in this process, and one marked neither ``kernel`` nor ``browser`` cannot start a Jupyter
+    kernel (a test that does either fails, naming the marker to add). Processes a test starts
+    (a CLI, a kernel-like script) are its own to mark."""
+    node = request.node
+    if node.get_closest_marker("model") is None:
+        from tooleval_nb.models import embedded
+
+        # only the spawn is refused: the checks before it (a missing package, a missing model
+        # file) stay testable in every tier
+        monkeypatch.setattr(
+            embedded,
+            "subprocess",
+            _NoSpawn(_refuse("starts the embedded model", "model", node.nodeid)),
+        )
+    if node.get_closest_marker("kernel") is None and node.get_closest_marker("browser") is None:
+        from jupyter_client.manager import KernelManager
+
+        monkeypatch.setattr(
+            KernelManager,
+            "_async_pre_start_kernel",
+            _refuse("starts a Jupyter kernel", "kernel", node.nodeid),
+        )
+
+
 _KEY_VARS = [k for k in os.environ if k.endswith(("_API_KEY", "_API_TOKEN", "_API_BASE"))]
 
 
@@ -49,8 +144,15 @@ def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Each test session gets its own response cache, so no run answers from an earlier one."""
-    os.environ["TOOLEVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("response-cache"))
+    """Each test session gets its own reply cache, so no run answers from an earlier one (the
+    test command makes one, ``TOOLEVAL_TEST_CACHE``, new for each of its runs, which its nbval
+    run and both workers share: the embedded model's answers are computed once), and each xdist
+    worker its own default run store, so the store's cross-process job slots never make one
+    worker's jobs queue behind the other's."""
+    shared = os.environ.get("TOOLEVAL_TEST_CACHE")
+    cache = shared or str(tmp_path_factory.mktemp("response-cache"))
+    os.environ["TOOLEVAL_CACHE_DIR"] = cache
+    os.environ["TOOLEVAL_STORE"] = str(tmp_path_factory.mktemp("run-store") / "runs.db")
 
 
 @pytest.fixture(autouse=True)
@@ -120,16 +222,48 @@ def bfcl_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "glyphh-ada-1.1"
 
 
-# -- shared by the runner's and the cluster's tests ---------------------------------------------
+# -- the fixture family: fake servers, a store, a suite -------------------------------------------
 @pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    """A fake OpenAI-compatible server (tests/models has its own, with other defaults)."""
-    with FakeOpenAIServer(retry_after=0.01, hang=5.0) as server:
-        yield server
+def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
+    """``fake_server(**faults)``: a started fake OpenAI-compatible server, stopped at the test's
+    end. Its faults and answers are :class:`~tooleval_nb.testing.FakeOpenAIServer`'s arguments:
+    ``handler``, ``latency``, ``retry_after``, ``hang``, ``schedule``, ``reject_required``,
+    ``record``, ``process``, ``port``, ``model``. Call it again for a second server."""
+    started: list[FakeOpenAIServer] = []
+
+    def start(**faults: Any) -> FakeOpenAIServer:
+        server = FakeOpenAIServer(**faults).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in reversed(started):
+        server.stop()
 
 
 @pytest.fixture
-def store_path(tmp_path, monkeypatch) -> str:
+def fake(fake_server: Callable[..., FakeOpenAIServer]) -> FakeOpenAIServer:
+    """One fake server that answers at once, asks for a short back-off on 429 and hangs 5 s."""
+    return fake_server(retry_after=0.01, hang=5.0)
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A new run store's path in the test's folder, also the default store (``TOOLEVAL_STORE``):
+    nothing a test runs reaches the worker's or the user's store."""
     path = str(tmp_path / "runs.db")
-    monkeypatch.setenv("TOOLEVAL_STORE", path)  # nothing may reach the user's real store
+    monkeypatch.setenv("TOOLEVAL_STORE", path)
     return path
+
+
+@pytest.fixture
+def store_path(store: str) -> str:
+    """The same as :func:`store` (its older name)."""
+    return store
+
+
+@pytest.fixture
+def make_suite() -> Callable[..., Suite]:
+    """``make_suite(n, marks=None, name="weather", tools=None, categories=None)``: a suite of
+    ``n`` cases the fake server answers right (:func:`tooleval_nb.testing.weather_suite`)."""
+    return weather_suite

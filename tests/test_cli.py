@@ -17,15 +17,6 @@ from tooleval_nb.cli import build_parser, main
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def fake_server():
-    """The local OpenAI-compatible fake server (answers ``get_weather city X`` with that call)."""
-    from tooleval_nb.testing import FakeOpenAIServer
-
-    with FakeOpenAIServer() as server:
-        yield server
-
-
 WEATHER = Tool.create(
     "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
 )
@@ -94,7 +85,7 @@ def test_parser_accepts_repeated_and_listed_options():
     assert args.modes == ["native", "hermes"] and args.max_cases == 3
 
 
-def test_run_prints_one_table_per_suite(suite_file, fake_server, tmp_path):
+def test_run_prints_one_table_per_suite(suite_file, fake, tmp_path):
     out = io.StringIO()
     code = main(
         [
@@ -104,7 +95,7 @@ def test_run_prints_one_table_per_suite(suite_file, fake_server, tmp_path):
             "--model",
             "openai/fake",
             "--api-base",
-            fake_server.url,
+            fake.url,
             "--store",
             str(tmp_path / "s.sqlite"),
         ],
@@ -117,7 +108,7 @@ def test_run_prints_one_table_per_suite(suite_file, fake_server, tmp_path):
     assert "50.0%" in line  # one of two passes
 
 
-def test_run_as_json_with_tags(suite_file, fake_server, tmp_path):
+def test_run_as_json_with_tags(suite_file, fake, tmp_path):
     out = io.StringIO()
     code = main(
         [
@@ -127,7 +118,7 @@ def test_run_as_json_with_tags(suite_file, fake_server, tmp_path):
             "--model",
             "openai/fake",
             "--api-base",
-            fake_server.url,
+            fake.url,
             "--store",
             str(tmp_path / "s.sqlite"),
             "--tags",
@@ -222,7 +213,7 @@ def run_cli(*argv: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-def stored_run(suite_file, fake_server, tmp_path) -> tuple[str, str]:
+def stored_run(suite_file, fake, tmp_path) -> tuple[str, str]:
     """One run of the two-case suite against the fake server: (run id, store path)."""
     store = str(tmp_path / "s.sqlite")
     code, text = run_cli(
@@ -232,7 +223,7 @@ def stored_run(suite_file, fake_server, tmp_path) -> tuple[str, str]:
         "--model",
         "openai/fake",
         "--api-base",
-        fake_server.url,
+        fake.url,
         "--store",
         store,
         "--progress",
@@ -264,7 +255,7 @@ def test_version(capsys):
     ids=["score-met", "score-under", "no-errors"],
 )
 def test_run_gates_exit_3_with_one_line_reason(
-    gate, code, reason, suite_file, fake_server, tmp_path, capsys
+    gate, code, reason, suite_file, fake, tmp_path, capsys
 ):
     result, _ = run_cli(
         "run",
@@ -273,7 +264,7 @@ def test_run_gates_exit_3_with_one_line_reason(
         "--model",
         "openai/fake",
         "--api-base",
-        fake_server.url,
+        fake.url,
         "--store",
         str(tmp_path / "s.sqlite"),
         "--progress",
@@ -288,7 +279,7 @@ def test_run_gates_exit_3_with_one_line_reason(
         assert "gate failed" not in err
 
 
-def test_fail_on_errors(tmp_path, fake_server, capsys):
+def test_fail_on_errors(tmp_path, fake, capsys):
     path = tmp_path / "e.json"
     save_suite(
         Suite(
@@ -312,7 +303,7 @@ def test_fail_on_errors(tmp_path, fake_server, capsys):
         "--model",
         "openai/fake",
         "--api-base",
-        fake_server.url,
+        fake.url,
         "--store",
         str(tmp_path / "s.sqlite"),
         "--progress",
@@ -625,9 +616,10 @@ def test_convert_lists_what_the_target_cannot_hold(tmp_path):
     assert code == 2  # exists: --force to overwrite
 
 
-def test_report_from_stored_run_calls_no_model_and_gates(stored_run, fake_server, tmp_path, capsys):
+@pytest.mark.kernel
+def test_report_from_stored_run_calls_no_model_and_gates(stored_run, fake, tmp_path, capsys):
     run_id, store = stored_run
-    before = fake_server.requests
+    before = fake.requests
     code, text = run_cli(
         "report",
         "--run",
@@ -641,14 +633,14 @@ def test_report_from_stored_run_calls_no_model_and_gates(stored_run, fake_server
         "--timeout",
         "300",
     )
-    assert fake_server.requests == before  # rendered from the store
+    assert fake.requests == before  # rendered from the store
     assert code == 3 and "gate failed: openai/fake: mean overall 0.800" in capsys.readouterr().err
     assert f"index: {tmp_path / 'site' / 'index.html'}" in text
     assert run_id in (tmp_path / "site" / "index.html").read_text()
 
 
 def test_report_output_that_cannot_be_written_fails_before_any_work(
-    suite_file, fake_server, tmp_path, capsys
+    suite_file, fake, tmp_path, capsys
 ):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
@@ -659,19 +651,17 @@ def test_report_output_that_cannot_be_written_fails_before_any_work(
         "--model",
         "openai/fake",
         "--api-base",
-        fake_server.url,
+        fake.url,
         "--store",
         str(tmp_path / "s.sqlite"),
         "--output",
         str(blocker / "out"),
     )
-    assert code == 2 and fake_server.requests == 0
+    assert code == 2 and fake.requests == 0
     assert "cannot write the report folder" in capsys.readouterr().err
 
 
-def test_report_in_a_log_prints_progress_then_where_the_report_is(
-    suite_file, fake_server, tmp_path
-):
+def test_report_in_a_log_prints_progress_then_where_the_report_is(suite_file, fake, tmp_path):
     """The console script, stderr a pipe (as in CI): progress lines per suite, then the paths."""
     exe = Path(sys.executable).with_name("tooleval-nb")
     done = subprocess.run(
@@ -683,7 +673,7 @@ def test_report_in_a_log_prints_progress_then_where_the_report_is(
             "--model",
             "openai/fake",
             "--api-base",
-            fake_server.url,
+            fake.url,
             "--store",
             str(tmp_path / "s.sqlite"),
             "--output",

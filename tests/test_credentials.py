@@ -343,6 +343,7 @@ def _bearer(server: FakeOpenAIServer, key: str) -> int:
     return sum(h.get("authorization") == f"Bearer {key}" for h in server.request_headers)
 
 
+@pytest.mark.kernel
 def test_a_planted_key_is_never_written(tmp_path, monkeypatch, capsys, start_server):
     key = "sk-planted-" + uuid.uuid4().hex
     work = tmp_path / "work"

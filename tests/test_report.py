@@ -21,15 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "report.ipynb"
 
 
-@pytest.fixture
-def fake_server():
-    """The local OpenAI-compatible fake server (answers ``get_weather city X`` with that call)."""
-    from tooleval_nb.testing import FakeOpenAIServer
-
-    with FakeOpenAIServer() as server:
-        yield server
-
-
 WEATHER = Tool.create(
     "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
 )
@@ -142,13 +133,14 @@ def test_environment_records_versions():
     assert env["packages"]["pydantic"] and env["packages"]["altair"] and env["python"]
 
 
-def test_build_report_end_to_end(tmp_path, fake_server):
+@pytest.mark.kernel
+def test_build_report_end_to_end(tmp_path, fake):
     suites = [write_suite(tmp_path / "one.json", "one"), write_suite(tmp_path / "two.json", "two")]
     files = report.build_report(
         tmp_path / "out",
         suites=[str(s) for s in suites],
         models=["openai/fake"],
-        api_base=fake_server.url,
+        api_base=fake.url,
         mode=["native", "hermes"],
         store=str(tmp_path / "runs.sqlite"),
         title="My report <1>",
@@ -172,9 +164,10 @@ def test_build_report_end_to_end(tmp_path, fake_server):
     assert "one/c1" in worst and 'get_weather(city="Town1")' in worst  # the calls made
     assert ">None<" not in worst
     assert "pydantic" in page and "fingerprint" in page  # configuration and versions
-    assert fake_server.requests == 12  # 2 suites x 3 cases x 2 modes, no cache
+    assert fake.requests == 12  # 2 suites x 3 cases x 2 modes, no cache
 
 
+@pytest.mark.kernel
 def test_a_failing_cell_keeps_the_notebook_and_names_the_cell(tmp_path):
     template = tmp_path / "t.ipynb"
     nb = nbformat.v4.new_notebook(
@@ -229,8 +222,8 @@ def _experiment_with_two_runs(tmp_path, url):
     return exp, store
 
 
-def test_report_experiment_section(tmp_path):
-    from tooleval_nb.testing import FakeOpenAIServer
+@pytest.mark.kernel
+def test_report_experiment_section(fake_server, tmp_path):
 
     def handler(body):  # right only with the phrase in a system prompt
         system = " ".join(
@@ -238,25 +231,25 @@ def test_report_experiment_section(tmp_path):
         )
         return None if "city Town0" in system else {"role": "assistant", "content": "no"}
 
-    with FakeOpenAIServer(handler=handler) as server:
-        exp, store = _experiment_with_two_runs(tmp_path, server.url)
-        params = report.validate_params(store=store, experiment="prompt-study")
-        opened = report.open_experiment(params)
-        summary = report.experiment_summary(opened)
-        assert "prompt-study" in summary and "Baseline: run" in summary
-        assert exp.timeline()["kind"].tolist() == ["eval", "eval"]
-        table = report.timeline_table(opened).to_html()
-        assert "system_prompt" in table
-        files = report.build_report(
-            tmp_path / "out",
-            suites=[str(tmp_path / "exp.json")],
-            models=["openai/fake"],
-            api_base=server.url,
-            store=store,
-            experiment="prompt-study",
-            cache=False,
-            timeout=300,
-        )
+    server = fake_server(handler=handler)
+    exp, store = _experiment_with_two_runs(tmp_path, server.url)
+    params = report.validate_params(store=store, experiment="prompt-study")
+    opened = report.open_experiment(params)
+    summary = report.experiment_summary(opened)
+    assert "prompt-study" in summary and "Baseline: run" in summary
+    assert exp.timeline()["kind"].tolist() == ["eval", "eval"]
+    table = report.timeline_table(opened).to_html()
+    assert "system_prompt" in table
+    files = report.build_report(
+        tmp_path / "out",
+        suites=[str(tmp_path / "exp.json")],
+        models=["openai/fake"],
+        api_base=server.url,
+        store=store,
+        experiment="prompt-study",
+        cache=False,
+        timeout=300,
+    )
     page = files.html.read_text(encoding="utf-8")
     section = page[page.index(">Experiment<") :]
     assert "prompt-study" in section and "system_prompt" in section
@@ -274,7 +267,7 @@ def test_report_without_experiment_has_no_section_and_unknown_is_named(tmp_path)
     assert not (tmp_path / "out" / "report.ipynb").exists()  # failed before any kernel
 
 
-def test_report_experiment_summary_lists_each_models_baseline(tmp_path, fake_server):
+def test_report_experiment_summary_lists_each_models_baseline(tmp_path, fake):
     import tooleval_nb.experiments as tx
     from tooleval_nb import load_suite
 
@@ -284,7 +277,7 @@ def test_report_experiment_summary_lists_each_models_baseline(tmp_path, fake_ser
         "two-models", suite=suite, split=tx.split(suite, holdout=0.0, seed=0), store=store
     )
     for model in ("openai/small", "openai/large"):
-        exp.run(tx.Config(model=model, api_base=fake_server.url))
+        exp.run(tx.Config(model=model, api_base=fake.url))
     summary = report.experiment_summary(
         report.open_experiment(report.validate_params(store=store, experiment="two-models"))
     )
@@ -337,9 +330,10 @@ def _runs_in_store(tmp_path, url) -> tuple[list[str], str]:
     return made.run_ids, store
 
 
-def test_report_from_stored_runs_sends_no_request(tmp_path, fake_server, monkeypatch):
-    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
-    made = fake_server.requests
+@pytest.mark.kernel
+def test_report_from_stored_runs_sends_no_request(tmp_path, fake, monkeypatch):
+    run_ids, store = _runs_in_store(tmp_path, fake.url)
+    made = fake.requests
     assert made == 6
     # rendering: the parameters still point at the server; no request may reach it
     monkeypatch.setenv(report.ENV_PARAMS, '{"runs": []}')  # kept away from the kernel
@@ -348,11 +342,11 @@ def test_report_from_stored_runs_sends_no_request(tmp_path, fake_server, monkeyp
         runs=run_ids,
         store=store,
         models=["openai/fake"],
-        api_base=fake_server.url,
+        api_base=fake.url,
         cache=False,
         timeout=300,
     )
-    assert fake_server.requests == made
+    assert fake.requests == made
     page = files.html.read_text(encoding="utf-8")
     assert all(r in page for r in run_ids)
     assert page.count('class="tooleval-chart"') >= 8
@@ -368,20 +362,21 @@ def test_report_from_stored_runs_sends_no_request(tmp_path, fake_server, monkeyp
     )
 
 
-def test_latest_reports_the_newest_run_of_each_suite(tmp_path, fake_server):
-    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
+@pytest.mark.kernel
+def test_latest_reports_the_newest_run_of_each_suite(tmp_path, fake):
+    run_ids, store = _runs_in_store(tmp_path, fake.url)
     newer = report.run_suites(
         report.validate_params(
             suites=[str(tmp_path / "two.json")],
             models=["openai/fake"],
-            api_base=fake_server.url,
+            api_base=fake.url,
             store=store,
             cache=False,
             name="again",
             resume=False,
         )
     ).run_ids
-    made = fake_server.requests
+    made = fake.requests
     files = report.build_report(
         tmp_path / "site",
         latest=True,
@@ -389,7 +384,7 @@ def test_latest_reports_the_newest_run_of_each_suite(tmp_path, fake_server):
         timeout=300,
         suites=[str(tmp_path / "one.json"), str(tmp_path / "two.json")],
     )
-    assert files.runs == (run_ids[0], newer[0]) and fake_server.requests == made
+    assert files.runs == (run_ids[0], newer[0]) and fake.requests == made
     with pytest.raises(report.UnknownRunError, match=r"no run of suite\(s\) 'three'"):
         write_suite(tmp_path / "three.json", "three")
         report.build_report(
@@ -397,8 +392,8 @@ def test_latest_reports_the_newest_run_of_each_suite(tmp_path, fake_server):
         )
 
 
-def test_unknown_run_id_fails_before_any_kernel(tmp_path, fake_server):
-    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
+def test_unknown_run_id_fails_before_any_kernel(tmp_path, fake):
+    run_ids, store = _runs_in_store(tmp_path, fake.url)
     with pytest.raises(report.UnknownRunError) as info:
         report.build_report(tmp_path / "site", runs=[run_ids[0] + "x"], store=store)
     message = str(info.value)
@@ -406,8 +401,9 @@ def test_unknown_run_id_fails_before_any_kernel(tmp_path, fake_server):
     assert not (tmp_path / "site" / "report.ipynb").exists()
 
 
-def test_report_folder_index_lists_every_report_newest_first(tmp_path, fake_server):
-    run_ids, store = _runs_in_store(tmp_path, fake_server.url)
+@pytest.mark.kernel
+def test_report_folder_index_lists_every_report_newest_first(tmp_path, fake):
+    run_ids, store = _runs_in_store(tmp_path, fake.url)
     site = tmp_path / "site"
     first = report.build_report(
         site, runs=run_ids[:1], store=store, title="First <one>", timeout=300
@@ -489,6 +485,7 @@ def test_an_unknown_parameter_or_notebook_is_named(tmp_path):
         report.notebook_parameters(bare)
 
 
+@pytest.mark.kernel
 def test_render_notebook_runs_it_with_the_values_given(tmp_path):
     nb = _notebook(
         tmp_path / "small.ipynb",
@@ -534,6 +531,7 @@ def test_notebook_options_are_checked_before_anything_runs(argv, message, tmp_pa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.kernel
 def test_the_report_kernel_talks_over_local_sockets(tmp_path):
     """papermill's kernel listens on Unix sockets (ipc): no TCP port, no "running over TCP
     without encryption" warning in the middle of the progress; papermill's own default (TCP)

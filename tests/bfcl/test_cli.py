@@ -10,7 +10,6 @@ import pytest
 
 from tooleval_nb.cli.bfcl import add_bfcl_parser, cmd_bfcl
 from tooleval_nb.errors import SuiteError
-from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
 
 def _parse(argv):
@@ -25,38 +24,38 @@ def _handler(body):
     return {"content": "no"}
 
 
-def test_cli_writes_the_files_and_prints_the_leaderboard(bfcl_data, tmp_path):
-    with FakeOpenAIServer(handler=_handler) as server:
-        args = _parse(
-            [
-                "--model",
-                "openai/fake",
-                "--api-base",
-                server.url,
-                "--api-key",
-                "k",
-                "--category",
-                "simple_python",
-                "--category",
-                "irrelevance",
-                "--mode",
-                "prompt",
-                "--limit",
-                "2",
-                "--output",
-                str(tmp_path / "out"),
-                "--data-dir",
-                str(bfcl_data),
-                "--store",
-                str(tmp_path / "s.db"),
-                "--progress",
-                "none",
-                "--format",
-                "json",
-            ]
-        )
-        out = io.StringIO()
-        assert cmd_bfcl(args, out, io.StringIO()) == 0
+def test_cli_writes_the_files_and_prints_the_leaderboard(fake_server, bfcl_data, tmp_path):
+    server = fake_server(handler=_handler)
+    args = _parse(
+        [
+            "--model",
+            "openai/fake",
+            "--api-base",
+            server.url,
+            "--api-key",
+            "k",
+            "--category",
+            "simple_python",
+            "--category",
+            "irrelevance",
+            "--mode",
+            "prompt",
+            "--limit",
+            "2",
+            "--output",
+            str(tmp_path / "out"),
+            "--data-dir",
+            str(bfcl_data),
+            "--store",
+            str(tmp_path / "s.db"),
+            "--progress",
+            "none",
+            "--format",
+            "json",
+        ]
+    )
+    out = io.StringIO()
+    assert cmd_bfcl(args, out, io.StringIO()) == 0
     (row,) = json.loads(out.getvalue())
     assert row["simple_python"] == 0.5 and row["irrelevance"] == 1.0
     assert (
@@ -81,7 +80,7 @@ def test_cli_unknown_category(bfcl_data, tmp_path):
         cmd_bfcl(args, io.StringIO(), io.StringIO())
 
 
-def test_cli_runs_a_multi_turn_category_through_bfcls_loop(tmp_path, monkeypatch):
+def test_cli_runs_a_multi_turn_category_through_bfcls_loop(fake_server, tmp_path, monkeypatch):
     pytest.importorskip("bfcl_eval.constants.default_prompts")
     from tooleval_nb.bfcl.data import locate_data
     from tooleval_nb.testing import bfcl_script
@@ -89,35 +88,35 @@ def test_cli_runs_a_multi_turn_category_through_bfcls_loop(tmp_path, monkeypatch
     data = locate_data(None)  # the installed bfcl-eval's: the reference data has no multi-turn
     monkeypatch.setenv("TOOLEVAL_BFCL_DATA", str(data))
     bfcl_script.reset()
-    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        args = _parse(
-            [
-                "--model",
-                "openai/fake",
-                "--api-base",
-                server.url,
-                "--api-key",
-                "k",
-                "--category",
-                "multi_turn_base",
-                "--mode",
-                "fc",
-                "--limit",
-                "2",
-                "--output",
-                str(tmp_path / "out"),
-                "--data-dir",
-                str(data),
-                "--store",
-                str(tmp_path / "s.db"),
-                "--progress",
-                "none",
-                "--format",
-                "json",
-            ]
-        )
-        out = io.StringIO()
-        assert cmd_bfcl(args, out, io.StringIO()) == 0
+    server = fake_server(handler=bfcl_script.answer)
+    args = _parse(
+        [
+            "--model",
+            "openai/fake",
+            "--api-base",
+            server.url,
+            "--api-key",
+            "k",
+            "--category",
+            "multi_turn_base",
+            "--mode",
+            "fc",
+            "--limit",
+            "2",
+            "--output",
+            str(tmp_path / "out"),
+            "--data-dir",
+            str(data),
+            "--store",
+            str(tmp_path / "s.db"),
+            "--progress",
+            "none",
+            "--format",
+            "json",
+        ]
+    )
+    out = io.StringIO()
+    assert cmd_bfcl(args, out, io.StringIO()) == 0
     (row,) = json.loads(out.getvalue())
     # the script perturbs entry 0 and answers entry 1 right
     assert row["n_entries"] == 2 and row["n_passed"] == 1

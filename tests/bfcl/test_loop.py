@@ -61,20 +61,20 @@ def _steps(entry: dict) -> int:
     return sum(len(turn) for turn in entry["result"])
 
 
-def test_fc_loop_runs_each_turn_against_the_environments(mt_data, tmp_path):
+def test_fc_loop_runs_each_turn_against_the_environments(fake_server, mt_data, tmp_path):
     out = tmp_path / "out"
-    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run = run_bfcl(
-            _model(server),
-            "multi_turn_base",
-            mode="fc",
-            limit=2,
-            data_dir=mt_data,
-            store=tmp_path / "s.db",
-            output=out,
-            progress="none",
-        ).result()
-        bodies = server.bodies
+    server = fake_server(handler=bfcl_script.answer)
+    run = run_bfcl(
+        _model(server),
+        "multi_turn_base",
+        mode="fc",
+        limit=2,
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        output=out,
+        progress="none",
+    ).result()
+    bodies = server.bodies
     entries = _result_file(out, "openai_fake-FC", "multi_turn", "multi_turn_base")
     data = BfclData(mt_data).category("multi_turn_base")
     assert [e["id"] for e in entries] == ["multi_turn_base_0", "multi_turn_base_1"]
@@ -110,20 +110,20 @@ def test_fc_loop_runs_each_turn_against_the_environments(mt_data, tmp_path):
     assert df.loc["multi_turn_base_0", "error_type"] == "multi_turn:instance_state_mismatch"
 
 
-def test_prompt_loop_sends_results_as_one_user_message(mt_data, tmp_path):
+def test_prompt_loop_sends_results_as_one_user_message(fake_server, mt_data, tmp_path):
     out = tmp_path / "out"
-    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(
-            _model(server),
-            "multi_turn_base",
-            mode="prompt",
-            limit=1,
-            data_dir=mt_data,
-            store=tmp_path / "s.db",
-            output=out,
-            progress="none",
-        ).result()
-        bodies = server.bodies
+    server = fake_server(handler=bfcl_script.answer)
+    run_bfcl(
+        _model(server),
+        "multi_turn_base",
+        mode="prompt",
+        limit=1,
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        output=out,
+        progress="none",
+    ).result()
+    bodies = server.bodies
     assert all("tools" not in b for b in bodies)
     assert bodies[0]["messages"][0]["role"] == "system"
     assert "[func_name1(params_name1=params_value1" in bodies[0]["messages"][0]["content"]
@@ -143,33 +143,33 @@ def test_prompt_loop_sends_results_as_one_user_message(mt_data, tmp_path):
     ]
 
 
-def test_miss_func_adds_the_held_back_functions_at_their_turn(mt_data, tmp_path):
+def test_miss_func_adds_the_held_back_functions_at_their_turn(fake_server, mt_data, tmp_path):
     data = BfclData(mt_data).category("multi_turn_miss_func")
     entry = data.head(1)[0]
     ((turn, added),) = entry["missed_function"].items()
     names = {f["name"] for f in added}
-    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(
-            _model(server),
-            "multi_turn_miss_func",
-            mode="fc",
-            limit=1,
-            data_dir=mt_data,
-            store=tmp_path / "s.db",
-            progress="none",
-        ).result()
-        fc = server.bodies
-    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(
-            _model(server),
-            "multi_turn_miss_func",
-            mode="prompt",
-            limit=1,
-            data_dir=mt_data,
-            store=tmp_path / "p.db",
-            progress="none",
-        ).result()
-        prompt = server.bodies
+    server = fake_server(handler=bfcl_script.answer)
+    run_bfcl(
+        _model(server),
+        "multi_turn_miss_func",
+        mode="fc",
+        limit=1,
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        progress="none",
+    ).result()
+    fc = server.bodies
+    server = fake_server(handler=bfcl_script.answer)
+    run_bfcl(
+        _model(server),
+        "multi_turn_miss_func",
+        mode="prompt",
+        limit=1,
+        data_dir=mt_data,
+        store=tmp_path / "p.db",
+        progress="none",
+    ).result()
+    prompt = server.bodies
     from bfcl_eval.constants import default_prompts
 
     for body in fc:
@@ -195,24 +195,24 @@ def test_miss_func_adds_the_held_back_functions_at_their_turn(mt_data, tmp_path)
     assert listed and listed[0].startswith(str(added))
 
 
-def test_step_limit_ends_the_entry(mt_data, tmp_path):
+def test_step_limit_ends_the_entry(fake_server, mt_data, tmp_path):
     out = tmp_path / "out"
 
     def always_ls(body):
         return {"tool_calls": [{"function": {"name": "ls", "arguments": {}}}]}
 
-    with FakeOpenAIServer(handler=always_ls) as server:
-        run_bfcl(
-            _model(server),
-            "multi_turn_base",
-            mode="fc",
-            limit=1,
-            data_dir=mt_data,
-            store=tmp_path / "s.db",
-            output=out,
-            progress="none",
-        ).result()
-        n = server.requests
+    server = fake_server(handler=always_ls)
+    run_bfcl(
+        _model(server),
+        "multi_turn_base",
+        mode="fc",
+        limit=1,
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        output=out,
+        progress="none",
+    ).result()
+    n = server.requests
     entry = _result_file(out, "openai_fake-FC", "multi_turn", "multi_turn_base")[0]
     assert len(entry["result"]) == 1 and len(entry["result"][0]) == 21 == n  # 20 + the one over
     assert entry["inference_log"][0]["step_20"][-1]["content"].startswith(
@@ -220,40 +220,40 @@ def test_step_limit_ends_the_entry(mt_data, tmp_path):
     )
 
 
-def test_text_that_is_not_a_call_ends_the_turn(mt_data, tmp_path):
+def test_text_that_is_not_a_call_ends_the_turn(fake_server, mt_data, tmp_path):
     out = tmp_path / "out"
-    with FakeOpenAIServer(handler=lambda body: {"content": "I will not."}) as server:
-        run_bfcl(
-            _model(server),
-            "multi_turn_base",
-            mode="prompt",
-            limit=1,
-            data_dir=mt_data,
-            store=tmp_path / "s.db",
-            output=out,
-            progress="none",
-        ).result()
-        n = server.requests
+    server = fake_server(handler=lambda body: {"content": "I will not."})
+    run_bfcl(
+        _model(server),
+        "multi_turn_base",
+        mode="prompt",
+        limit=1,
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        output=out,
+        progress="none",
+    ).result()
+    n = server.requests
     entry = _result_file(out, "openai_fake", "multi_turn", "multi_turn_base")[0]
     assert entry["result"] == [["I will not."]] * n and n == len(entry["result"])
 
 
-def test_memory_prereqs_fill_the_memory_the_entries_start_from(mt_data, tmp_path):
+def test_memory_prereqs_fill_the_memory_the_entries_start_from(fake_server, mt_data, tmp_path):
     out = tmp_path / "out"
     data = BfclData(mt_data).category("memory_kv")
     entry = data.head(1)[0]
-    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run_bfcl(
-            _model(server),
-            "memory_kv",
-            mode="fc",
-            limit=1,
-            data_dir=mt_data,
-            store=tmp_path / "s.db",
-            output=out,
-            progress="none",
-        ).result()
-        bodies = server.bodies
+    server = fake_server(handler=bfcl_script.answer)
+    run_bfcl(
+        _model(server),
+        "memory_kv",
+        mode="fc",
+        limit=1,
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        output=out,
+        progress="none",
+    ).result()
+    bodies = server.bodies
     folder = "agentic/memory/kv"
     prereq = _result_file(out, "openai_fake-FC", folder, "memory_kv_prereq")
     assert [e["id"] for e in prereq] == entry["depends_on"]
@@ -268,7 +268,9 @@ def test_memory_prereqs_fill_the_memory_the_entries_start_from(mt_data, tmp_path
     assert len(list((snapshot / "prereq_checkpoints").glob("*.json"))) == len(prereq)
 
 
-def test_two_runs_in_one_process_give_the_same_files_and_the_cache_replays_them(mt_data, tmp_path):
+def test_two_runs_in_one_process_give_the_same_files_and_the_cache_replays_them(
+    fake_server, mt_data, tmp_path
+):
     """Stateful twice: two fresh runs (the second without the response cache) give the same
     files; the first run again asks the model nothing: every step of the loop, environments
     included, sends the requests it sent the first time, answered from the cache."""
@@ -292,18 +294,18 @@ def test_two_runs_in_one_process_give_the_same_files_and_the_cache_replays_them(
         files = sorted((out / "result").rglob("BFCL_v4_*_result.json"))
         texts.append([_strip(f) for f in files])
     assert texts[0] == texts[1] and len(texts[0]) == 3  # base, memory_rec_sum and its prereqs
-    with FakeOpenAIServer(handler=bfcl_script.answer, port=urlsplit(urls[0]).port) as server:
-        run_bfcl(
-            _model(server),
-            ["multi_turn_base", "memory_rec_sum"],
-            mode="prompt",
-            limit=2,
-            data_dir=mt_data,
-            store=tmp_path / "s2.db",
-            output=tmp_path / "out2",
-            progress="none",
-        ).result()
-        assert server.requests == 0
+    server = fake_server(handler=bfcl_script.answer, port=urlsplit(urls[0]).port)
+    run_bfcl(
+        _model(server),
+        ["multi_turn_base", "memory_rec_sum"],
+        mode="prompt",
+        limit=2,
+        data_dir=mt_data,
+        store=tmp_path / "s2.db",
+        output=tmp_path / "out2",
+        progress="none",
+    ).result()
+    assert server.requests == 0
     files = sorted((tmp_path / "out2" / "result").rglob("BFCL_v4_*_result.json"))
     assert [_strip(f) for f in files] == texts[0]
 
@@ -333,40 +335,42 @@ def _stored(store: Path) -> set[str]:
 
 
 @pytest.mark.slow
-def test_a_killed_multi_turn_run_resumes_without_asking_a_finished_entry(mt_data, tmp_path):
+def test_a_killed_multi_turn_run_resumes_without_asking_a_finished_entry(
+    fake_server, mt_data, tmp_path
+):
     """The first process is killed (SIGKILL) once it has stored two entries; the second asks
     only the entries the first did not store, each from its first step (the requests counted
     on a fake server in a process of its own, which outlives both)."""
     store = tmp_path / "store.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TOOLEVAL_BFCL_DATA": str(mt_data)}
-    with FakeOpenAIServer(
+    server = fake_server(
         handler="tooleval_nb.testing.bfcl_script:answer", process=True, latency=0.05
-    ) as server:
-        child = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, server.url, str(store), str(mt_data)], env=env
-        )
-        try:
-            deadline = time.monotonic() + 180
-            while len(_stored(store)) < 2 and child.poll() is None:
-                assert time.monotonic() < deadline, "the first process stored nothing"
-                time.sleep(0.05)
-        finally:
-            child.send_signal(signal.SIGKILL)
-            child.wait()
-        stored = _stored(store)
-        n_first = server.requests
-        run = run_bfcl(
-            _model(server),
-            "multi_turn_base",
-            limit=6,
-            store=store,
-            data_dir=mt_data,
-            progress="none",
-            cache=False,
-            max_concurrency=1,
-            output=tmp_path / "out",
-        ).result()
-        n_second = server.requests - n_first
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, server.url, str(store), str(mt_data)], env=env
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while len(_stored(store)) < 2 and child.poll() is None:
+            assert time.monotonic() < deadline, "the first process stored nothing"
+            time.sleep(0.05)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    stored = _stored(store)
+    n_first = server.requests
+    run = run_bfcl(
+        _model(server),
+        "multi_turn_base",
+        limit=6,
+        store=store,
+        data_dir=mt_data,
+        progress="none",
+        cache=False,
+        max_concurrency=1,
+        output=tmp_path / "out",
+    ).result()
+    n_second = server.requests - n_first
     assert 2 <= len(stored) < 6
     entries = _result_file(tmp_path / "out", "openai_fake-FC", "multi_turn", "multi_turn_base")
     assert len(entries) == 6 and len(run) == 6
@@ -374,19 +378,21 @@ def test_a_killed_multi_turn_run_resumes_without_asking_a_finished_entry(mt_data
     assert n_second == again  # no request for a stored entry
 
 
-def test_entries_chooses_the_entries_and_memory_brings_its_conversations(mt_data, tmp_path):
+def test_entries_chooses_the_entries_and_memory_brings_its_conversations(
+    fake_server, mt_data, tmp_path
+):
     from tooleval_nb.errors import SuiteError
 
-    with FakeOpenAIServer(handler=bfcl_script.answer) as server:
-        run = run_bfcl(
-            _model(server),
-            ["multi_turn_base", "memory_rec_sum", "simple_python"],
-            mode="prompt",
-            entries=["multi_turn_base_3", "memory_rec_sum_80-student-0"],
-            data_dir=mt_data,
-            store=tmp_path / "s.db",
-            progress="none",
-        ).result()
+    server = fake_server(handler=bfcl_script.answer)
+    run = run_bfcl(
+        _model(server),
+        ["multi_turn_base", "memory_rec_sum", "simple_python"],
+        mode="prompt",
+        entries=["multi_turn_base_3", "memory_rec_sum_80-student-0"],
+        data_dir=mt_data,
+        store=tmp_path / "s.db",
+        progress="none",
+    ).result()
     ids = set(run.results_df()["case_id"])
     data = BfclData(mt_data).category("memory_rec_sum")
     prereqs = data.by_id["memory_rec_sum_80-student-0"]["depends_on"]

@@ -17,7 +17,6 @@ from tooleval_nb.bfcl.data import BfclData
 from tooleval_nb.bfcl.prompt import prompt_messages
 from tooleval_nb.bfcl.rescore import score_result_files
 from tooleval_nb.errors import ModelConfigError, SuiteError
-from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
 CATS = ["simple_python", "parallel", "irrelevance"]
 
@@ -45,24 +44,19 @@ def _model(server):
     return {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
 
 
-@pytest.fixture
-def store(tmp_path):
-    return tmp_path / "store.db"
-
-
-def test_fc_mode_end_to_end(bfcl_data, tmp_path, store):
-    with FakeOpenAIServer(handler=_fc_handler) as server:
-        run = run_bfcl(
-            _model(server),
-            CATS,
-            mode="fc",
-            limit=3,
-            store=store,
-            data_dir=bfcl_data,
-            output=tmp_path / "out",
-            progress="none",
-        ).result()
-        bodies = server.bodies
+def test_fc_mode_end_to_end(fake_server, bfcl_data, tmp_path, store):
+    server = fake_server(handler=_fc_handler)
+    run = run_bfcl(
+        _model(server),
+        CATS,
+        mode="fc",
+        limit=3,
+        store=store,
+        data_dir=bfcl_data,
+        output=tmp_path / "out",
+        progress="none",
+    ).result()
+    bodies = server.bodies
     sent = next(b for b in bodies if "factorial of 5" in _user_text(b))
     assert [t["function"]["name"] for t in sent["tools"]] == ["math_factorial"]
     assert sent.get("tool_choice") in (None, "auto")  # BFCL's handlers leave the choice open
@@ -107,22 +101,24 @@ def test_fc_mode_end_to_end(bfcl_data, tmp_path, store):
     )
 
 
-def test_entries_are_judged_while_the_run_goes_as_they_are_at_the_end(bfcl_data, tmp_path, store):
+def test_entries_are_judged_while_the_run_goes_as_they_are_at_the_end(
+    fake_server, bfcl_data, tmp_path, store
+):
     """Each stored entry is judged during the run (its result read from its stored reply);
     the run's frame and files equal those of the same run judged only at the end."""
     from tooleval_nb.bfcl.run import BfclRun
 
-    with FakeOpenAIServer(handler=_fc_handler) as server:
-        job = run_bfcl(
-            _model(server),
-            CATS,
-            mode="fc",
-            limit=3,
-            store=store,
-            data_dir=bfcl_data,
-            progress="none",
-        )
-        run = job.result()
+    server = fake_server(handler=_fc_handler)
+    job = run_bfcl(
+        _model(server),
+        CATS,
+        mode="fc",
+        limit=3,
+        store=store,
+        data_dir=bfcl_data,
+        progress="none",
+    )
+    run = job.result()
     judged = job.tally.judged[run.models[0]]
     assert sorted(judged) == sorted(c.id for c in run.suite.cases)
     late = BfclRun.of(run, run.spec, run.suite)  # no tally: everything read at the end
@@ -132,19 +128,21 @@ def test_entries_are_judged_while_the_run_goes_as_they_are_at_the_end(bfcl_data,
     assert judged["simple_python_1"][1]["passed"] is True
 
 
-def test_prompt_mode_sends_bfcls_prompt_and_keeps_the_raw_text(bfcl_data, tmp_path, store):
-    with FakeOpenAIServer(handler=_prompt_handler) as server:
-        run = run_bfcl(
-            _model(server),
-            ["simple_python"],
-            mode="prompt",
-            limit=2,
-            store=store,
-            data_dir=bfcl_data,
-            output=tmp_path / "out",
-            progress="none",
-        ).result()
-        bodies = server.bodies
+def test_prompt_mode_sends_bfcls_prompt_and_keeps_the_raw_text(
+    fake_server, bfcl_data, tmp_path, store
+):
+    server = fake_server(handler=_prompt_handler)
+    run = run_bfcl(
+        _model(server),
+        ["simple_python"],
+        mode="prompt",
+        limit=2,
+        store=store,
+        data_dir=bfcl_data,
+        output=tmp_path / "out",
+        progress="none",
+    ).result()
+    bodies = server.bodies
     entry = BfclData(bfcl_data).category("simple_python").by_id["simple_python_1"]
     sent = next(b for b in bodies if "factorial of 5" in _user_text(b))
     assert "tools" not in sent
@@ -165,49 +163,51 @@ def test_prompt_mode_sends_bfcls_prompt_and_keeps_the_raw_text(bfcl_data, tmp_pa
     assert list(run.bfcl_results_df()["passed"]) == [False, True]
 
 
-def test_async_twin(bfcl_data, store):
+def test_async_twin(fake_server, bfcl_data, store):
     import asyncio
 
-    with FakeOpenAIServer(handler=_prompt_handler) as server:
-        run = asyncio.run(
-            run_bfcl_async(
-                _model(server),
-                "simple_python",
-                mode="prompt",
-                limit=2,
-                store=store,
-                data_dir=bfcl_data,
-            )
+    server = fake_server(handler=_prompt_handler)
+    run = asyncio.run(
+        run_bfcl_async(
+            _model(server),
+            "simple_python",
+            mode="prompt",
+            limit=2,
+            store=store,
+            data_dir=bfcl_data,
         )
+    )
     assert run.bfcl_scores().iloc[0]["simple_python"] == 0.5
 
 
-def test_a_model_without_native_tools_is_told_to_use_prompt_mode(bfcl_data, store):
-    with FakeOpenAIServer(handler=lambda body: "400") as server:
-        with pytest.raises(ModelConfigError, match="mode='prompt'"):
-            run_bfcl(
-                _model(server),
-                "simple_python",
-                limit=2,
-                store=store,
-                data_dir=bfcl_data,
-                progress="none",
-            ).result()
-
-
-def test_an_entry_too_long_for_the_context_window_is_its_own_error(bfcl_data, store, tmp_path):
-    # llama.cpp's 400 for messages over the context window: not a model without native tools
-    # (a run of one long entry raised that before); the entries stay, errored, in the files
-    with FakeOpenAIServer(handler=lambda body: "context") as server:
-        run = run_bfcl(
+def test_a_model_without_native_tools_is_told_to_use_prompt_mode(fake_server, bfcl_data, store):
+    server = fake_server(handler=lambda body: "400")
+    with pytest.raises(ModelConfigError, match="mode='prompt'"):
+        run_bfcl(
             _model(server),
             "simple_python",
             limit=2,
             store=store,
             data_dir=bfcl_data,
-            output=tmp_path / "out",
             progress="none",
         ).result()
+
+
+def test_an_entry_too_long_for_the_context_window_is_its_own_error(
+    fake_server, bfcl_data, store, tmp_path
+):
+    # llama.cpp's 400 for messages over the context window: not a model without native tools
+    # (a run of one long entry raised that before); the entries stay, errored, in the files
+    server = fake_server(handler=lambda body: "context")
+    run = run_bfcl(
+        _model(server),
+        "simple_python",
+        limit=2,
+        store=store,
+        data_dir=bfcl_data,
+        output=tmp_path / "out",
+        progress="none",
+    ).result()
     df = run.bfcl_results_df()
     assert list(df["passed"]) == [False, False] and df["errored"].all()
     path = next((tmp_path / "out" / "result").rglob("BFCL_v4_simple_python_result.json"))
@@ -251,7 +251,9 @@ run_bfcl({"model": "openai/fake", "api_base": url, "api_key": "k"}, "simple_pyth
 
 
 @pytest.mark.slow
-def test_a_killed_run_resumes_without_asking_a_finished_entry_again(bfcl_data, tmp_path):
+def test_a_killed_run_resumes_without_asking_a_finished_entry_again(
+    fake_server, bfcl_data, tmp_path
+):
     """The first process is killed (SIGKILL) while its 4th request hangs; the second finishes
     the run and asks only the entries the first did not store."""
     store = tmp_path / "store.db"
@@ -267,32 +269,32 @@ def test_a_killed_run_resumes_without_asking_a_finished_entry_again(bfcl_data, t
             return "hang"
         return {"content": "no call"}
 
-    with FakeOpenAIServer(handler=handler) as server:
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-        child = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, server.url, str(store), str(bfcl_data)], env=env
-        )
-        try:
-            assert fourth.wait(120), "the first process never reached its 4th request"
-        finally:
-            child.send_signal(signal.SIGKILL)
-            child.wait()
-        first_process.clear()
-        import sqlite3
+    server = fake_server(handler=handler)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, server.url, str(store), str(bfcl_data)], env=env
+    )
+    try:
+        assert fourth.wait(120), "the first process never reached its 4th request"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    first_process.clear()
+    import sqlite3
 
-        with sqlite3.connect(store) as db:
-            stored = {r[0] for r in db.execute("SELECT case_id FROM results")}
-        n_first = len(asked)
-        run = run_bfcl(
-            _model(server),
-            "simple_python",
-            limit=6,
-            store=store,
-            data_dir=bfcl_data,
-            progress="none",
-            cache=False,
-            max_concurrency=1,
-        ).result()
+    with sqlite3.connect(store) as db:
+        stored = {r[0] for r in db.execute("SELECT case_id FROM results")}
+    n_first = len(asked)
+    run = run_bfcl(
+        _model(server),
+        "simple_python",
+        limit=6,
+        store=store,
+        data_dir=bfcl_data,
+        progress="none",
+        cache=False,
+        max_concurrency=1,
+    ).result()
     questions = {
         q["question"][0][-1]["content"]: q["id"]
         for q in BfclData(bfcl_data).category("simple_python").questions[:6]

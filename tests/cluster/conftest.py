@@ -1,5 +1,6 @@
-"""One real local Ray cluster for the session (4 CPUs: several worker processes), a fake
-OpenAI-compatible server, a store."""
+"""One real local Ray cluster for the session (2 CPUs, the machine's: the tests' replicas ask for
+half a CPU each, at most two at once for whole ones), started once per test run: every test of
+this folder runs on one xdist worker (tests/conftest.py, GROUPS)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ ray = pytest.importorskip("ray")
 
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[str]:
-    """A local Ray cluster of 4 CPUs, shut down after the session; yields its GCS address."""
+    """A local Ray cluster of 2 CPUs, shut down after the session; yields its GCS address."""
     for attempt in (1, 2):  # a busy machine can miss the raylet's 15 s window for its agents
         try:
             # "local": a new cluster of its own, never the one Ray's cluster file names (the
             # lifecycle tests leave a half-stopped `ray start` cluster's address there)
-            ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)
+            ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
             break
         except Exception as exc:
             if attempt == 2 or "timed out during startup" not in str(exc):

@@ -128,42 +128,44 @@ def test_the_same_suite_gives_the_same_rows_locally_and_on_ray(ray_cluster, fake
     )
 
 
-def test_a_sigkilled_replica_loses_no_cell_and_stores_none_twice(ray_cluster, tmp_path):
+def test_a_sigkilled_replica_loses_no_cell_and_stores_none_twice(
+    fake_server, ray_cluster, tmp_path
+):
     executor = RayExecutor(
         replicas=2, max_concurrency_per_replica=4, max_restarts=1, num_cpus_per_replica=0.5
     )
     store = tmp_path / "runs.db"
-    with FakeOpenAIServer(latency=0.25) as server:
-        model = model_for(server)
-        # warm the pool (the replicas start once, then serve every run of this executor)
-        te.run_eval(
-            cluster_suite(4, name="warm"),
-            model,
-            cache=False,
-            store=store,
-            progress=False,
-            executor=executor,
-        ).result()
-        pids = ray.get([m.handle.pid.remote() for m in executor.backend().pool])
-        before = server.requests
-        killed: list[int] = []
+    server = fake_server(latency=0.25)
+    model = model_for(server)
+    # warm the pool (the replicas start once, then serve every run of this executor)
+    te.run_eval(
+        cluster_suite(4, name="warm"),
+        model,
+        cache=False,
+        store=store,
+        progress=False,
+        executor=executor,
+    ).result()
+    pids = ray.get([m.handle.pid.remote() for m in executor.backend().pool])
+    before = server.requests
+    killed: list[int] = []
 
-        def kill_one(event) -> None:  # on the loop, as results are stored
-            if not killed and event.data["current"] >= 8:
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
+    def kill_one(event) -> None:  # on the loop, as results are stored
+        if not killed and event.data["current"] >= 8:
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
 
-        job = te.run_eval(
-            cluster_suite(40),
-            model,
-            cache=False,
-            store=store,
-            progress=False,
-            executor=executor,
-            callbacks={"tool_eval_progress": kill_one},
-        )
-        run = job.result()
-        sent = server.requests - before
+    job = te.run_eval(
+        cluster_suite(40),
+        model,
+        cache=False,
+        store=store,
+        progress=False,
+        executor=executor,
+        callbacks={"tool_eval_progress": kill_one},
+    )
+    run = job.result()
+    sent = server.requests - before
     assert killed
     frame = run.results_df()
     assert len(frame) == 41 and frame["case_id"].is_unique
@@ -281,40 +283,42 @@ def test_an_unknown_executor_is_refused():
 
 
 @pytest.mark.slow
-def test_a_killed_driver_resumes_on_ray_asking_only_the_missing_cells(ray_cluster, store_path):
+def test_a_killed_driver_resumes_on_ray_asking_only_the_missing_cells(
+    fake_server, ray_cluster, store_path
+):
     n = 60
-    with FakeOpenAIServer(latency=0.2) as server:
-        config = {"address": ray_cluster, "store": store_path, "api_base": server.url, "n": n}
-        proc = subprocess.Popen(
-            [sys.executable, str(DRIVER), json.dumps(config)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        job_id, done = None, 0
-        for line in proc.stdout:  # the driver reports each stored case
-            if line.startswith("job "):
-                job_id = line.split()[1]
-            elif line.startswith("done "):
-                done += 1
-                if done == 12:
-                    break
-        assert job_id is not None and done == 12, proc.stderr.read()[-3000:]
-        os.kill(proc.pid, signal.SIGKILL)  # the driver dies; its replicas die with it
-        proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-        stored_before = te.Store(store_path).count_results(te.Store(store_path).job(job_id).run_id)
-        sent_before = server.requests
-        executor = RayExecutor(replicas=2, max_concurrency_per_replica=4, num_cpus_per_replica=0.5)
-        run = te.resume(job_id, store_path, progress=False, executor=executor).result()
-        executor.shutdown()
-        frame = run.results_df()
-        assert len(frame) == n and frame["case_id"].is_unique
-        # the resume asked only for the missing cells
-        assert server.requests - sent_before == n - stored_before
-        # and the killed driver had sent at most its cells in flight more than it stored
-        assert sent_before <= stored_before + 2 * 4 + 8
+    server = fake_server(latency=0.2)
+    config = {"address": ray_cluster, "store": store_path, "api_base": server.url, "n": n}
+    proc = subprocess.Popen(
+        [sys.executable, str(DRIVER), json.dumps(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    job_id, done = None, 0
+    for line in proc.stdout:  # the driver reports each stored case
+        if line.startswith("job "):
+            job_id = line.split()[1]
+        elif line.startswith("done "):
+            done += 1
+            if done == 12:
+                break
+    assert job_id is not None and done == 12, proc.stderr.read()[-3000:]
+    os.kill(proc.pid, signal.SIGKILL)  # the driver dies; its replicas die with it
+    proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    stored_before = te.Store(store_path).count_results(te.Store(store_path).job(job_id).run_id)
+    sent_before = server.requests
+    executor = RayExecutor(replicas=2, max_concurrency_per_replica=4, num_cpus_per_replica=0.5)
+    run = te.resume(job_id, store_path, progress=False, executor=executor).result()
+    executor.shutdown()
+    frame = run.results_df()
+    assert len(frame) == n and frame["case_id"].is_unique
+    # the resume asked only for the missing cells
+    assert server.requests - sent_before == n - stored_before
+    # and the killed driver had sent at most its cells in flight more than it stored
+    assert sent_before <= stored_before + 2 * 4 + 8
 
 
 @pytest.mark.slow
@@ -366,31 +370,29 @@ def test_an_endpoint_list_gives_one_endpoint_per_replica(ray_cluster, store_path
 
 
 async def test_cancelling_a_ray_job_cancels_its_cells_and_a_resume_finishes_it(
-    ray_cluster, store_path
+    fake_server, ray_cluster, store_path
 ):
     executor = RayExecutor(replicas=2, max_concurrency_per_replica=2, num_cpus_per_replica=0.5)
-    async with FakeOpenAIServer(latency=0.2) as server:
-        job = te.run_eval(
-            cluster_suite(40), model_for(server), cache=False, progress=False, executor=executor
-        )  # a task on this loop, as in a notebook
-        some = asyncio.Event()
-        job.subscribe(
-            lambda e: some.set() if e.data["current"] >= 6 else None, ["tool_eval_progress"]
-        )
-        await some.wait()
-        job.cancel()
-        with pytest.raises(te.JobCancelled):
-            await job
-        stored = len(job.snapshot().results_df())
-        assert 6 <= stored < 41
-        # the replicas' queued cells were cancelled: a resume sends only the missing ones
-        resumed = te.resume(job.id, store_path, progress=False, executor=executor)
-        run = await resumed
-        frame = run.results_df()
-        assert len(frame) == 41 and frame["case_id"].is_unique
-        # at most sent twice: the cells running when it was cancelled (2 per replica) and
-        # those whose outcome was on its way back to the driver (as many)
-        assert server.requests <= 41 + 2 * (2 * 2)
+    server = fake_server(latency=0.2)
+    job = te.run_eval(
+        cluster_suite(40), model_for(server), cache=False, progress=False, executor=executor
+    )  # a task on this loop, as in a notebook
+    some = asyncio.Event()
+    job.subscribe(lambda e: some.set() if e.data["current"] >= 6 else None, ["tool_eval_progress"])
+    await some.wait()
+    job.cancel()
+    with pytest.raises(te.JobCancelled):
+        await job
+    stored = len(job.snapshot().results_df())
+    assert 6 <= stored < 41
+    # the replicas' queued cells were cancelled: a resume sends only the missing ones
+    resumed = te.resume(job.id, store_path, progress=False, executor=executor)
+    run = await resumed
+    frame = run.results_df()
+    assert len(frame) == 41 and frame["case_id"].is_unique
+    # at most sent twice: the cells running when it was cancelled (2 per replica) and
+    # those whose outcome was on its way back to the driver (as many)
+    assert server.requests <= 41 + 2 * (2 * 2)
     executor.shutdown()
 
 

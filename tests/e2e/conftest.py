@@ -1,11 +1,11 @@
 """JupyterLab and headless Chromium for the end-to-end tests.
 
 :func:`jupyter_lab` starts JupyterLab on loopback over a copy of the notebooks. Chromium is
-Debian's ``chromium`` and ``chromium-driver`` (installed with apt-get when missing, see
-:func:`ensure_chromium`; no browser download), a fresh profile per test, no background network,
-and the browser console recorded (``driver.get_log("browser")``).
+Debian's ``chromium`` and ``chromium-driver`` (``bash scripts/setup.sh test`` installs them; a
+test skips, naming that command, when they are missing), a fresh profile per test, no background
+network, and the browser console recorded (``driver.get_log("browser")``).
 
-Skipped, with the reason, only when Chromium cannot be installed.
+Skipped, with the reason, only when Chromium is not installed.
 """
 
 from __future__ import annotations
@@ -45,32 +45,14 @@ FLAGS = [
 
 
 def ensure_chromium() -> None:
-    if CHROMIUM.exists() and CHROMEDRIVER.exists():
-        return
-    if shutil.which("apt-get") is None:
-        pytest.skip("chromium is not installed and apt-get is not available to install it")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    steps = [
-        ["apt-get", "update", "-q"],
-        [
-            "apt-get",
-            "install",
-            "-y",
-            "-q",
-            "--no-install-recommends",
-            "chromium",
-            "chromium-driver",
-        ],
-    ]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True, env=env, timeout=900)
-        if done.returncode != 0:
-            pytest.skip(
-                f"chromium could not be installed ({' '.join(step)} exited "
-                f"{done.returncode}: {done.stderr.strip()[-300:]})"
-            )
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("apt-get ran but /usr/bin/chromium or /usr/bin/chromedriver is missing")
+    """Skip, naming the command that installs them, when Debian's Chromium or its driver is
+    missing (``bash scripts/setup.sh test`` installs both; the test command runs it first)."""
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if missing:
+        pytest.skip(
+            f"{' and '.join(missing)} not installed: `bash scripts/setup.sh test` installs "
+            "Debian's chromium and chromium-driver"
+        )
 
 
 @pytest.fixture

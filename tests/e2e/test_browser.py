@@ -16,7 +16,7 @@ import pytest
 
 from .conftest import browser_versions, jupyter_lab, open_notebook, run_all_cells
 
-pytestmark = [pytest.mark.browser, pytest.mark.model]
+pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.timeout(1200)]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"

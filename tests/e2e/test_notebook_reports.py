@@ -23,6 +23,7 @@ import pytest
 
 from tooleval_nb import report
 from tooleval_nb.runner import history
+from tooleval_nb.testing import FakeOpenAIServer
 
 from .conftest import ROOT
 
@@ -117,6 +118,8 @@ DEFAULT_RUN = {"02_compare_models.ipynb", "05_parser_conformance.ipynb", "report
 
 
 @pytest.mark.model
+@pytest.mark.kernel
+@pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
     "name", [n if n in DEFAULT_RUN else pytest.param(n, marks=pytest.mark.slow) for n in NOTEBOOKS]
 )
@@ -126,7 +129,7 @@ def test_notebook_renders_with_its_parameters(name, tmp_path):
     store = tmp_path / "runs.db"
     given = {k: v for k, v in _overrides(name, store, params).items() if k in params}
     assert given, f"{name}: none of its parameters ({', '.join(params)}) is exercised here"
-    _render(path, given, tmp_path / "out", timeout=1800)
+    _render(path, given, tmp_path / "out", timeout=1100)
     nb_path = tmp_path / "out" / f"{path.stem}.ipynb"
 
     runs = history(store) if store.exists() else None
@@ -161,12 +164,12 @@ SERVED = [
 @pytest.fixture(scope="module")
 def model_server():
     """One OpenAI-compatible server for every render (its own process, as a user's vLLM is)."""
-    from tooleval_nb.testing import FakeOpenAIServer
-
     with FakeOpenAIServer(process=True, model="served-model") as server:
         yield server
 
 
+@pytest.mark.kernel
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("name", SERVED)
 def test_notebook_renders_against_a_model_server_given_as_a_parameter(name, tmp_path, model_server):
     """Every notebook with a ``models`` parameter, rendered with two model entries that point at
@@ -185,7 +188,7 @@ def test_notebook_renders_against_a_model_server_given_as_a_parameter(name, tmp_
         path,
         given,
         tmp_path / "out",
-        timeout=900,
+        timeout=800,
         env={"OPENAI_API_KEY": "not-checked-by-the-server"},
     )
     runs = history(store)

@@ -48,8 +48,7 @@ return window.__teViews.map(v => count(v.scenegraph().root));
 
 
 @pytest.fixture
-def site(tmp_path):
-    from tooleval_nb.testing import FakeOpenAIServer
+def site(fake_server, tmp_path):
 
     path = tmp_path / "weather.json"
     save_suite(
@@ -70,16 +69,16 @@ def site(tmp_path):
         path,
     )
     store = str(tmp_path / "runs.sqlite")
-    with FakeOpenAIServer() as server:
-        params = report.validate_params(
-            suites=[str(path)],
-            models=["openai/fake"],
-            api_base=server.url,
-            store=store,
-            cache=False,
-            mode=["native", "hermes"],
-        )
-        run_ids = report.run_suites(params).run_ids
+    server = fake_server()
+    params = report.validate_params(
+        suites=[str(path)],
+        models=["openai/fake"],
+        api_base=server.url,
+        store=store,
+        cache=False,
+        mode=["native", "hermes"],
+    )
+    run_ids = report.run_suites(params).run_ids
     folder = tmp_path / "site"
     report.build_report(folder, runs=run_ids, store=store, title="Older report", timeout=300)
     report.build_report(folder, runs=run_ids, store=store, title="Newest report", timeout=300)

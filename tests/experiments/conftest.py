@@ -1,14 +1,14 @@
-"""Fixtures for the experiment tests: a weather suite, planted fake servers, a temporary store."""
+"""Fixtures for the experiment tests: a two-tool weather suite with categories, and a judged run
+(the fake servers and the store are ``tests/conftest.py``'s)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tooleval_nb.suite import EvalCase, Suite, Tool
-from tooleval_nb.testing import FakeOpenAIServer
 
 
 def make_suite(n: int = 24, name: str = "weather") -> Suite:
@@ -41,26 +41,6 @@ def suite() -> Suite:
 def suite_of() -> Callable[..., Suite]:
     """``suite_of(n)``: the weather suite with ``n`` cases."""
     return make_suite
-
-
-@pytest.fixture
-def store(tmp_path) -> str:
-    return str(tmp_path / "runs.db")
-
-
-@pytest.fixture
-def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
-    """Start fake servers (stopped at the end): ``fake_server(handler=...)``."""
-    started: list[FakeOpenAIServer] = []
-
-    def start(**kwargs: Any) -> FakeOpenAIServer:
-        server = FakeOpenAIServer(**kwargs).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 #: the start of every judge system prompt (:mod:`tooleval_nb.experiments.judge.llm`)

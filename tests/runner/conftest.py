@@ -1,4 +1,5 @@
-"""Fixtures for the runner tests: a fake OpenAI-compatible server, suites, a store path."""
+"""Fixtures for the runner tests (the fake server, the store and the suite maker are
+``tests/conftest.py``'s): a model entry for a fake server, the MCP servers."""
 
 from __future__ import annotations
 
@@ -6,36 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from tooleval_nb.suite import EvalCase, Suite, Tool
-from tooleval_nb.testing import FakeOpenAIServer
+from tooleval_nb.testing import FakeOpenAIServer, weather_suite
 
-WEATHER = Tool.create(
-    "get_weather", "Current weather for a city", {"city": {"type": "string"}}, required=["city"]
-)
-
-
-def weather_suite(n: int, marks: dict[int, str] | None = None, name: str = "weather") -> Suite:
-    """``n`` cases ``get_weather city Town{i}``; ``marks[i]`` is appended to case i's prompt."""
-    marks = marks or {}
-    return Suite(
-        name=name,
-        tools=[WEATHER],
-        cases=[
-            EvalCase(
-                id=f"c{i:03d}",
-                prompt=f"get_weather city Town{i} {marks.get(i, '')}".strip(),
-                expected_tool="get_weather",
-                expected_params={"city": f"Town{i}"},
-                tags=["even" if i % 2 == 0 else "odd"],
-            )
-            for i in range(n)
-        ],
-    )
-
-
-@pytest.fixture
-def make_suite() -> Callable[..., Suite]:
-    return weather_suite
+__all__ = ["model_for", "weather_suite"]
 
 
 def model_for(server: FakeOpenAIServer, **extra) -> dict:

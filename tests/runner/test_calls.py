@@ -11,7 +11,6 @@ import pytest
 import tooleval_nb as te
 from tooleval_nb.runner.calls import ARGUMENT_COLUMNS, CALL_COLUMNS
 from tooleval_nb.suite import EvalCase, Suite, Tool
-from tooleval_nb.testing import FakeOpenAIServer
 
 WEATHER = Tool.create(
     "get_weather",
@@ -42,7 +41,7 @@ def planted(body: dict) -> dict | None:
 
 
 @pytest.fixture
-def run(tmp_path):
+def run(fake_server, tmp_path):
     suite = Suite(
         name="calls",
         tools=[WEATHER, SEARCH, BOOK],
@@ -86,14 +85,14 @@ def run(tmp_path):
             ),
         ],
     )
-    with FakeOpenAIServer(handler=planted) as server:
-        yield te.run_eval(
-            suite,
-            [{"model": "openai/fake", "api_base": server.url}],
-            store=str(tmp_path / "runs.db"),
-            progress="none",
-            cache=False,
-        ).result()
+    server = fake_server(handler=planted)
+    yield te.run_eval(
+        suite,
+        [{"model": "openai/fake", "api_base": server.url}],
+        store=str(tmp_path / "runs.db"),
+        progress="none",
+        cache=False,
+    ).result()
 
 
 def test_one_row_per_call_with_turn_position_and_match(run):

@@ -10,7 +10,6 @@ import pytest
 import tooleval_nb as te
 from tooleval_nb.errors import JobError
 from tooleval_nb.suite import EvalCase, Suite, Tool
-from tooleval_nb.testing import FakeOpenAIServer
 
 SEARCH = Tool.create(
     "search_flights",
@@ -61,9 +60,9 @@ def planted(body: dict) -> dict:
 
 
 @pytest.fixture
-def scripted():
-    with FakeOpenAIServer(handler=planted) as server:
-        yield server
+def scripted(fake_server):
+    server = fake_server(handler=planted)
+    yield server
 
 
 def suite_of(*cases: EvalCase) -> Suite:

@@ -8,7 +8,6 @@ import pytest
 
 import tooleval_nb as te
 from tooleval_nb.suite import EvalCase, Suite, Tool
-from tooleval_nb.testing import FakeOpenAIServer
 
 
 def test_drafts_are_skipped_and_counted(fake, make_suite, model_of, store_path, caplog):
@@ -69,7 +68,7 @@ def hermes_writer(body: dict) -> dict:
     return {"content": SECOND if answered else FIRST}
 
 
-def test_chain_hops_keep_raw_text_and_parse_problems(store_path):
+def test_chain_hops_keep_raw_text_and_parse_problems(fake_server, store_path):
     case = EvalCase(
         id="chain",
         prompt="Book NYC to London",
@@ -80,11 +79,11 @@ def test_chain_hops_keep_raw_text_and_parse_problems(store_path):
         mock_responses={"search_flights": {"flights": [{"id": "FL123"}]}},
     )
     suite = Suite(name="raw", tools=[SEARCH, BOOK], cases=[case])
-    with FakeOpenAIServer(handler=hermes_writer) as server:
-        spec = {"model": "openai/fake", "api_base": server.url, "api_key": "sk-x"}
-        run = te.run_eval(
-            suite, [spec, {**spec, "mode": "hermes", "label": "raw"}], progress="none", cache=False
-        ).result()
+    server = fake_server(handler=hermes_writer)
+    spec = {"model": "openai/fake", "api_base": server.url, "api_key": "sk-x"}
+    run = te.run_eval(
+        suite, [spec, {**spec, "mode": "hermes", "label": "raw"}], progress="none", cache=False
+    ).result()
     hops = run.detail("chain", model="raw")["hops"]
     assert [h["raw_text"] for h in hops] == [FIRST, SECOND]
     assert "parse_problems" not in hops[0]

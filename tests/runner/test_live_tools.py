@@ -11,7 +11,6 @@ import tooleval_nb as te
 from tooleval_nb.errors import JobError, MCPImportError, StoreError
 from tooleval_nb.mcp.live import LiveToolResult, MCPToolRunner
 from tooleval_nb.suite import EvalCase, Suite, Tool
-from tooleval_nb.testing import FakeOpenAIServer
 
 WEATHER = Tool.create("get_weather", "Current weather", {"city": {"type": "string"}}, ["city"])
 CALC = Tool.create(
@@ -59,9 +58,9 @@ def planted(body: dict) -> dict:
 
 
 @pytest.fixture
-def scripted():
-    with FakeOpenAIServer(handler=planted) as server:
-        yield server
+def scripted(fake_server):
+    server = fake_server(handler=planted)
+    yield server
 
 
 def chain_suite() -> Suite:

@@ -69,7 +69,9 @@ def test_request_slots(spec, slots):
 
 
 @pytest.mark.parametrize("slots", [1, None], ids=["one-slot", "no-limit"])
-def test_one_slot_grades_after_the_last_case(make_suite, store_path, monkeypatch, slots):
+def test_one_slot_grades_after_the_last_case(
+    fake_server, make_suite, store_path, monkeypatch, slots
+):
     """With one request at a time, LLM graders run after the target's last case: a judge's
     request between two cases would take a local server's cache from the suite's shared
     prompt prefix. Without a slot limit they run as cases finish (all of them, either way)."""
@@ -92,15 +94,15 @@ def test_one_slot_grades_after_the_last_case(make_suite, store_path, monkeypatch
         case.graders = [
             GraderSpec(type="llm", prompt="Rate {{ output }}. SCORE: <1-5>", threshold=3)
         ]
-    with FakeOpenAIServer(latency=0.2, handler=arrivals) as fake:
-        model = {
-            "model": "openai/fake",
-            "api_base": fake.url,
-            **({"parallel_requests": slots} if slots else {}),
-        }
-        run = te.run_eval(
-            suite, [model], max_concurrency=4, cache=False, store=store_path, progress="none"
-        ).result()
+    fake = fake_server(latency=0.2, handler=arrivals)
+    model = {
+        "model": "openai/fake",
+        "api_base": fake.url,
+        **({"parallel_requests": slots} if slots else {}),
+    }
+    run = te.run_eval(
+        suite, [model], max_concurrency=4, cache=False, store=store_path, progress="none"
+    ).result()
     df = run.results_df()
     assert len(df) == 4 and df["error"].isna().all()
     order = [p for _, p in arrivals.at]

@@ -420,20 +420,19 @@ async def test_cancel_before_it_starts(fake, make_suite, model_of, store_path):
     assert job.cancel() is False  # already done
 
 
-def test_provider_groups_run_in_parallel(fake, make_suite, model_of, store_path):
-    from tooleval_nb.testing import FakeOpenAIServer
+def test_provider_groups_run_in_parallel(fake_server, fake, make_suite, model_of, store_path):
 
     fake._state.latency = 0.01
-    with FakeOpenAIServer(latency=0.01) as other:
-        seen = []
-        te.run_eval(
-            make_suite(8),
-            [model_of(fake), model_of(other, label="other")],
-            max_concurrency=1,
-            progress="none",
-            cache=False,
-            callbacks=seen.append,
-        )
+    other = fake_server(latency=0.01)
+    seen = []
+    te.run_eval(
+        make_suite(8),
+        [model_of(fake), model_of(other, label="other")],
+        max_concurrency=1,
+        progress="none",
+        cache=False,
+        callbacks=seen.append,
+    )
     order = [
         (e.type, e.data.get("model"))
         for e in seen

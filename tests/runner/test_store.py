@@ -55,6 +55,7 @@ def record(run_id: str = "run_1", case_id: str = "c1", sample: int = 0, **extra)
 
 @pytest.fixture
 def store(tmp_path) -> Store:
+    """An opened store (the other tests' ``store`` is a path)."""
     return Store(tmp_path / "runs.db")
 
 

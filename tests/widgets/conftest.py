@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from tooleval_nb import Suite, Tool
-from tooleval_nb.testing import FakeOpenAIServer
 
 WEATHER = Tool.create(
     "get_weather",
@@ -55,19 +54,9 @@ def weather_suite() -> Suite:
 
 
 @pytest.fixture
-def fake_server():
-    with FakeOpenAIServer() as server:
-        yield server
-
-
-@pytest.fixture
-def fake_model(fake_server) -> dict:
-    return {"model": "openai/fake", "api_base": fake_server.url, "api_key": "test-key"}
-
-
-@pytest.fixture
-def store(tmp_path):
-    return str(tmp_path / "runs.sqlite")
+def fake_model(fake) -> dict:
+    """A model entry for the fake server (``tests/conftest.py``'s ``fake``)."""
+    return {"model": "openai/fake", "api_base": fake.url, "api_key": "test-key"}
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import pytest
 
 import tooleval_nb.models as models
 from tooleval_nb.mcp.drafts import describe_tool
-from tooleval_nb.testing import FakeOpenAIServer
 from tooleval_nb.widgets import SuiteEditor
 
 DEMO = f"{sys.executable} -m tooleval_nb.mcp.demo_server"
@@ -36,10 +35,10 @@ def _draft_answer(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def draft_model():
-    with FakeOpenAIServer(handler=_draft_answer) as server:
-        yield {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
-        await models.aclose()
+async def draft_model(fake_server):
+    server = fake_server(handler=_draft_answer)
+    yield {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
+    await models.aclose()
 
 
 async def _import(editor: SuiteEditor, target: str, **form: Any) -> None:

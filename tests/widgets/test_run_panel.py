@@ -59,7 +59,7 @@ def test_bad_values_are_shown_and_nothing_runs(panel):
     assert panel.job is None and not panel.run_button.disabled
 
 
-async def test_cancel_button_stops_the_run(weather_suite, fake_server, store):
+async def test_cancel_button_stops_the_run(weather_suite, fake, store):
     many = weather_suite.model_copy(
         update={
             "cases": [
@@ -69,7 +69,7 @@ async def test_cancel_button_stops_the_run(weather_suite, fake_server, store):
             ]
         }
     )
-    spec = {"model": "openai/fake", "api_base": fake_server.url, "api_key": "k"}
+    spec = {"model": "openai/fake", "api_base": fake.url, "api_key": "k"}
     panel = RunPanel([many], models=[spec], store=store, max_concurrency=2)
     panel.run_button.click()
     panel.cancel_button.click()

@@ -131,10 +131,10 @@ def _spec(
     data = BfclData(data_dir)
     spec = BfclSpec(
         cats,
-        mode,
-        prompt_format,
+        mode,  # type: ignore[arg-type]  # checked against BFCL_MODES above
+        prompt_format,  # type: ignore[arg-type]  # checked against PROMPT_FORMATS above
         data,
-        limit,  # type: ignore[arg-type]
+        limit,
         Path(output) if output is not None else None,
     )
     spec.category_data = {c: data.category(c) for c in cats}
