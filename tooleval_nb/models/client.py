@@ -1,0 +1,177 @@
+"""The direct path's HTTP: httpx2 for every endpoint, the fast path where it cannot differ.
+
+:func:`post` sends one request. It goes through :mod:`.http` (our lean HTTP/1.1 client) only
+when :func:`fast_path` holds: plain ``http`` to this machine (``localhost`` or a loopback
+address) with no proxy variable set, where no proxy, TLS setting or certificate store can apply
+and the lean client answers exactly as httpx2 would, for a quarter of its CPU. Every other
+request goes through an ``httpx2.AsyncClient`` (:func:`http_client`): the proxy variables
+(``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``), the model's TLS settings
+(:class:`.endpoint.Network`: ``ssl_verify``, ``ssl_cert``; ``SSL_VERIFY``, ``SSL_CERT_FILE``,
+``SSL_CERT_DIR``), gzip / deflate, and the size limit, counted as the bytes arrive.
+
+The same clients serve litellm's path for OpenAI-compatible endpoints
+(:mod:`.litellm_transport` hands litellm an OpenAI client built on :func:`http_client`), so
+both transports meet a proxy, a certificate or an oversized answer alike. Clients are kept per
+event loop and per (network settings, proxy and TLS variables); :func:`aclose` closes the
+current loop's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import ssl
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx2
+
+from . import http
+from .endpoint import Network, is_loopback, proxy_environment, ssl_context
+
+__all__ = ["aclose", "fast_path", "http_client", "post", "response_hook"]
+
+#: the variables that can route a plain-http request elsewhere (either case)
+_PROXY_NAMES = ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY")
+
+
+def fast_path(url: str) -> bool:
+    """Whether ``url`` goes through the lean client: plain ``http`` to a loopback host, with no
+    ``HTTP_PROXY`` / ``ALL_PROXY`` set (read at each call, as httpx2's clients are keyed)."""
+    environ = os.environ
+    for name in _PROXY_NAMES:
+        if name in environ:
+            return False
+    return _loopback_http(url)
+
+
+def _loopback_http(url: str) -> bool:
+    try:
+        target = http._target(url)  # lru-cached: the parsed URL of the fast path
+    except ValueError:
+        return False
+    return is_loopback(target.host)
+
+
+class _Limited(httpx2.AsyncByteStream):
+    """An answer's raw stream, refused once it passes ``limit`` bytes."""
+
+    def __init__(self, stream: Any, limit: int):
+        self.stream, self.limit = stream, limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self.stream:
+            seen += len(chunk)
+            if seen > self.limit:
+                raise http.ResponseTooLarge(self.limit)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+def response_hook(limit: int) -> Any:
+    """An httpx2 response hook refusing an answer over ``limit`` bytes: at once when its
+    ``Content-Length`` says so, else as its bytes arrive (the memory held stays bounded)."""
+
+    async def hook(response: httpx2.Response) -> None:
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise http.ResponseTooLarge(limit, int(length))
+        response.stream = _Limited(response.stream, limit)
+
+    return hook
+
+
+_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, httpx2.AsyncClient]]
+_CLIENTS = weakref.WeakKeyDictionary()
+
+
+def http_client(network: Network) -> httpx2.AsyncClient:
+    """This loop's httpx2 client for ``network`` under the current proxy and TLS variables.
+
+    Raises:
+        ModelConfigError: a CA bundle or client certificate that cannot be loaded.
+    """
+    loop = asyncio.get_running_loop()
+    clients = _CLIENTS.get(loop)
+    if clients is None:
+        clients = _CLIENTS[loop] = {}
+    key = (network, proxy_environment(), os.environ.get("SSL_VERIFY"))
+    client = clients.get(key)
+    if client is None or client.is_closed:
+        client = clients[key] = httpx2.AsyncClient(
+            verify=ssl_context(network),
+            trust_env=True,  # the proxy variables, NO_PROXY included
+            follow_redirects=False,  # .direct decides, naming the new location
+            timeout=None,  # the caller's asyncio.timeout bounds the whole exchange
+            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=http.MAX_IDLE),
+            headers={"User-Agent": http.USER_AGENT, "Accept-Encoding": http.ACCEPT_ENCODING},
+            event_hooks={"response": [response_hook(network.max_response_bytes)]},
+        )
+    return client
+
+
+async def aclose() -> None:
+    """Close this event loop's clients and lean connections (the next request opens anew)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    clients = _CLIENTS.pop(loop, None)
+    for client in (clients or {}).values():
+        await client.aclose()
+    await http.aclose()
+
+
+def _certificate_failure(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return True
+        if "CERTIFICATE_VERIFY_FAILED" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+async def post(
+    url: str, body: bytes, headers: Mapping[str, str], *, timeout: float, network: Network
+) -> http.Response:
+    """POST ``body`` to ``url`` (through the fast path when :func:`fast_path` holds) and return
+    the whole answer, decoded, within ``timeout`` seconds; raises the errors of :mod:`.http`
+    (``ConnectError``, ``CertificateError``, ``ConnectionLost``, ``ResponseTooLarge``,
+    ``BadEncoding``), ``TimeoutError`` or ``ValueError`` (a URL or header httpx2 refuses)."""
+    limit = network.max_response_bytes
+    if fast_path(url):
+        return await http.post(url, body, headers, timeout=timeout, max_bytes=limit)
+    client = http_client(network)
+    try:
+        async with asyncio.timeout(timeout):
+            async with client.stream("POST", url, content=body, headers=headers) as response:
+                chunks = []
+                size = 0
+                async for chunk in response.aiter_bytes():  # decoded
+                    size += len(chunk)
+                    if size > limit:
+                        raise http.ResponseTooLarge(limit)
+                    chunks.append(chunk)
+                return http.Response(response.status_code, dict(response.headers), b"".join(chunks))
+    except httpx2.ProxyError as exc:
+        raise http.ConnectError(None, f"the proxy refused or failed: {exc}") from exc
+    except httpx2.ConnectError as exc:
+        if _certificate_failure(exc):
+            raise http.CertificateError(None, str(exc)) from exc
+        raise http.ConnectError(None, f"{type(exc).__name__}: {exc}") from exc
+    except httpx2.DecodingError as exc:
+        raise http.BadEncoding(f"the answer's body does not decode: {exc}") from exc
+    except httpx2.TimeoutException as exc:
+        raise TimeoutError(str(exc)) from exc
+    except (httpx2.UnsupportedProtocol, httpx2.InvalidURL, httpx2.LocalProtocolError) as exc:
+        raise ValueError(str(exc)) from exc
+    except httpx2.TransportError as exc:  # read / write errors, a malformed answer
+        raise http.ConnectionLost(f"{type(exc).__name__}: {exc}") from exc
