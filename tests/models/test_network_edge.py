@@ -10,7 +10,10 @@ URL and header hygiene, redirects, the fast path's rule and its answers equal to
 
 from __future__ import annotations
 
+import os
 import ssl
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +23,11 @@ import trustme
 import tooleval_nb as te
 from tests.models.netservers import Endpoint, ForwardProxy, proxies_cleared
 from tooleval_nb.errors import ModelConfigError
-from tooleval_nb.models import client, http
+from tooleval_nb.models import client, embedded, http
 from tooleval_nb.models.endpoint import Network, check_headers
 from tooleval_nb.models.retry import RetryPolicy
 from tooleval_nb.models.spec import ModelSpec
+from tooleval_nb.testing import FakeOpenAIServer
 
 TRANSPORTS = ["direct", "litellm"]
 ONCE = RetryPolicy(max_tries=1)
@@ -148,6 +152,32 @@ def test_ssl_cert_file_and_ssl_verify_variables_are_honoured(
         monkeypatch.delenv("SSL_CERT_FILE")
         monkeypatch.setenv("SSL_VERIFY", "False")
         assert _call(endpoint.api_base, transport).content == "env"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_client_certificate_is_presented_when_the_model_names_it(
+    transport: str, tmp_path: Path
+) -> None:
+    ca = trustme.CA()
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(server)
+    ca.configure_trust(server)
+    server.verify_mode = ssl.CERT_REQUIRED  # mutual TLS
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    mine = ca.issue_cert("client@example.test")
+    mine.private_key_and_cert_chain_pem.write_to_path(str(tmp_path / "both.pem"))
+    mine.cert_chain_pems[0].write_to_path(str(tmp_path / "cert.pem"))
+    mine.private_key_pem.write_to_path(str(tmp_path / "key.pem"))
+    verify = str(tmp_path / "ca.pem")
+    with Endpoint(tls=server, text="mutual") as endpoint:
+        refused = _call(endpoint.api_base, transport, ssl_verify=verify)
+        assert refused.error_type == "ModelConnectionError" and endpoint.seen == []
+        pair = [str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")]
+        for cert in (str(tmp_path / "both.pem"), pair):  # one PEM, or certificate and key
+            reply = _call(endpoint.api_base, transport, ssl_verify=verify, ssl_cert=cert)
+            assert reply.content == "mutual", reply.error
+    with pytest.raises(ModelConfigError, match="ssl_cert .*client certificate"):
+        _call(endpoint.api_base, transport, ssl_verify=verify, ssl_cert=str(tmp_path / "no"))
 
 
 # the settings: stored, shown, validated
@@ -298,3 +328,37 @@ async def test_the_fast_path_and_httpx2_give_the_same_answer(
                 outcomes.append(("too large", exc.limit, None))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] == ("too large" if "oversized" in kind else "answer")
+
+
+def test_the_embedded_servers_check_ignores_proxies_and_refuses_errors(
+    fake: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its health check and counters go through httpx2 straight to the loopback server."""
+    with ForwardProxy() as proxy:
+        down = proxy.url
+    monkeypatch.setenv("HTTP_PROXY", down)  # a proxy that is down: never asked
+    for _ in range(2):
+        assert b"fake-model" in embedded._get_local(f"{fake.url}/models", timeout=5)
+    with pytest.raises(OSError, match="404"):
+        embedded._get_local(f"{fake.url}/no-such-path", timeout=5)
+
+
+def test_a_run_against_a_local_server_never_loads_httpx2() -> None:
+    """The fast path is the whole HTTP stack of a local run: httpx2 stays unloaded."""
+    script = (
+        "import sys, tooleval_nb as te\n"
+        "from tooleval_nb.testing import FakeOpenAIServer\n"
+        "with FakeOpenAIServer() as s:\n"
+        "    r = te.call_model({'model': 'openai/m', 'api_base': s.url}, 'hi', cache=False)\n"
+        "assert r.error is None, r.error\n"
+        "print('httpx2' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k.lower() not in dict(proxies_cleared_env())}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.stdout.strip() == "False", done.stdout + done.stderr
+
+
+def proxies_cleared_env() -> list[tuple[str, None]]:
+    return [(name.lower(), None) for name in proxies_cleared()]

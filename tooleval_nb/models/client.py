@@ -14,21 +14,26 @@ The same clients serve litellm's path for OpenAI-compatible endpoints
 both transports meet a proxy, a certificate or an oversized answer alike. Clients are kept per
 event loop and per (network settings, proxy and TLS variables); :func:`aclose` closes the
 current loop's.
+
+httpx2 is imported at the first request that needs it, not with this module: a run against a
+local server never loads it (the direct path stays as light as before to import).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import ssl
 import weakref
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
-
-import httpx2
+from typing import TYPE_CHECKING, Any
 
 from . import http
 from .endpoint import Network, is_loopback, proxy_environment, ssl_context
+
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = ["aclose", "fast_path", "http_client", "post", "response_hook"]
 
@@ -54,22 +59,35 @@ def _loopback_http(url: str) -> bool:
     return is_loopback(target.host)
 
 
-class _Limited(httpx2.AsyncByteStream):
-    """An answer's raw stream, refused once it passes ``limit`` bytes."""
+@functools.cache
+def _httpx2() -> Any:
+    """httpx2, imported on first need (about 50 ms that a local run never pays)."""
+    import httpx2
 
-    def __init__(self, stream: Any, limit: int):
-        self.stream, self.limit = stream, limit
+    return httpx2
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
-        async for chunk in self.stream:
-            seen += len(chunk)
-            if seen > self.limit:
-                raise http.ResponseTooLarge(self.limit)
-            yield chunk
 
-    async def aclose(self) -> None:
-        await self.stream.aclose()
+@functools.cache
+def _limited_stream() -> type:
+    """The class of an answer's raw stream refused once it passes its limit (an httpx2
+    ``AsyncByteStream``, made when httpx2 is loaded)."""
+
+    class Limited(_httpx2().AsyncByteStream):  # type: ignore[misc]
+        def __init__(self, stream: Any, limit: int):
+            self.stream, self.limit = stream, limit
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            async for chunk in self.stream:
+                seen += len(chunk)
+                if seen > self.limit:
+                    raise http.ResponseTooLarge(self.limit)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.stream.aclose()
+
+    return Limited
 
 
 def response_hook(limit: int) -> Any:
@@ -80,7 +98,7 @@ def response_hook(limit: int) -> Any:
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
             raise http.ResponseTooLarge(limit, int(length))
-        response.stream = _Limited(response.stream, limit)
+        response.stream = _limited_stream()(response.stream, limit)
 
     return hook
 
@@ -102,6 +120,7 @@ def http_client(network: Network) -> httpx2.AsyncClient:
     key = (network, proxy_environment(), os.environ.get("SSL_VERIFY"))
     client = clients.get(key)
     if client is None or client.is_closed:
+        httpx2 = _httpx2()
         client = clients[key] = httpx2.AsyncClient(
             verify=ssl_context(network),
             trust_env=True,  # the proxy variables, NO_PROXY included
@@ -150,6 +169,7 @@ async def post(
     if fast_path(url):
         return await http.post(url, body, headers, timeout=timeout, max_bytes=limit)
     client = http_client(network)
+    httpx2 = _httpx2()
     try:
         async with asyncio.timeout(timeout):
             async with client.stream("POST", url, content=body, headers=headers) as response:
