@@ -22,11 +22,15 @@ import trustme
 
 import tooleval_nb as te
 from tests.models.netservers import Endpoint, ForwardProxy, proxies_cleared
+from tooleval_nb.cli import build_parser
+from tooleval_nb.cli.commands import params_of
 from tooleval_nb.errors import ModelConfigError
-from tooleval_nb.models import client, embedded, http
+from tooleval_nb.models import answer, client, embedded
 from tooleval_nb.models.endpoint import Network, check_headers
 from tooleval_nb.models.retry import RetryPolicy
 from tooleval_nb.models.spec import ModelSpec
+from tooleval_nb.report import ReportParams
+from tooleval_nb.report.suites import targets
 from tooleval_nb.testing import FakeOpenAIServer
 
 TRANSPORTS = ["direct", "litellm"]
@@ -197,6 +201,47 @@ def test_tls_settings_are_stored_with_the_run_only_when_set() -> None:
         ModelSpec.of({"model": "openai/m", "max_response_bytes": 10})
 
 
+def test_a_run_with_verification_off_stores_it_and_reaches_the_endpoint(
+    tls: tuple[ssl.SSLContext, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLEVAL_STORE", str(tmp_path / "runs.db"))
+    suite = te.load_suite("bundled:weather")
+    ids = [case.id for case in suite.cases[:2]]
+    context, _ = tls
+    with Endpoint(tls=context) as endpoint:
+        spec = {"model": "openai/fake", "api_base": endpoint.api_base, "ssl_verify": False}
+        for _ in range(2):  # twice in one process
+            run = te.run_eval(
+                suite, [spec], progress="none", cache=False, ids=ids, resume=False
+            ).result()
+            assert len(run.results_df()) == 2 and not run.results_df()["error"].any()
+            assert run.targets[0]["spec"]["ssl_verify"] is False  # shown with the run
+        assert len(endpoint.seen) == 4
+
+
+@pytest.mark.parametrize(
+    "options, fields",
+    [
+        (["--ssl-verify", "false"], {"ssl_verify": False}),
+        (["--ssl-verify", "/etc/ca.pem", "--ssl-cert", "me.pem"], {"ssl_verify": "/etc/ca.pem"}),
+        (["--max-response-bytes", "2048"], {"max_response_bytes": 2048}),
+    ],
+    ids=["off", "bundle-and-cert", "size"],
+)
+def test_the_cli_options_reach_every_model_but_the_embedded_one(
+    options: list[str], fields: dict[str, Any]
+) -> None:
+    args = build_parser().parse_args(
+        ["run", "--model", "openai/m", "--model", "local/smollm2-135m"]
+        + ["--api-base", "https://gpu.internal:8000/v1", *options]
+    )
+    remote, local = targets(ReportParams(**params_of(args)))
+    assert local == "local/smollm2-135m"
+    assert {k: remote[k] for k in fields} == fields
+    spec = ModelSpec.of(remote)
+    assert {k: getattr(spec, k) for k in fields} == fields
+
+
 def test_a_missing_ca_bundle_is_a_configuration_error_naming_the_setting(tmp_path: Path) -> None:
     with Endpoint() as endpoint:
         api_base = endpoint.api_base.replace("127.0.0.1", "localhost.localdomain.invalid")
@@ -324,7 +369,7 @@ async def test_the_fast_path_and_httpx2_give_the_same_answer(
             try:
                 response = await client.post(url, b"{}", {}, timeout=5, network=network)
                 outcomes.append(("answer", response.status, response.body))
-            except http.ResponseTooLarge as exc:
+            except answer.ResponseTooLarge as exc:
                 outcomes.append(("too large", exc.limit, None))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] == ("too large" if "oversized" in kind else "answer")

@@ -29,7 +29,7 @@ import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import http
+from . import answer, http
 from .endpoint import Network, is_loopback, proxy_environment, ssl_context
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _limited_stream() -> type:
             async for chunk in self.stream:
                 seen += len(chunk)
                 if seen > self.limit:
-                    raise http.ResponseTooLarge(self.limit)
+                    raise answer.ResponseTooLarge(self.limit)
                 yield chunk
 
         async def aclose(self) -> None:
@@ -97,7 +97,7 @@ def response_hook(limit: int) -> Any:
     async def hook(response: httpx2.Response) -> None:
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
-            raise http.ResponseTooLarge(limit, int(length))
+            raise answer.ResponseTooLarge(limit, int(length))
         response.stream = _limited_stream()(response.stream, limit)
 
     return hook
@@ -127,7 +127,7 @@ def http_client(network: Network) -> httpx2.AsyncClient:
             follow_redirects=False,  # .direct decides, naming the new location
             timeout=None,  # the caller's asyncio.timeout bounds the whole exchange
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=http.MAX_IDLE),
-            headers={"User-Agent": http.USER_AGENT, "Accept-Encoding": http.ACCEPT_ENCODING},
+            headers={"User-Agent": answer.USER_AGENT, "Accept-Encoding": answer.ACCEPT_ENCODING},
             event_hooks={"response": [response_hook(network.max_response_bytes)]},
         )
     return client
@@ -160,9 +160,9 @@ def _certificate_failure(exc: BaseException) -> bool:
 
 async def post(
     url: str, body: bytes, headers: Mapping[str, str], *, timeout: float, network: Network
-) -> http.Response:
+) -> answer.Response:
     """POST ``body`` to ``url`` (through the fast path when :func:`fast_path` holds) and return
-    the whole answer, decoded, within ``timeout`` seconds; raises the errors of :mod:`.http`
+    the whole answer, decoded, within ``timeout`` seconds; raises the errors of :mod:`.answer`
     (``ConnectError``, ``CertificateError``, ``ConnectionLost``, ``ResponseTooLarge``,
     ``BadEncoding``), ``TimeoutError`` or ``ValueError`` (a URL or header httpx2 refuses)."""
     limit = network.max_response_bytes
@@ -178,20 +178,22 @@ async def post(
                 async for chunk in response.aiter_bytes():  # decoded
                     size += len(chunk)
                     if size > limit:
-                        raise http.ResponseTooLarge(limit)
+                        raise answer.ResponseTooLarge(limit)
                     chunks.append(chunk)
-                return http.Response(response.status_code, dict(response.headers), b"".join(chunks))
+                return answer.Response(
+                    response.status_code, dict(response.headers), b"".join(chunks)
+                )
     except httpx2.ProxyError as exc:
-        raise http.ConnectError(None, f"the proxy refused or failed: {exc}") from exc
+        raise answer.ConnectError(None, f"the proxy refused or failed: {exc}") from exc
     except httpx2.ConnectError as exc:
         if _certificate_failure(exc):
-            raise http.CertificateError(None, str(exc)) from exc
-        raise http.ConnectError(None, f"{type(exc).__name__}: {exc}") from exc
+            raise answer.CertificateError(None, str(exc)) from exc
+        raise answer.ConnectError(None, f"{type(exc).__name__}: {exc}") from exc
     except httpx2.DecodingError as exc:
-        raise http.BadEncoding(f"the answer's body does not decode: {exc}") from exc
+        raise answer.BadEncoding(f"the answer's body does not decode: {exc}") from exc
     except httpx2.TimeoutException as exc:
         raise TimeoutError(str(exc)) from exc
     except (httpx2.UnsupportedProtocol, httpx2.InvalidURL, httpx2.LocalProtocolError) as exc:
         raise ValueError(str(exc)) from exc
     except httpx2.TransportError as exc:  # read / write errors, a malformed answer
-        raise http.ConnectionLost(f"{type(exc).__name__}: {exc}") from exc
+        raise answer.ConnectionLost(f"{type(exc).__name__}: {exc}") from exc

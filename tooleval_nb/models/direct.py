@@ -28,7 +28,7 @@ from ..errors import (
 )
 from ..jsontext import dumps_bytes, loads
 from ..memo import IdentityMemo
-from . import client, http
+from . import answer, client
 from .embedded import ChatFormat, embedded_server
 from .endpoint import DEFAULT_NETWORK, Network, check_api_base, check_headers
 from .spec import OPENAI_COMPATIBLE, provider_of
@@ -122,7 +122,7 @@ def _origin(url: str) -> tuple[str, str | None, int | None]:
     return parts.scheme.lower(), parts.hostname, parts.port
 
 
-def _redirect(url: str, response: http.Response, hops: int, model: str) -> str:
+def _redirect(url: str, response: answer.Response, hops: int, model: str) -> str:
     """The URL a 307 / 308 answer sends the request to; a configuration error for a redirect
     that would turn the POST into a GET (301, 302, 303) or one too many, naming the location."""
     location = response.headers.get("location", "")
@@ -208,7 +208,7 @@ async def _send(
     timeout: float,
     model: str,
     network: Network,
-) -> http.Response:
+) -> answer.Response:
     """One POST through :func:`.client.post`, its failures as model errors."""
     try:
         return await client.post(url, data, headers, timeout=timeout, network=network)
@@ -218,19 +218,19 @@ async def _send(
             "is slow)",
             model=model,
         ) from exc
-    except http.CertificateError as exc:
+    except answer.CertificateError as exc:
         raise ModelConfigError(certificate_message(model, url, exc)) from exc
-    except http.ConnectError as exc:
+    except answer.ConnectError as exc:
         raise ModelConnectionError(
             f"cannot connect to {url} for {model}: {exc.strerror or exc}; is the server running "
             "and is api_base right?",
             model=model,
         ) from exc
-    except http.ResponseTooLarge as exc:
+    except answer.ResponseTooLarge as exc:
         error = ModelResponseError(too_large_message(model, url, exc), model=model)
         error.retryable = False  # the same request would bring the same answer
         raise error from exc
-    except http.BadEncoding as exc:
+    except answer.BadEncoding as exc:
         raise ModelResponseError(f"{model} at {url}: {exc}", model=model) from exc
     except OSError as exc:
         raise ModelConnectionError(

@@ -12,9 +12,10 @@ retry). Redirects are :mod:`.direct`'s business for both.
 The request's bytes are written at once, the answer is read by an :class:`asyncio.Protocol` (a
 ``Content-Length`` body, a chunked body or one that ends with the connection), and the
 connection is kept alive for the next request to the same host, per event loop. Failures raise
-:class:`ConnectError` (no connection could be made), :class:`ConnectionLost` (the connection
-broke mid-answer or the answer is not HTTP), :class:`ResponseTooLarge`, :class:`BadEncoding` or
-:class:`TimeoutError`; :mod:`.direct` maps them to the model errors.
+the classes of :mod:`.answer` (``ConnectError``: no connection could be made;
+``ConnectionLost``: the connection broke mid-answer or the answer is not HTTP;
+``ResponseTooLarge``; ``BadEncoding``) or :class:`TimeoutError`; :mod:`.direct` maps them to the
+model errors.
 """
 
 from __future__ import annotations
@@ -22,72 +23,31 @@ from __future__ import annotations
 import asyncio
 import functools
 import weakref
-import zlib
 from collections import deque
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from .answer import (
+    ACCEPT_ENCODING,
+    MAX_HEAD,
+    USER_AGENT,
+    BadEncoding,
+    ConnectError,
+    ConnectionLost,
+    Response,
+    ResponseTooLarge,
+    content_length,
+    decode,
+    parse_head,
+)
 from .endpoint import DEFAULT_MAX_RESPONSE_BYTES
 
-__all__ = [
-    "ACCEPT_ENCODING",
-    "BadEncoding",
-    "CertificateError",
-    "ConnectError",
-    "ConnectionLost",
-    "Response",
-    "ResponseTooLarge",
-    "USER_AGENT",
-    "aclose",
-    "post",
-]
+__all__ = ["MAX_IDLE", "aclose", "post"]
 
 #: idle connections kept per host (more are closed when returned)
 MAX_IDLE = 256
-#: the request headers both clients send
-USER_AGENT = "tooleval_nb"
-ACCEPT_ENCODING = "gzip, deflate"
 _NO_BODY_STATUS = frozenset({204, 304})
-_MAX_HEAD = 65536
-
-
-class ConnectError(OSError):
-    """No connection could be made (refused, unknown host, proxy refused, TLS failed)."""
-
-
-class CertificateError(ConnectError):
-    """The endpoint's TLS certificate could not be verified."""
-
-
-class ConnectionLost(OSError):
-    """The connection closed or broke before the whole answer arrived, or the answer is not
-    HTTP/1.x."""
-
-
-class ResponseTooLarge(Exception):
-    """The answer is larger than the limit; it was not read further."""
-
-    def __init__(self, limit: int, size: int | None = None):
-        self.limit, self.size = limit, size
-        said = f"of {size} bytes " if size is not None else ""
-        super().__init__(
-            f"the answer {said}is larger than max_response_bytes={limit} (reading stopped)"
-        )
-
-
-class BadEncoding(Exception):
-    """The answer's body is not valid for its ``Content-Encoding``."""
-
-
-@dataclass(slots=True)
-class Response:
-    """An answer: the status, the headers (names in lower case; repeated ones joined by ``, ``)
-    and the whole body, decoded."""
-
-    status: int
-    headers: dict[str, str]
-    body: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,63 +83,6 @@ def _header_lines(items: tuple[tuple[str, str], ...]) -> bytes:
             raise ValueError(f"HTTP header {name!r} holds a line break or its name a colon")
         lines.append(f"{name}: {value}\r\n")
     return "".join(lines).encode("latin-1")
-
-
-def _parse_head(head: str) -> tuple[int, bool, dict[str, str]]:
-    """(status, HTTP/1.0?, headers) of an answer's head; folded lines joined to the previous
-    header; repeated headers joined by ``, ``."""
-    lines = head.split("\r\n")
-    status_line = lines[0]
-    if not status_line.startswith("HTTP/1.") or len(status_line) < 12:
-        raise ConnectionLost(f"not an HTTP/1.x answer: {status_line[:80]!r}")
-    try:
-        status = int(status_line[9:12])
-    except ValueError:
-        raise ConnectionLost(f"not an HTTP status line: {status_line[:80]!r}") from None
-    headers: dict[str, str] = {}
-    key = ""
-    for line in lines[1:]:
-        if line[:1] in (" ", "\t") and key:  # obs-fold: a continuation of the last header
-            headers[key] = f"{headers[key]} {line.strip()}"
-            continue
-        name, sep, value = line.partition(":")
-        if not sep:
-            continue
-        key = name.strip().lower()
-        value = value.strip()
-        headers[key] = f"{headers[key]}, {value}" if key in headers else value
-    return status, status_line.startswith("HTTP/1.0"), headers
-
-
-def _content_length(text: str) -> int:
-    """The length of a ``Content-Length`` header, repeated identical values allowed."""
-    values = {v.strip() for v in text.split(",")}
-    if len(values) != 1 or not next(iter(values)).isdigit():
-        raise ConnectionLost(f"a Content-Length that is not one number: {text[:80]!r}")
-    return int(values.pop())
-
-
-def _decode(body: bytes, encoding: str, limit: int) -> bytes:
-    """``body`` decoded from its ``Content-Encoding`` (gzip, deflate), at most ``limit`` bytes."""
-    for coding in reversed([c.strip().lower() for c in encoding.split(",") if c.strip()]):
-        if coding == "identity":
-            continue
-        if coding in ("gzip", "x-gzip"):
-            decoder = zlib.decompressobj(zlib.MAX_WBITS | 16)
-        elif coding == "deflate":
-            decoder = zlib.decompressobj()
-            if body[:1] and (body[0] & 0x0F) != 8:  # raw deflate, without the zlib header
-                decoder = zlib.decompressobj(-zlib.MAX_WBITS)
-        else:  # httpx2 leaves an encoding it does not know as it came
-            continue
-        try:
-            out = decoder.decompress(body, limit + 1)
-        except zlib.error as exc:
-            raise BadEncoding(f"the answer's {coding} body is corrupt: {exc}") from None
-        if len(out) > limit:
-            raise ResponseTooLarge(limit)
-        body = out
-    return body
 
 
 class _Connection(asyncio.Protocol):
@@ -281,12 +184,12 @@ class _Connection(asyncio.Protocol):
         while self._head is None:
             end = buf.find(b"\r\n\r\n")
             if end < 0:
-                if len(buf) > _MAX_HEAD:
+                if len(buf) > MAX_HEAD:
                     raise ConnectionLost("the answer's header is longer than 64 KiB")
                 return
             head = bytes(buf[:end]).decode("latin-1")
             del buf[: end + 4]
-            status, http10, headers = _parse_head(head)
+            status, http10, headers = parse_head(head)
             if 100 <= status < 200:  # an interim answer (100 Continue): the real one follows
                 continue
             self._head = (status, headers)
@@ -297,7 +200,7 @@ class _Connection(asyncio.Protocol):
             elif "chunked" in headers.get("transfer-encoding", "").lower():
                 self._chunked = True
             elif "content-length" in headers:
-                self._length = _content_length(headers["content-length"])
+                self._length = content_length(headers["content-length"])
                 if self._length > self.limit:
                     raise ResponseTooLarge(self.limit, self._length)
             else:
@@ -319,7 +222,7 @@ class _Connection(asyncio.Protocol):
         while True:
             line_end = buf.find(b"\r\n")
             if line_end < 0:
-                if len(buf) > _MAX_HEAD:
+                if len(buf) > MAX_HEAD:
                     raise ConnectionLost("a chunk-size line is longer than 64 KiB")
                 return
             size_text = bytes(buf[:line_end]).split(b";", 1)[0].strip()
@@ -348,7 +251,7 @@ class _Connection(asyncio.Protocol):
     def _finish(self, status: int, headers: dict[str, str], body: bytes) -> None:
         encoding = headers.get("content-encoding")
         if encoding:  # raises before the waiter is let go: the caller sets the error on it
-            body = _decode(body, encoding, self.limit)
+            body = decode(body, encoding, self.limit)
         waiter = self._waiter
         self._waiter = None
         self._buf.clear()

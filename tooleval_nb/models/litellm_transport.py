@@ -35,7 +35,7 @@ from ..errors import (
     ModelServerError,
     ModelTimeoutError,
 )
-from . import client, http
+from . import answer, client
 from .direct import certificate_message, too_large_message
 from .endpoint import Network
 from .spec import DEFAULT_TIMEOUT
@@ -294,11 +294,11 @@ def _network_error(exc: BaseException, model: str, where: str) -> ModelError | N
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, http.ResponseTooLarge):
+        if isinstance(current, answer.ResponseTooLarge):
             error = ModelResponseError(too_large_message(model, where, current))
             error.retryable = False
             return error
-        if isinstance(current, http.CertificateError) or "CERTIFICATE_VERIFY_FAILED" in str(
+        if isinstance(current, answer.CertificateError) or "CERTIFICATE_VERIFY_FAILED" in str(
             current
         ):
             return ModelConfigError(certificate_message(model, where, current))

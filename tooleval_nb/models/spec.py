@@ -150,11 +150,8 @@ class ModelSpec(BaseModel):
                 "with the run; give the URL without it and the key as api_key (or "
                 "api_key_env: the name of a variable holding it)"
             )
-        if value:
-            try:
-                check_api_base(value)
-            except ModelConfigError as exc:
-                raise ValueError(str(exc)) from None
+        if value:  # a ModelConfigError, not a ValueError: raised as it is, before any request
+            check_api_base(value)
         return value.rstrip("/") if value else value
 
     @field_validator("ssl_verify", mode="before")
