@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import socket
 import ssl
 import threading
 from collections.abc import Iterator
@@ -86,7 +87,7 @@ class _EndpointHandler(BaseHTTPRequestHandler):
         self.rfile.read(length)
         with owner.lock:
             owner.seen.append(self.path)
-            owner.headers.append(dict(self.headers))
+            owner.headers.append({k.lower(): v for k, v in self.headers.items()})
         if owner.redirect_to:
             self.send_response(owner.redirect_status)
             self.send_header("Location", owner.redirect_to)
@@ -155,7 +156,7 @@ class Endpoint(_Server):
     ):
         self.gzip, self.oversized, self.chunked, self.text = gzip, oversized, chunked, text
         self.redirect_to, self.redirect_status = redirect_to, redirect_status
-        self.headers: list[dict[str, str]] = []
+        self.headers: list[dict[str, str]] = []  # each request's, names in lower case
         self.sent: list[int] = []  # bytes of each oversized answer written before the close
         super().__init__(tls)
 
@@ -199,9 +200,39 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         upstream.close()
 
+    def do_CONNECT(self) -> None:  # noqa: N802 - a tunnel for https, as corporate proxies do
+        owner = self.server_owner
+        with owner.lock:
+            owner.seen.append(f"CONNECT {self.path}")
+        host, _, port = self.path.rpartition(":")
+        upstream = socket.create_connection((host, int(port)), timeout=10)
+        self.send_response(200, "Connection established")
+        self.end_headers()
+        self.close_connection = True
+        back = threading.Thread(target=_pipe, args=(upstream, self.connection), daemon=True)
+        back.start()
+        _pipe(self.connection, upstream)
+        back.join(10)
+        upstream.close()
+
+
+def _pipe(source: socket.socket, target: socket.socket) -> None:
+    """Copy bytes from ``source`` to ``target`` until ``source`` ends."""
+    try:
+        while data := source.recv(65536):
+            target.sendall(data)
+    except OSError:
+        pass
+    finally:
+        try:
+            target.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
 
 class ForwardProxy(_Server):
-    """A forward HTTP proxy at :attr:`url`: relays absolute-form requests and records them."""
+    """A forward HTTP proxy at :attr:`url`: relays absolute-form requests, tunnels ``CONNECT``
+    ones (https), and records both (a tunnel as ``"CONNECT host:port"``)."""
 
     handler = _ProxyHandler
 

@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import answer, http
-from .endpoint import Network, is_loopback, proxy_environment, ssl_context
+from .endpoint import Network, is_loopback, proxy_environment, ssl_context, tls_environment
 
 if TYPE_CHECKING:
     import httpx2
@@ -117,7 +117,7 @@ def http_client(network: Network) -> httpx2.AsyncClient:
     clients = _CLIENTS.get(loop)
     if clients is None:
         clients = _CLIENTS[loop] = {}
-    key = (network, proxy_environment(), os.environ.get("SSL_VERIFY"))
+    key = (network, proxy_environment(), tls_environment())
     client = clients.get(key)
     if client is None or client.is_closed:
         httpx2 = _httpx2()

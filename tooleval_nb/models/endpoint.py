@@ -9,7 +9,7 @@ bundle path), then ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, then the system's certi
 
 :func:`check_api_base` and :func:`check_headers` refuse, before anything is sent, what would
 otherwise reach the wire malformed: an ``api_base`` with spaces or control characters, a header
-that is not a token, holds a line break or is not latin-1, or one that sets the request's framing
+that is not a token, holds a line break or is not ASCII, or one that sets the request's framing
 (``Host``, ``Content-Length``, ``Transfer-Encoding``, ...): the client writes those itself.
 """
 
@@ -34,6 +34,7 @@ __all__ = [
     "is_loopback",
     "proxy_environment",
     "ssl_context",
+    "tls_environment",
 ]
 
 #: the largest answer read by default: 64 MiB, far above any chat completion
@@ -106,7 +107,8 @@ def proxy_environment() -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def _tls_environment() -> tuple[str, str, str]:
+def tls_environment() -> tuple[str, str, str]:
+    """``SSL_VERIFY``, ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` now (empty when unset)."""
     return (
         os.environ.get("SSL_VERIFY", ""),
         os.environ.get("SSL_CERT_FILE", ""),
@@ -120,7 +122,7 @@ def ssl_context(network: Network) -> ssl.SSLContext:
     Raises:
         ModelConfigError: a CA bundle or client certificate that cannot be loaded.
     """
-    return _ssl_context(network.verify(), network.ssl_cert, _tls_environment())
+    return _ssl_context(network.verify(), network.ssl_cert, tls_environment())
 
 
 @functools.lru_cache(maxsize=64)
@@ -189,7 +191,8 @@ def check_api_base(url: str, *, what: str = "api_base") -> str:
 
 def check_headers(headers: dict[str, str], *, model: str = "") -> None:
     """Refuse headers that would corrupt the request: a name that is not a token, a value with
-    a line break or outside latin-1, a framing header.
+    a line break or outside ASCII (httpx2 refuses it, our fast path would send it), a framing
+    header.
 
     Raises:
         ModelConfigError: naming the header (never its value: it may be a credential).
@@ -210,13 +213,12 @@ def check_headers(headers: dict[str, str], *, model: str = "") -> None:
             raise ModelConfigError(
                 f"{who}the value of header {name} in extra_headers holds a line break or NUL"
             )
-        try:
-            value.encode("latin-1")
-        except UnicodeEncodeError:
+        if not value.isascii():
             raise ModelConfigError(
                 f"{who}the value of header {name} in extra_headers holds characters outside "
-                "latin-1, which HTTP headers cannot carry; encode it (e.g. percent-encoding)"
-            ) from None
+                "ASCII, which HTTP clients do not send alike; encode it (e.g. percent-encoding "
+                "or base64)"
+            )
 
 
 @functools.lru_cache(maxsize=256)

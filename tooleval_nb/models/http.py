@@ -77,11 +77,20 @@ def _target(url: str) -> _Target:
 
 @functools.lru_cache(maxsize=256)
 def _header_lines(items: tuple[tuple[str, str], ...]) -> bytes:
+    """The header lines of ``items``, then ``User-Agent`` and ``Accept-Encoding`` unless given
+    (as httpx2 merges its defaults), then the start of ``Content-Length``."""
     lines = []
+    given = set()
     for name, value in items:
         if any(c in name for c in "\r\n:") or "\r" in value or "\n" in value:
             raise ValueError(f"HTTP header {name!r} holds a line break or its name a colon")
         lines.append(f"{name}: {value}\r\n")
+        given.add(name.lower())
+    if "user-agent" not in given:
+        lines.append(f"User-Agent: {USER_AGENT}\r\n")
+    if "accept-encoding" not in given:
+        lines.append(f"Accept-Encoding: {ACCEPT_ENCODING}\r\n")
+    lines.append("Content-Length: ")
     return "".join(lines).encode("latin-1")
 
 
@@ -356,7 +365,6 @@ async def post(
         (
             target.head,
             _header_lines(tuple(headers.items())),
-            _FIXED_HEADERS,
             str(len(body)).encode(),
             b"\r\n\r\n",
             body,
@@ -378,8 +386,3 @@ async def post(
             raise
         pool.give_back(key, conn)
         return response
-
-
-_FIXED_HEADERS = (
-    f"User-Agent: {USER_AGENT}\r\nAccept-Encoding: {ACCEPT_ENCODING}\r\nContent-Length: "
-).encode()

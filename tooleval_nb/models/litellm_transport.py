@@ -37,7 +37,7 @@ from ..errors import (
 )
 from . import answer, client
 from .direct import certificate_message, too_large_message
-from .endpoint import Network
+from .endpoint import Network, check_headers
 from .spec import DEFAULT_TIMEOUT
 from .transport import ChatRequest, ChatResult, error_for_status, parse_retry_after
 
@@ -330,6 +330,10 @@ async def complete(request: ChatRequest) -> ChatResult:
         kwargs["api_key"] = request.api_key
     elif request.api_base:
         kwargs["api_key"] = "sk-no-key-required"  # OpenAI-compatible local servers ignore it
+    if kwargs.get("extra_headers"):  # refused as on the direct path, naming the header
+        check_headers(
+            {str(k): str(v) for k, v in kwargs["extra_headers"].items()}, model=request.model
+        )
     if request.api_base:
         own = _openai_client(request.model, request.api_base, kwargs["api_key"], request.network)
         if own is not None:
