@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Endpoint", "ForwardProxy", "completion"]
+__all__ = ["Endpoint", "ForwardProxy", "Silent", "completion"]
 
 
 def completion(text: str = "ok") -> dict[str, Any]:
@@ -246,3 +246,35 @@ def proxies_cleared() -> Iterator[str]:
     for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
         yield name
         yield name.upper()
+
+
+class Silent:
+    """A TCP server at :attr:`api_base` that accepts connections and reads, never answering
+    (until it is closed): an endpoint that hangs."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.connections: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections.append(conn)
+
+    def __enter__(self) -> Silent:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+        for conn in self.connections:
+            conn.close()
+        self.thread.join(5)

@@ -14,6 +14,7 @@ import os
 import ssl
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,11 @@ import pytest
 import trustme
 
 import tooleval_nb as te
-from tests.models.netservers import Endpoint, ForwardProxy, proxies_cleared
+from tests.models.netservers import Endpoint, ForwardProxy, Silent, proxies_cleared
 from tooleval_nb.cli import build_parser
 from tooleval_nb.cli.commands import params_of
 from tooleval_nb.errors import ModelConfigError
-from tooleval_nb.models import answer, client, embedded
+from tooleval_nb.models import answer, client, embedded, litellm_transport
 from tooleval_nb.models.endpoint import Network, check_headers
 from tooleval_nb.models.retry import RetryPolicy
 from tooleval_nb.models.spec import ModelSpec
@@ -202,6 +203,23 @@ def test_a_client_certificate_is_presented_when_the_model_names_it(
             assert reply.content == "mutual", reply.error
     with pytest.raises(ModelConfigError, match="ssl_cert .*client certificate"):
         _call(endpoint.api_base, transport, ssl_verify=verify, ssl_cert=str(tmp_path / "no"))
+
+
+@pytest.mark.parametrize("via_httpx2", [False, True], ids=["fast-path", "httpx2"])
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_endpoint_that_hangs_is_a_timeout_within_the_time_given(
+    transport: str, via_httpx2: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if via_httpx2:
+        monkeypatch.setattr(client, "fast_path", lambda url: False)
+    litellm_transport.litellm()  # loaded before the clock starts (seconds on a busy machine)
+    with Silent() as endpoint:
+        for _ in range(2):
+            started = time.perf_counter()
+            spec = {"model": "openai/m", "api_base": endpoint.api_base, "transport": transport}
+            reply = te.call_model(spec, "hi", cache=False, retry=ONCE, timeout=0.5)
+            assert reply.error_type == "ModelTimeoutError", reply.error
+            assert time.perf_counter() - started < 5
 
 
 # the settings: stored, shown, validated
