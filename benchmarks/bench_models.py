@@ -7,17 +7,24 @@ Compares, on the workload of ``design/performance.md`` (3 tools, ``"get_weather 
 * ``bare litellm``      ``litellm.acompletion`` in a loop;
 * ``call_model litellm`` our ``call_model_async`` through litellm (``transport="litellm"``);
 * ``call_model direct`` our ``call_model_async`` through the direct client (the default for
-  OpenAI-compatible ``api_base`` endpoints);
+  OpenAI-compatible ``api_base`` endpoints): on this loopback server, its fast path (the lean
+  client of ``models/http.py``);
+* ``direct via httpx2`` the same with the fast path declined: the httpx2 client every other
+  endpoint gets (a remote host, https, a proxy variable set);
 * ``layer alone``       the same calls with the HTTP exchange answered in this process (the
   direct client's ``post_json`` serialises the payload and returns the fake server's answer):
   the CPU of the model layer's own parts (route, wire, fallback, cache, reply), without aiohttp
   nor the server; its latency column is meaningless.
 
 Prints cases/s, CPU seconds per 1,000 calls (this process only; the server runs apart) and, with
-latency, wall / ideal wall. Usage::
+latency, wall / ideal wall. ``--ab ROUNDS`` instead alternates the direct path's two clients
+(fast path, httpx2) and litellm's path on one server, ``ROUNDS`` blocks each, and prints each
+block's CPU per call and the medians' ratios: a figure that holds on a loaded machine, where
+absolute figures do not. Usage::
 
     .venv/bin/python benchmarks/bench_models.py [--n 1000] [--litellm-n 300] [--repeat 3]
-        [--only raw,bare_litellm,litellm,direct,layer]
+        [--only raw,bare_litellm,litellm,direct,httpx2,layer]
+    .venv/bin/python benchmarks/bench_models.py --ab 5 [--n 400] [--litellm-n 150]
 """
 
 from __future__ import annotations
@@ -26,13 +33,16 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from tooleval_nb.models import call_model_async, direct  # noqa: E402
+from tooleval_nb.models import call_model_async, client, direct  # noqa: E402
 from tooleval_nb.models.direct import aclose  # noqa: E402
 from tooleval_nb.testing import FakeOpenAIServer  # noqa: E402
 
@@ -153,13 +163,54 @@ def layer_alone():
     return layer
 
 
+@contextmanager
+def fast_path_declined(declined: bool) -> Iterator[None]:
+    """Every request through httpx2 (as for a remote endpoint) while ``declined``."""
+    real = client.fast_path
+    if declined:
+        client.fast_path = lambda url: False
+    try:
+        yield
+    finally:
+        client.fast_path = real
+
+
 ENGINES = {
     "raw": ("raw aiohttp", raw_aiohttp),
     "bare_litellm": ("bare litellm", bare_litellm),
     "litellm": ("call_model litellm", ours("litellm")),
     "direct": ("call_model direct", ours("direct")),
+    "httpx2": ("direct via httpx2", ours("direct")),
     "layer": ("layer alone", layer_alone()),
 }
+
+
+async def ab(args: argparse.Namespace) -> None:
+    """The direct path's fast path, its httpx2 client and litellm's path, alternating."""
+    arms = [("fast path", "direct", False), ("httpx2", "direct", True)]
+    arms.append(("litellm", "litellm", False))
+    for conc in (8, 64):
+        cpu: dict[str, list[float]] = {label: [] for label, _, _ in arms}
+        with FakeOpenAIServer(process=True) as server:
+            for _ in range(args.ab):
+                for label, key, declined in arms:
+                    n = args.litellm_n if key == "litellm" else args.n
+                    with fast_path_declined(declined):
+                        wall, used, ok = await measure(ENGINES[key][1], server.url, n, conc)
+                    assert ok == n, f"{label}: {ok} of {n} answers right"
+                    cpu[label].append(used / n * 1000)
+        median = {label: statistics.median(values) for label, values in cpu.items()}
+        print(f"concurrency {conc}, {args.ab} alternating blocks; CPU ms per call (median):")
+        for label, values in cpu.items():
+            blocks = " ".join(f"{v:.3f}" for v in values)
+            print(f"  {label:<10} {median[label]:.3f}   [{blocks}]")
+        fast, via_httpx2, lite = median["fast path"], median["httpx2"], median["litellm"]
+        print(
+            f"  httpx2 / fast path = {via_httpx2 / fast:.2f} (+{via_httpx2 - fast:.3f} ms per "
+            f"call); litellm / direct via httpx2 = {lite / via_httpx2:.2f}",
+            flush=True,
+        )
+    await aclose()
 
 
 async def measure(fn: Any, url: str, n: int, concurrency: int) -> tuple[float, float, int]:
@@ -192,7 +243,8 @@ async def main_async(args: argparse.Namespace) -> None:
             for key in only:
                 label, fn = ENGINES[key]
                 n = args.litellm_n if "litellm" in key else args.n
-                runs = [await measure(fn, server.url, n, conc) for _ in range(args.repeat)]
+                with fast_path_declined(key == "httpx2"):
+                    runs = [await measure(fn, server.url, n, conc) for _ in range(args.repeat)]
                 wall, cpu, ok = min(runs)  # best wall of the repetitions, as performance.md
                 ideal = n / conc * latency
                 ratio = f"{wall / ideal:.2f}" if ideal else "-"
@@ -212,7 +264,11 @@ def main() -> None:
     parser.add_argument("--litellm-n", type=int, default=300)
     parser.add_argument("--only", default="")
     parser.add_argument("--repeat", type=int, default=1, help="repetitions; the best is shown")
-    asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument(
+        "--ab", type=int, default=0, metavar="ROUNDS", help="alternate the clients (see above)"
+    )
+    args = parser.parse_args()
+    asyncio.run(ab(args) if args.ab else main_async(args))
 
 
 if __name__ == "__main__":

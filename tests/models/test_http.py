@@ -10,19 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import ssl
-import subprocess
-import sys
-import textwrap
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import pytest
 
-from tooleval_nb.errors import ModelConnectionError, ModelTimeoutError
+from tooleval_nb.errors import ModelConfigError, ModelConnectionError, ModelTimeoutError
 from tooleval_nb.models import http
+from tooleval_nb.models.call import call_model_async
 from tooleval_nb.models.direct import post_json
+from tooleval_nb.models.retry import RetryPolicy
 from tooleval_nb.testing import FakeOpenAIServer
 
 TOOL = {
@@ -201,9 +197,16 @@ def test_http_1_0_without_keep_alive_is_not_reused_and_interim_answers_are_skipp
     asyncio.run(main())
 
 
-def test_an_idle_connection_the_server_dropped_is_replaced_once():
-    """The server answers, then closes the idle connection: the next request goes out on a new
-    one; a fresh connection closed without an answer is an error, not a retry loop."""
+async def _closed(conn: http._Connection) -> None:
+    """Until the server's close of ``conn`` has reached the client (loop turns, no timer)."""
+    while not conn.closed:
+        await asyncio.sleep(0)
+
+
+def test_an_idle_connection_the_server_dropped_is_replaced():
+    """The server answers, then closes the idle connection: once the close has arrived, the
+    next request goes out on a new connection; a fresh connection closed without an answer is
+    an error, not a retry loop."""
 
     async def answer(reader, writer, n):
         writer.write(_ok(b"{}"))
@@ -217,7 +220,10 @@ def test_an_idle_connection_the_server_dropped_is_replaced_once():
         async with RawServer(answer) as server:
             for _ in range(3):
                 assert (await _post(server.url)).body == b"{}"
-                await asyncio.sleep(0.02)  # the close may or may not have arrived: both paths
+                pool = http._POOLS[asyncio.get_running_loop()][0]
+                for idle in pool.idle.values():
+                    for conn in idle:
+                        await asyncio.wait_for(_closed(conn), 5)
             assert len(server.requests) == 3 and server.connections == 3
         async with RawServer(silent) as server:
             with pytest.raises(http.ConnectionLost, match="before the whole answer"):
@@ -228,25 +234,42 @@ def test_an_idle_connection_the_server_dropped_is_replaced_once():
     asyncio.run(main())
 
 
-def test_stale_connection_without_eof_seen_is_retried_on_a_new_one():
-    """The server closes the connection right after its answer, and the client sends again at
-    once (before it has read the close): the request is sent anew, not lost."""
+def test_a_request_on_a_kept_connection_that_breaks_is_not_sent_again():
+    """The server reads the second request on its kept-alive connection, then closes without
+    answering: the client raises (the request may have been acted on) instead of sending it
+    again on its own; through a model call, the retry policy decides."""
 
     async def answer(reader, writer, n):
-        writer.write(_ok(json.dumps({"n": n}).encode()))
+        if n % 2 == 0:
+            return False  # read, never answered
+        writer.write(_ok(json.dumps(completion_body(n)).encode()))
         await writer.drain()
-        return n != 1  # the first connection closes after its answer
+        return True
 
     async def main():
         async with RawServer(answer) as server:
-            first = await _post(server.url)
-            second = await _post(server.url)  # may go out on the closing connection
-            await http.aclose()
-        assert json.loads(first.body) == {"n": 1}
-        assert json.loads(second.body)["n"] in (2, 3)
-        assert server.connections == 2
+            await _post(server.url)
+            with pytest.raises(http.ConnectionLost):
+                await _post(server.url)
+            assert len(server.requests) == 2 and server.connections == 1  # sent once
+            url = server.url.removesuffix("/chat/completions")
+            spec = {"model": "openai/m", "api_base": url}
+            once = await call_model_async(spec, "hi", cache=False, retry=RetryPolicy(max_tries=1))
+            assert once.content == "3" and once.tries == 1
+            failed = await call_model_async(spec, "hi", cache=False, retry=RetryPolicy(max_tries=1))
+            assert failed.error_type == "ModelConnectionError" and len(server.requests) == 4
+            await call_model_async(spec, "hi", cache=False, retry=RetryPolicy(max_tries=1))
+            retried = await call_model_async(
+                spec, "hi", cache=False, retry=RetryPolicy(max_tries=2, base_delay=0)
+            )
+            assert (retried.content, retried.tries) == ("7", 2)  # the policy sent it again
+        await http.aclose()
 
     asyncio.run(main())
+
+
+def completion_body(n: int) -> dict[str, object]:
+    return {"choices": [{"message": {"role": "assistant", "content": str(n)}}]}
 
 
 def test_timeout_refused_not_http_and_bad_headers():
@@ -301,9 +324,8 @@ def test_post_json_maps_the_clients_failures_to_model_errors():
             url = server.url
         with pytest.raises(ModelConnectionError, match="cannot connect to .* is the server"):
             await post_json(url, {"a": 1}, api_key=None, timeout=2, model="m")
-        # an api_base without its scheme is a failed call (a reply with an error), as a
-        # refused connection is, not an exception out of the run
-        with pytest.raises(ModelConnectionError, match="not an http.*is api_base an http"):
+        # a URL that is not http(s) is a configuration error: every call would fail alike
+        with pytest.raises(ModelConfigError, match="endpoint URL .* is not an http"):
             await post_json(
                 "localhost:8000/v1/chat/completions", {"a": 1}, api_key=None, timeout=2, model="m"
             )
@@ -341,74 +363,3 @@ def test_concurrent_requests_on_a_real_http_server_in_two_loops():
         for _ in range(2):
             idle = asyncio.run(main())
             assert 1 <= idle <= 64
-
-
-def test_https_verifies_the_certificate(tmp_path: Path):
-    """TLS with the system's trust store: a self-signed server is refused, and accepted once
-    its certificate is trusted (``SSL_CERT_FILE``, in a fresh process)."""
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=localhost",
-            "-addext",
-            "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    script = textwrap.dedent(f"""
-        import asyncio, json, ssl, sys
-        from tooleval_nb.models import http
-
-        async def serve(reader, writer):
-            await reader.readuntil(b"\\r\\n\\r\\n")
-            writer.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 10\\r\\n\\r\\n{{\\"tls\\": 1}}")
-            await writer.drain()
-            writer.close()
-
-        async def main():
-            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            context.load_cert_chain({str(cert)!r}, {str(key)!r})
-            server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=context)
-            port = server.sockets[0].getsockname()[1]
-            try:
-                response = await http.post(f"https://localhost:{{port}}/v1", b"{{}}", {{}},
-                                           timeout=5)
-                print(json.loads(response.body))
-            except http.ConnectError as exc:
-                print("refused:", exc)
-            finally:
-                await http.aclose()
-                server.close()
-
-        asyncio.run(main())
-    """)
-    env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
-    refused = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert "refused:" in refused.stdout and "CERTIFICATE_VERIFY_FAILED" in refused.stdout, (
-        refused.stdout + refused.stderr
-    )
-    trusted = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env={**env, "SSL_CERT_FILE": str(cert)},
-        timeout=60,
-    )
-    assert trusted.stdout.strip() == "{'tls': 1}", trusted.stdout + trusted.stderr
-    assert ssl.create_default_context().verify_mode == ssl.CERT_REQUIRED

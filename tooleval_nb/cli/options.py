@@ -122,6 +122,26 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
         "or --api-key-env",
     )
     g.add_argument(
+        "--ssl-verify",
+        default=None,
+        metavar="true|false|CA_BUNDLE",
+        help="TLS verification for --api-base: true, false (stored with the run), or the path "
+        "of the endpoint's CA bundle (default: SSL_VERIFY / SSL_CERT_FILE, else the system's)",
+    )
+    g.add_argument(
+        "--ssl-cert",
+        default=None,
+        metavar="PEM",
+        help="a client certificate for --api-base: one PEM file holding it and its key",
+    )
+    g.add_argument(
+        "--max-response-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="refuse answers larger than N bytes (default 64 MiB)",
+    )
+    g.add_argument(
         "--tool-choice",
         choices=_TOOL_CHOICES,
         default=None,

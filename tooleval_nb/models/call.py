@@ -40,6 +40,7 @@ from ..suite import Tool
 from .cache import CacheOption, cached, store_for
 from .direct import DirectTransport, EmbeddedTransport
 from .embedded import ChatFormat, EmbeddedServer
+from .endpoint import Network
 from .exchange import Exchange, Send
 from .fallback import prefer_auto, with_required_fallback
 from .reply import ModelReply, scrub_secrets
@@ -108,6 +109,8 @@ class Route:
     #: sampling parameters every request starts from
     params: dict[str, Any]
     timeout: float
+    #: TLS settings and the answers' size limit
+    network: Network
 
     @classmethod
     def of(cls, spec: ModelSpec) -> Route:
@@ -125,6 +128,7 @@ class Route:
             send_model,
             params,
             timeout,
+            spec.network,
         )
 
     def exchange(
@@ -147,6 +151,7 @@ class Route:
             api_base=spec.api_base,
             api_key=spec.call_key(),
             timeout=timeout or self.timeout,
+            network=self.network,
         )
         exchange = Exchange(spec, request, tools, parts.names)
         prefer_auto(exchange, self.transport)

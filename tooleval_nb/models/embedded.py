@@ -31,8 +31,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 import weakref
 from pathlib import Path
 from typing import Any, Literal
@@ -50,8 +48,23 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PIP_FIX = install_command("embedded")
 
 _LIVE: weakref.WeakSet[EmbeddedServer] = weakref.WeakSet()
-#: an opener for the server's own loopback address that ignores any proxy settings
-_LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def _get_local(url: str, timeout: float) -> bytes:
+    """The body of a GET of the server's own loopback ``url``, whatever proxy variables say
+    (httpx2, the package's one HTTP stack).
+
+    Raises:
+        OSError: no answer, or a non-2xx one.
+    """
+    import httpx2  # loaded when the embedded server starts, not with the direct path
+
+    try:
+        response = httpx2.get(url, timeout=timeout, trust_env=False)
+        response.raise_for_status()
+    except httpx2.HTTPError as exc:
+        raise OSError(f"{type(exc).__name__}: {exc}") from exc
+    return response.content
 
 
 def find_gguf() -> Path:
@@ -254,10 +267,9 @@ class EmbeddedServer:
                     f"during start-up; its log ends with:\n{self.log_tail()}"
                 )
             try:
-                with _LOCAL.open(url, timeout=2) as resp:
-                    if resp.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
+                _get_local(url, timeout=2)
+                return
+            except OSError:  # not up yet
                 pass
             if time.monotonic() > deadline:
                 raise EmbeddedModelError(
@@ -282,9 +294,8 @@ class EmbeddedServer:
         :mod:`._llama_main`)."""
         url = f"{self.api_base.removesuffix('/v1')}{STATS_PATH}"
         try:
-            with _LOCAL.open(url, timeout=5) as resp:
-                return dict(json.loads(resp.read()))
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+            return dict(json.loads(_get_local(url, timeout=5)))
+        except (OSError, ValueError) as exc:
             raise EmbeddedModelError(
                 f"the embedded server's counters ({url}) did not answer: {exc}"
             ) from exc

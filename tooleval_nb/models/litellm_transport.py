@@ -18,7 +18,10 @@ import re
 import sys
 import time
 import warnings
+import weakref
 from typing import Any
+
+from openai import AsyncOpenAI  # litellm's own client for OpenAI-compatible endpoints
 
 from ..errors import (
     ModelAuthError,
@@ -32,6 +35,9 @@ from ..errors import (
     ModelServerError,
     ModelTimeoutError,
 )
+from . import answer, client
+from .direct import certificate_message, too_large_message
+from .endpoint import Network, check_headers
 from .spec import DEFAULT_TIMEOUT
 from .transport import ChatRequest, ChatResult, error_for_status, parse_retry_after
 
@@ -252,6 +258,54 @@ def map_exception(exc: BaseException, model: str = "") -> ModelError:
     return error
 
 
+_OPENAI_CLIENTS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]]
+_OPENAI_CLIENTS = weakref.WeakKeyDictionary()
+
+
+def _openai_client(model: str, api_base: str, api_key: str, network: Network) -> Any | None:
+    """For an endpoint litellm reaches through the OpenAI SDK (``openai/...`` or an unprefixed
+    model with ``api_base``): that SDK's client on our httpx2 client (:func:`.client.http_client`),
+    so this path meets proxies, TLS settings and the size limit as the direct path does; None
+    for other providers (litellm's own clients, given ``ssl_verify``)."""
+    provider, sep, _ = model.partition("/")
+    if sep and provider != "openai":
+        return None
+    http_client = client.http_client(network)
+    loop = asyncio.get_running_loop()
+    clients = _OPENAI_CLIENTS.get(loop)
+    if clients is None:
+        clients = _OPENAI_CLIENTS[loop] = {}
+    key = (id(http_client), api_base, api_key)
+    found = clients.get(key)
+    if found is None or found[0] is not http_client:
+        if len(clients) > 256:
+            clients.clear()
+        sdk = AsyncOpenAI(
+            base_url=api_base, api_key=api_key, http_client=http_client, max_retries=0
+        )
+        found = clients[key] = (http_client, sdk)
+    return found[1]
+
+
+def _network_error(exc: BaseException, model: str, where: str) -> ModelError | None:
+    """The error the direct path gives for the same failure, found in ``exc``'s causes: a
+    certificate that cannot be verified, an answer over the size limit."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, answer.ResponseTooLarge):
+            error = ModelResponseError(too_large_message(model, where, current))
+            error.retryable = False
+            return error
+        if isinstance(current, answer.CertificateError) or "CERTIFICATE_VERIFY_FAILED" in str(
+            current
+        ):
+            return ModelConfigError(certificate_message(model, where, current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def _dump(response: Any) -> dict[str, Any]:
     try:
         data = response.model_dump()
@@ -276,6 +330,16 @@ async def complete(request: ChatRequest) -> ChatResult:
         kwargs["api_key"] = request.api_key
     elif request.api_base:
         kwargs["api_key"] = "sk-no-key-required"  # OpenAI-compatible local servers ignore it
+    if kwargs.get("extra_headers"):  # refused as on the direct path, naming the header
+        check_headers(
+            {str(k): str(v) for k, v in kwargs["extra_headers"].items()}, model=request.model
+        )
+    if request.api_base:
+        own = _openai_client(request.model, request.api_base, kwargs["api_key"], request.network)
+        if own is not None:
+            kwargs["client"] = own
+        elif request.network.ssl_verify is not None:
+            kwargs["ssl_verify"] = request.network.ssl_verify
     _quiet_litellm_notices()
     started = time.perf_counter()
     try:
@@ -288,7 +352,8 @@ async def complete(request: ChatRequest) -> ChatResult:
             **kwargs,
         )
     except Exception as exc:  # noqa: BLE001 - every provider error becomes a ModelError
-        raise map_exception(exc, request.model) from exc
+        error = _network_error(exc, request.model, request.api_base or "the provider")
+        raise (error or map_exception(exc, request.model)) from exc
     latency_ms = (time.perf_counter() - started) * 1000.0
     try:
         choice = response.choices[0]

@@ -39,6 +39,7 @@ from ..credentials import (
 )
 from ..errors import ModelConfigError
 from ..parsers.registry import PARSER_FORMATS, ParserFormat
+from .endpoint import DEFAULT_MAX_RESPONSE_BYTES, Network, check_api_base
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -129,6 +130,15 @@ class ModelSpec(BaseModel):
     #: how many requests the model's server answers at once, when it is fewer than a run's
     #: ``max_concurrency`` (a local llama.cpp server: 1); see :attr:`request_slots`
     parallel_requests: int | None = Field(default=None, ge=1)
+    #: TLS verification: True, False (stored with the run), or a CA bundle file or folder;
+    #: None (default) follows ``SSL_VERIFY`` / ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` as litellm
+    #: does (see docs/endpoints.md)
+    ssl_verify: bool | str | None = None
+    #: a client certificate: one PEM file with the certificate and its key, or the pair of
+    #: paths ``(certificate, key)``
+    ssl_cert: str | tuple[str, str] | None = None
+    #: the largest answer read, bytes (default 64 MiB); a larger one is a clear error
+    max_response_bytes: int | None = Field(default=None, ge=1024)
 
     @field_validator("api_base")
     @classmethod
@@ -140,7 +150,20 @@ class ModelSpec(BaseModel):
                 "with the run; give the URL without it and the key as api_key (or "
                 "api_key_env: the name of a variable holding it)"
             )
+        if value:  # a ModelConfigError, not a ValueError: raised as it is, before any request
+            check_api_base(value)
         return value.rstrip("/") if value else value
+
+    @field_validator("ssl_verify", mode="before")
+    @classmethod
+    def _verify_value(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            word = value.strip().lower()
+            if word in ("true", "false"):  # from a CLI or a YAML file given as text
+                return word == "true"
+            if not value.strip():
+                raise ValueError("ssl_verify takes True, False or the path of a CA bundle")
+        return value
 
     @field_validator("api_key_env")
     @classmethod
@@ -187,9 +210,20 @@ class ModelSpec(BaseModel):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if data.get("api_key_env", "") is None:  # as stored before it existed: same config key
-            del data["api_key_env"]
+        # as stored before they existed: the same config key for a model that sets none
+        for name in ("api_key_env", "ssl_verify", "ssl_cert", "max_response_bytes"):
+            if data.get(name, "") is None:
+                del data[name]
         return data
+
+    @property
+    def network(self) -> Network:
+        """How this model's endpoint is reached: its TLS settings and the answers' size limit."""
+        return Network(
+            self.ssl_verify,
+            tuple(self.ssl_cert) if isinstance(self.ssl_cert, list) else self.ssl_cert,
+            self.max_response_bytes or DEFAULT_MAX_RESPONSE_BYTES,
+        )
 
     @classmethod
     def of(
@@ -229,7 +263,7 @@ class ModelSpec(BaseModel):
             )
         update: dict[str, Any] = {}
         if api_base:
-            update["api_base"] = api_base.rstrip("/")
+            update["api_base"] = check_api_base(api_base).rstrip("/")
         if api_key:
             update["api_key"] = api_key
         if mode is not None:

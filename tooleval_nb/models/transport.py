@@ -28,6 +28,7 @@ from ..errors import (
     ModelServerError,
     ModelTimeoutError,
 )
+from .endpoint import DEFAULT_NETWORK, Network
 from .spec import DEFAULT_TIMEOUT
 
 __all__ = [
@@ -52,6 +53,8 @@ class ChatRequest:
     api_base: str | None = None
     api_key: str | None = None
     timeout: float = DEFAULT_TIMEOUT
+    #: how the endpoint is reached: TLS settings and the size limit of answers
+    network: Network = DEFAULT_NETWORK
 
 
 @dataclass(slots=True)

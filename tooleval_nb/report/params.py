@@ -95,6 +95,9 @@ class ReportParams(BaseModel):
 
     How the suites run (``run_eval``'s options; unused when ``runs`` are given):
         api_base: An OpenAI-compatible endpoint for every model but the embedded one.
+        ssl_verify / ssl_cert / max_response_bytes: that endpoint's TLS verification (True,
+            False, or a CA bundle path), client certificate (a PEM file with its key) and the
+            largest answer read (see docs/endpoints.md); stored with each model.
         api_key_env: The name of an environment variable holding the API key of every model
             but the embedded one (read when the models are called; only the name is stored).
             No parameter holds a key: these parameters go into the report notebook, so a
@@ -132,6 +135,9 @@ class ReportParams(BaseModel):
     store: str | None = None
     api_base: str | None = None
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    ssl_verify: bool | str | None = None
+    ssl_cert: str | None = None
+    max_response_bytes: int | None = Field(default=None, ge=1024)
     mode: list[Mode] = Field(default_factory=lambda: list[Mode](["native"]), min_length=1)
     max_cases: int | None = Field(default=None, ge=1)
     name: str | None = None
@@ -224,6 +230,13 @@ class ReportParams(BaseModel):
     def _agent(cls, value: str | None) -> str | None:
         if value is not None and ":" not in value:
             raise ValueError(f"{value!r} is not 'module:callable' (e.g. 'my_agents:run_case')")
+        return value
+
+    @field_validator("ssl_verify", mode="before")
+    @classmethod
+    def _verify_word(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"  # --ssl-verify false
         return value
 
     @field_validator("api_base")

@@ -65,6 +65,10 @@ def targets(params: ReportParams) -> list[Any]:
             base["api_base"] = params.api_base
         if params.api_key_env and not model.startswith("local/"):
             base["api_key_env"] = params.api_key_env
+        if not model.startswith("local/"):
+            for name in ("ssl_verify", "ssl_cert", "max_response_bytes"):
+                if getattr(params, name) is not None:
+                    base[name] = getattr(params, name)
         if len(params.mode) > 1:
             out.extend({**base, "mode": mode} for mode in params.mode)
         else:
