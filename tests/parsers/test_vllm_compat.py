@@ -439,3 +439,30 @@ def test_the_one_pass_pattern_decides_as_vllms_regex(pieces: list[str]) -> None:
     text = "".join(pieces)
     for candidate in (text, "[" + text):
         assert looks_like_calls(candidate) == (_VLLM_PATTERN.match(candidate) is not None)
+
+
+# ---------------------------------------------------------------------------- the run's raw-text mode
+def test_the_raw_text_mode_reads_replies_in_the_models_compat() -> None:
+    from tooleval_nb.errors import ModelConfigError
+    from tooleval_nb.models import ModelSpec
+    from tooleval_nb.models.wire import RawTextWire, wire_for
+    from tooleval_nb.runner.plan import make_targets
+    from tooleval_nb.runner.settings import RunSettings
+
+    text = 'Sure. <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> Done.'
+    message = {"role": "assistant", "content": text}
+    for compat, content in (("default", "Sure.  Done."), ("vllm", "Sure.")):
+        spec = ModelSpec(model="openai/m", mode="hermes", parser_compat=compat)
+        wire = wire_for(spec)
+        assert wire is wire_for(spec)  # one wire per mode and compat
+        reading = wire.read(message, [], {})
+        assert [(c.function.name, c.function.arguments) for c in reading.calls] == [
+            ("f", '{"a": 1}')
+        ]
+        assert reading.content == content
+    assert "parser_compat" not in ModelSpec(model="openai/m").model_dump()  # stored as before
+    targets = make_targets(["openai/m"], "hermes", "vllm")
+    assert targets[0].spec.parser_compat == "vllm" and targets[0].spec.mode == "hermes"
+    assert RunSettings(parser_compat="vllm").parser_compat == "vllm"
+    with pytest.raises(ModelConfigError, match="parser_compat='default'"):
+        RawTextWire("openai", "vllm")
