@@ -143,6 +143,21 @@ def _norm(text: str | None) -> str:
     return (text or "").strip()
 
 
+def _expected(case: ParserCase, compat: Compat) -> ParserCase:
+    """The case as the reading ``compat`` must answer it: in ``"vllm"``, a case's ``vllm``
+    expectation replaces ours (its problems are not checked: vLLM reports none)."""
+    if compat != "vllm" or case.vllm is None:
+        return case
+    return case.model_copy(
+        update={
+            "expected_tools_called": case.vllm.tools_called,
+            "expected_tool_calls": case.vllm.tool_calls,
+            "expected_content": case.vllm.content,
+            "expect_problem": None,
+        }
+    )
+
+
 def _compare(case: ParserCase, got: _Outcome, id_regex: re.Pattern[str]) -> list[str]:
     reasons: list[str] = []
     if got.tools_called != case.expected_tools_called:
@@ -388,8 +403,9 @@ def check_parser(
         tools: tools passed to our parsers (format names and classes).
         seed: seed of the random chunkings.
         compat: how our formats read the outputs: ``"default"`` or ``"vllm"`` (exactly as
-            vLLM serves the format; the corpus's expectations are ours, so the rows where vLLM
-            differs fail and their reason says how).
+            vLLM serves the format). In ``"vllm"`` a case's ``vllm`` expectation, when it has
+            one, replaces ours; a case without one expects our reading, so a row where vLLM
+            reads it differently fails and its reason says how.
 
     Returns:
         A DataFrame with :data:`CHECK_COLUMNS`: ``parser``, ``format`` (the corpus's),
@@ -416,7 +432,7 @@ def check_parser(
     id_regex = re.compile(corpus.id_pattern)
     rng = random.Random(seed)
     rows = []
-    for case in corpus.cases:
+    for case in (_expected(c, compat) for c in corpus.cases):
         base = {
             "parser": adapter.name,
             "format": corpus.format,

@@ -4,7 +4,8 @@ Read from vLLM's ``vllm/tool_parsers/`` (commits): ``hermes_tool_parser.py`` (be
 ``longcat_tool_parser.py`` (ec343f4), ``granite_20b_fc_tool_parser.py`` (443641c),
 ``internlm2_tool_parser.py`` (a448ca8), ``gigachat3_tool_parser.py`` (f5182ff),
 ``llama_tool_parser.py`` (13e48c2), ``phi4mini_tool_parser.py`` (9dc4946),
-``jamba_tool_parser.py`` and ``granite_tool_parser.py`` (400ffd7).
+``jamba_tool_parser.py`` and ``granite_tool_parser.py`` (400ffd7), ``minimax_tool_parser.py``
+(875ce2a), ``granite4_tool_parser.py`` (4b5c627), ``ernie45_tool_parser.py``.
 """
 
 from __future__ import annotations
@@ -201,6 +202,109 @@ def _granite(text: str, schemas: Any) -> Reading:
     return Reading(calls, None)
 
 
+_MM_BLOCK = re.compile(r"<tool_calls>(.*?)</tool_calls>|<tool_calls>(.*)", re.S)
+_MM_THINK = re.compile(r"<think>(.*?)</think>", re.S)
+
+
+def _minimax(text: str, schemas: Any) -> Reading:
+    """``<tool_calls>`` blocks (outside ``<think>``; closed, or open to the end) hold one JSON
+    object per line: each line that is ``{...}`` and decodes with ``name`` and ``arguments``
+    is a call, the other lines are skipped. Content is the text before the first block (up to
+    its last non-empty line), stripped, even without a call; text after a block is dropped."""
+
+    def unthink(match: re.Match[str]) -> str:
+        inner = re.sub(r"<tool_calls>.*?</tool_calls>", "", match.group(1), flags=re.S)
+        return f"<think>{inner}</think>"
+
+    processed = _MM_THINK.sub(unthink, text)
+    if "<tool_calls>" not in processed:
+        return no_calls(text)
+    calls = []
+    for match in _MM_BLOCK.finditer(processed):
+        block = match.group(1) if match.group(1) else match.group(2)
+        for line in block.strip().split("\n"):
+            line = line.strip()
+            if not (line.startswith("{") and line.endswith("}")):
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "name" in obj and "arguments" in obj:
+                calls.append((obj["name"], dumps(obj["arguments"])))
+    before = processed[: processed.find("<tool_calls>")].strip()
+    content = ""
+    for line in reversed(before.split("\n") if before else []):
+        line = line.strip()
+        if line:
+            at = text.find(line)
+            if at != -1:
+                content = text[: at + len(line)]
+                break
+    problems = [] if calls else ["no line of the <tool_calls> block is a call; dropped"]
+    return Reading(calls, content.strip() or None, problems=problems)
+
+
+_TC_MARK = re.compile(r"(?P<start><tool_call>)|(?P<end></tool_call>)")
+
+
+def _granite4(text: str, schemas: Any) -> Reading:
+    """``<tool_call>{...}</tool_call>`` blocks strictly paired (two starts in a row, an end
+    without a start, an empty or unclosed block: the whole output is content); the text
+    outside the blocks, joined, is the content; arguments given as a string are served as
+    written."""
+    outside: list[str] = []
+    bodies: list[str] = []
+    inside, cut = False, 0
+    for mark in _TC_MARK.finditer(text):
+        if mark.lastgroup == "start":
+            if inside:
+                return no_calls(text, "two <tool_call> in a row")
+            outside.append(text[cut : mark.start()])
+            inside = True
+        else:
+            if not inside or not text[cut : mark.start()]:
+                return no_calls(text, "a </tool_call> without its block")
+            bodies.append(text[cut : mark.start()])
+            inside = False
+        cut = mark.end()
+    if inside:
+        return no_calls(text, "a <tool_call> block is not closed")
+    outside.append(text[cut:])
+    calls = []
+    try:
+        for body in bodies:
+            obj = json.loads(body)
+            if not isinstance(obj, dict):
+                raise TypeError("not an object")
+            args = obj["arguments"]
+            calls.append((obj["name"], args if isinstance(args, str) else dumps(args)))
+    except Exception as exc:
+        return no_calls(text, f"a <tool_call> block does not read ({type(exc).__name__})")
+    return Reading(calls, "".join(outside) or None)
+
+
+_ERNIE = re.compile(r"<tool_call>\s*(?P<json>\{.*?\})\s*</tool_call>", re.S)
+
+
+def _ernie45(text: str, schemas: Any) -> Reading:
+    """Every ``<tool_call>{...}</tool_call>`` (the shortest object closed by the tag); content
+    is the text before the first ``<tool_call>`` (trailing newlines cut), text after is dropped;
+    one object that does not decode makes the whole output content."""
+    if "<tool_call>" not in text:
+        return no_calls(text)
+    calls = []
+    try:
+        for body in _ERNIE.findall(text):
+            obj = json.loads(body)
+            calls.append((obj.get("name", ""), dumps(obj.get("arguments", {}))))
+    except Exception as exc:
+        return no_calls(text, f"a <tool_call> block does not read ({type(exc).__name__})")
+    content = text[: text.find("<tool_call>")].rstrip("\n")
+    problems = [] if calls else ["no <tool_call> block vLLM reads; the rest is dropped"]
+    return Reading(calls, content or None, problems=problems)
+
+
 JSON_READERS: dict[str, Callable[[str, Any], Reading]] = {
     "hermes": _tagged("<tool_call>", "</tool_call>"),
     "longcat": _tagged("<longcat_tool_call>", "</longcat_tool_call>"),
@@ -211,4 +315,7 @@ JSON_READERS: dict[str, Callable[[str, Any], Reading]] = {
     "phi4_mini_json": _phi4_mini_json,
     "jamba": _jamba,
     "granite": _granite,
+    "minimax": _minimax,
+    "granite4": _granite4,
+    "ernie45": _ernie45,
 }

@@ -1,6 +1,7 @@
 """vLLM's readings of the formats whose calls sit in special-token sections.
 
 Read from vLLM's ``vllm/tool_parsers/`` (commits): ``deepseekv3_tool_parser.py`` (80445b4),
+``deepseekv31_tool_parser.py`` (e2fc92e), ``kimi_k2_tool_parser.py`` (c853e15),
 ``step3_tool_parser.py`` (fe3771b).
 """
 
@@ -37,6 +38,45 @@ def _deepseek_v3(text: str, schemas: Any) -> Reading:
             return no_calls(text, f"a call has the type {match.group('type')[:20]!r}")
         calls.append((match.group("name"), match.group("args")))
     content = text[: text.find(_V3_BEGIN)]
+    problems = [] if calls else ["the tool-call section holds no call vLLM reads; dropped"]
+    return Reading(calls, content or None, problems=problems)
+
+
+#: name and arguments on one line each (no DOTALL), the shortest that close
+_V31_CALL = re.compile(r"<｜tool▁call▁begin｜>(.*?)<｜tool▁sep｜>(.*?)<｜tool▁call▁end｜>")
+
+
+def _deepseek_v31(text: str, schemas: Any) -> Reading:
+    """Every ``name<｜tool▁sep｜>arguments`` between call tokens on one line, the arguments
+    served as written; content is the text before ``<｜tool▁calls▁begin｜>``, the rest is
+    dropped (also when no call matches)."""
+    if _V3_BEGIN not in text:
+        return no_calls(text)
+    calls = [(m.group(1), m.group(2)) for m in _V31_CALL.finditer(text)]
+    content = text[: text.find(_V3_BEGIN)]
+    problems = [] if calls else ["the tool-call section holds no call vLLM reads; dropped"]
+    return Reading(calls, content or None, problems=problems)
+
+
+_K2_BEGIN = "<|tool_calls_section_begin|>"
+_K2_CALL = re.compile(
+    r"<\|tool_call_begin\|>\s*(?P<id>[^<]+:\d+)\s*<\|tool_call_argument_begin\|>\s*"
+    r"(?P<args>(?:(?!<\|tool_call_begin\|>).)*?)\s*<\|tool_call_end\|>",
+    re.S,
+)
+
+
+def _kimi_k2(text: str, schemas: Any) -> Reading:
+    """Every call whose id is ``[functions.]name:N``, its arguments served as written (trimmed);
+    content is the text before ``<|tool_calls_section_begin|>`` (the singular spelling does not
+    start a section here), the rest is dropped (also when no call matches)."""
+    if _K2_BEGIN not in text:
+        return no_calls(text)
+    calls = [
+        (m.group("id").split(":")[0].split(".")[-1], m.group("args"))
+        for m in _K2_CALL.finditer(text)
+    ]
+    content = text[: text.find(_K2_BEGIN)]
     problems = [] if calls else ["the tool-call section holds no call vLLM reads; dropped"]
     return Reading(calls, content or None, problems=problems)
 
@@ -106,5 +146,7 @@ def _step3(text: str, schemas: Any) -> Reading:
 
 TOKEN_READERS: dict[str, Callable[[str, Any], Reading]] = {
     "deepseek_v3": _deepseek_v3,
+    "deepseek_v31": _deepseek_v31,
+    "kimi_k2": _kimi_k2,
     "step3": _step3,
 }
