@@ -392,6 +392,22 @@ VECTORS: list[tuple[str, str, str, list[tuple[str, dict[str, Any]]], str | None]
         [],
         '<tool_call>{"name": "f", "arguments": {"a": }}</tool_call>',
     ),
+    # hunyuan_a13b: the first decodable <tool_calls> block outside <think>
+    (
+        "hunyuan_a13b",
+        "two_calls_text_after_dropped",
+        'Ok <tool_calls>[{"name": "f", "arguments": {"city": "東京"}}, {"name": "g", '
+        '"arguments": {}}]</tool_calls> after',
+        [("f", {"city": "東京"}), ("g", {})],
+        "Ok",
+    ),
+    (
+        "hunyuan_a13b",
+        "malformed_block_is_content",
+        '助手：<tool_calls>[{"name": "f", "arguments": {]</tool_calls>',
+        [],
+        '<tool_calls>[{"name": "f", "arguments": {]</tool_calls>',
+    ),
     # the pythonic family
     (
         "pythonic",

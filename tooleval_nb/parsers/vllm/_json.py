@@ -5,7 +5,8 @@ Read from vLLM's ``vllm/tool_parsers/`` (commits): ``hermes_tool_parser.py`` (be
 ``internlm2_tool_parser.py`` (a448ca8), ``gigachat3_tool_parser.py`` (f5182ff),
 ``llama_tool_parser.py`` (13e48c2), ``phi4mini_tool_parser.py`` (9dc4946),
 ``jamba_tool_parser.py`` and ``granite_tool_parser.py`` (400ffd7), ``minimax_tool_parser.py``
-(875ce2a), ``granite4_tool_parser.py`` (4b5c627), ``ernie45_tool_parser.py``.
+(875ce2a), ``granite4_tool_parser.py`` (4b5c627), ``ernie45_tool_parser.py``,
+``hunyuan_a13b_tool_parser.py`` (fe3771b).
 """
 
 from __future__ import annotations
@@ -305,6 +306,51 @@ def _ernie45(text: str, schemas: Any) -> Reading:
     return Reading(calls, content or None, problems=problems)
 
 
+_HY_BLOCK = re.compile(r"<tool_calls>([\s\S]*?)</tool_calls>")
+_HY_THINK = re.compile(r"<think>(.*?)</think>", re.S)
+
+
+def _hunyuan_a13b(text: str, schemas: Any) -> Reading:
+    """The first closed ``<tool_calls>`` block outside ``<think>`` whose body decodes as JSON
+    holds a list of calls; items without ``name`` and ``arguments`` are skipped; object
+    arguments are re-written with ASCII escapes (``json.dumps`` defaults), string arguments
+    served as written. Content is the text before that block (text after is dropped); with no
+    such block, the output less its first ``助手：`` (the chat template's prefix)."""
+    thinks = [(m.start(), m.end()) for m in _HY_THINK.finditer(text)]
+    found, undecoded = None, 0
+    for match in _HY_BLOCK.finditer(text):
+        start, end = match.span()
+        if any(start > a and end < b for a, b in thinks):
+            continue
+        body = match.group(1).strip()
+        try:
+            json.loads(body)
+        except ValueError:
+            undecoded += 1
+            continue
+        found = (text[:start], body)
+        break
+    if found is None:
+        problems = [f"{undecoded} <tool_calls> block(s) do not decode"] if undecoded else []
+        return Reading(content=text.replace("助手：", "", 1), problems=problems)
+    before, body = found
+    listed = json.loads(body)
+    if not isinstance(listed, list):
+        return Reading(content=before or text, problems=["the <tool_calls> body is not a list"])
+    calls = []
+    for item in listed:
+        if not isinstance(item, dict) or "name" not in item or "arguments" not in item:
+            continue
+        args = item["arguments"]
+        if isinstance(args, dict):
+            args = json.dumps(args)
+        elif not isinstance(args, str):
+            return no_calls(text, "a call's arguments are neither an object nor a string")
+        calls.append((item["name"], args))
+    problems = [] if calls else ["no item of the <tool_calls> list is a call"]
+    return Reading(calls, before if before.strip() else None, problems=problems)
+
+
 JSON_READERS: dict[str, Callable[[str, Any], Reading]] = {
     "hermes": _tagged("<tool_call>", "</tool_call>"),
     "longcat": _tagged("<longcat_tool_call>", "</longcat_tool_call>"),
@@ -318,4 +364,5 @@ JSON_READERS: dict[str, Callable[[str, Any], Reading]] = {
     "minimax": _minimax,
     "granite4": _granite4,
     "ernie45": _ernie45,
+    "hunyuan_a13b": _hunyuan_a13b,
 }
