@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from ..errors import ModelConfigError
 from ..parsers import repair_tool_call
 from ..parsers.protocol import Compat
-from ..parsers.registry import parser_class
+from ..parsers.registry import parse_as, parser_class
 from ..parsers.vllm import VLLM_FORMATS
 from ..suite import Tool
 from ..toolcall import ToolCall
@@ -207,7 +207,7 @@ class RawTextWire:
         text = _text(message)
         if not text:
             return Reading([], text, [])
-        info = self._parser.parse(text, tools or None, compat=self.compat)
+        info = parse_as(self._parser, text, tools or None, self.compat)
         return Reading(list(info.tool_calls), info.content, list(info.problems), info.reasoning)
 
     def __repr__(self) -> str:

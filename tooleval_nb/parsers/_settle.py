@@ -22,13 +22,10 @@ A stream of well-formed output needs none of this: its last delta carries only i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..toolcall import FunctionCall, ToolCall
-from . import protocol  # the module (it imports this one): its classes are read at call time
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .protocol import DeltaToolCall, ExtractedToolCallInformation, ToolParser
+from .messages import DeltaFunctionCall, DeltaToolCall, ExtractedToolCallInformation
 
 __all__ = ["SentState", "settle"]
 
@@ -81,8 +78,11 @@ def _rewind(sent: str, want: str) -> tuple[int, str] | None:
     return keep, want[keep:]
 
 
-def settle(parser: ToolParser, whole: ExtractedToolCallInformation) -> ExtractedToolCallInformation:
+def settle(parser: Any, whole: ExtractedToolCallInformation) -> ExtractedToolCallInformation:
     """Bring the parser's last delta (its pending ``_d_*`` buffers) and state to ``whole``.
+
+    ``parser`` is a :class:`~.protocol.ToolParser` (which imports this module: typed loosely
+    here so that the two do not import each other).
 
     ``parser._sent`` holds what earlier deltas sent; the pending buffers hold what the last
     delta would send. Returns the parser's final result: ``whole`` with the ids the stream sent.
@@ -112,18 +112,18 @@ def settle(parser: ToolParser, whole: ExtractedToolCallInformation) -> Extracted
     first_new = max(agree, flushed)
     deltas = [d for d in parser._d_calls if d.index < first_new]
     for index in range(agree, flushed):
-        deltas.append(protocol.DeltaToolCall(index=index, withdrawn=True))
+        deltas.append(DeltaToolCall(index=index, withdrawn=True))
     calls = [
         ToolCall(id=total_ids[k], function=FunctionCall(name=want[k][0], arguments=want[k][1]))
         for k in range(agree)
     ]
     for j, extra in enumerate(whole.tool_calls[agree:]):
         deltas.append(
-            protocol.DeltaToolCall(
+            DeltaToolCall(
                 index=first_new + j,
                 id=extra.id,
                 type="function",
-                function=protocol.DeltaFunctionCall(
+                function=DeltaFunctionCall(
                     name=extra.function.name, arguments=extra.function.arguments
                 ),
             )

@@ -53,7 +53,7 @@ from .corpus import (
 )
 from .protocol import Compat, ToolParser
 from .reconstruct import StreamingToolReconstructor
-from .registry import get_parser, parser_class
+from .registry import compat_parser, get_parser, parse_as, parser_class
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -262,14 +262,14 @@ class _Adapter:
         if isinstance(parser, str):
             cls = parser_class(parser)
             self.name = cls.format
-            self.parse = lambda text: cls.parse(text, tools, compat=compat)
+            self.parse = lambda text: parse_as(cls, text, tools, compat)
             self.new_stream = lambda: get_parser(cls.format, tools, compat=compat)
         elif isinstance(parser, type):
             self.name = getattr(parser, "format", "") or parser.__name__
             if issubclass(parser, ToolParser):
                 cls2: type[ToolParser] = parser
-                self.parse = lambda text: cls2.parse(text, tools, compat=compat)
-                self.new_stream = lambda: _fresh(cls2, tools, compat)
+                self.parse = lambda text: parse_as(cls2, text, tools, compat)
+                self.new_stream = lambda: compat_parser(cls2, tools, compat)
             else:
                 factory: Any = parser
                 self.new_stream = factory
@@ -335,12 +335,6 @@ class _Adapter:
         if getattr(stream, "problems", None) is None:
             outcome.problems = None
         return outcome, recon.violations
-
-
-def _fresh(cls: type[ToolParser], tools: Sequence[Any] | None, compat: Compat) -> ToolParser:
-    parser = cls(tools)
-    parser.compat = compat
-    return parser
 
 
 def _get(obj: Any, name: str) -> Any:

@@ -32,19 +32,23 @@ Streaming contract (what every format here guarantees):
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from ..display import mimebundle
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall, make_call_id
-from . import vllm
 from ._callstream import CallStream
 from ._scan import MarkerFinder
 from ._settle import SentState, settle
+from .messages import (
+    COMPAT_MODES,
+    Compat,
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCallInformation,
+    final_content,
+)
 
 __all__ = [
     "ExtractedToolCallInformation",
@@ -63,12 +67,6 @@ __all__ = [
     "COMPAT_MODES",
 ]
 
-#: How a parser reads a whole output: ``"default"`` (ours: text around the calls is content, a
-#: malformed call is content with a problem) or ``"vllm"`` (exactly what vLLM's
-#: ``--tool-call-parser`` of the same name serves, see :mod:`.vllm`)
-Compat = Literal["default", "vllm"]
-COMPAT_MODES: tuple[str, ...] = ("default", "vllm")
-
 #: the words a stream's own "malformed after its name was sent" note holds; the stream's final
 #: problems are the whole-text parse's, so this note never reaches a result
 COMMITTED_NOTE = "turned malformed after its name was sent"
@@ -84,104 +82,6 @@ IdStyle = Literal["openai", "mistral"]
 def mistral_call_id() -> str:
     """A Mistral tool-call id: nine random alphanumeric characters."""
     return make_call_id(9, prefix="")
-
-
-class ExtractedToolCallInformation(BaseModel):
-    """The tool calls and the content found in one model output.
-
-    Attributes:
-        tools_called: whether any tool call was found (always ``bool(tool_calls)``).
-        tool_calls: the calls, OpenAI-shaped, arguments as a JSON string with types preserved.
-        content: the text that is not a tool call. The original output when no call was found;
-            otherwise the remaining text stripped, or None when only whitespace remains.
-        reasoning: reasoning text kept apart from content (harmony ``analysis`` channel, hermes
-            ``<scratch_pad>``), or None.
-        problems: one sentence per malformed or suspicious part (a malformed call is a result to
-            score, never an exception).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    tools_called: bool
-    tool_calls: list[ToolCall] = Field(default_factory=list)
-    content: str | None = None
-    reasoning: str | None = None
-    problems: list[str] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> ExtractedToolCallInformation:
-        if self.tools_called != bool(self.tool_calls):
-            raise ValueError("tools_called must be True exactly when tool_calls is not empty")
-        return self
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return mimebundle(repr(self), self._html)
-
-    def _html(self) -> str:
-        rows = "".join(
-            f"<tr><td>{i}</td><td><code>{html.escape(c.function.name)}</code></td>"
-            f"<td><code>{html.escape(c.function.arguments)}</code></td></tr>"
-            for i, c in enumerate(self.tool_calls)
-        )
-        parts = [f"<b>{len(self.tool_calls)} tool call(s)</b>"]
-        if rows:
-            parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}</table>")
-        for label, value in (("content", self.content), ("reasoning", self.reasoning)):
-            if value is not None:
-                parts.append(f"<div><b>{label}:</b> <pre>{html.escape(value)}</pre></div>")
-        if self.problems:
-            items = "".join(f"<li>{html.escape(p)}</li>" for p in self.problems)
-            parts.append(f"<div><b>problems:</b><ul>{items}</ul></div>")
-        return "".join(parts)
-
-
-class DeltaFunctionCall(BaseModel):
-    """The function part of a streaming tool-call delta."""
-
-    name: str | None = None
-    arguments: str | None = None
-
-
-class DeltaToolCall(BaseModel):
-    """One streaming update to the tool call at ``index``.
-
-    ``id``, ``type`` and ``function.name`` are present on the first delta of an index only;
-    ``function.arguments`` fragments concatenate to the full arguments string. ``withdrawn``
-    (in a stream's last delta only) takes the call back: it is not among the final calls (the
-    whole-text parse of the same text does not have it; the reason is in the delta's
-    ``problems``), and its index stays used.
-    """
-
-    index: int = Field(ge=0)
-    id: str | None = None
-    type: Literal["function"] | None = None
-    function: DeltaFunctionCall = Field(default_factory=DeltaFunctionCall)
-    withdrawn: bool = False
-
-
-class DeltaMessage(BaseModel):
-    """One streaming update: a content fragment, a reasoning fragment and/or tool-call deltas.
-
-    A stream's last delta may also settle it to the whole-text parse: ``content_from`` (and
-    ``reasoning_from``) cut the content received so far back to its first N characters before
-    this delta's ``content`` is appended, and ``problems`` lists the output's problems (sent
-    once, in the last delta).
-    """
-
-    content: str | None = None
-    reasoning: str | None = None
-    tool_calls: list[DeltaToolCall] = Field(default_factory=list)
-    content_from: int | None = Field(default=None, ge=0)
-    reasoning_from: int | None = Field(default=None, ge=0)
-    problems: list[str] = Field(default_factory=list)
-
-
-def final_content(text: str, tools_called: bool) -> str | None:
-    """The content rule shared by both modes: the text as is when no call was found, otherwise
-    the text stripped (None when nothing but whitespace remains)."""
-    if not tools_called:
-        return text
-    return text.strip() or None
 
 
 def tool_index(tools: Iterable[Any] | None) -> dict[str, list[str]] | None:
@@ -236,8 +136,12 @@ class ToolParser:
 
     def __init__(self, tools: Iterable[Any] | None = None) -> None:
         tools = None if tools is None else list(tools)
-        #: how the whole text is read (``get_parser(..., compat=)`` sets it before the first feed)
+        #: how the whole text is read (``get_parser(..., compat=)`` sets both before the first
+        #: feed): the stream's last delta settles it to ``whole_reader(text, tools)``, our own
+        #: whole-text parse when None
         self.compat: Compat = "default"
+        self.whole_reader: Callable[[str, list[Any] | None], ExtractedToolCallInformation] | None
+        self.whole_reader = None
         self._tool_list = tools
         #: the text fed and what the deltas sent, to settle the stream at its end
         self._fed: list[str] = []
@@ -272,14 +176,9 @@ class ToolParser:
 
     # ------------------------------------------------------------------ public API
     @classmethod
-    def parse(
-        cls, text: str, tools: Iterable[Any] | None = None, *, compat: Compat = "default"
-    ) -> ExtractedToolCallInformation:
-        """Parse a whole output (non-streaming); ``compat="vllm"`` reads it as vLLM serves."""
-        if compat == "vllm":
-            return vllm.parse(cls, text, None if tools is None else list(tools))
-        if compat != "default":
-            raise ParserError(f"unknown compat {compat!r}; use one of {', '.join(COMPAT_MODES)}")
+    def parse(cls, text: str, tools: Iterable[Any] | None = None) -> ExtractedToolCallInformation:
+        """Parse a whole output (non-streaming), in our reading (``parse_tool_calls(...,
+        compat="vllm")`` reads it as vLLM serves it)."""
         parser = cls(tools)
         parser._stream = False
         parser.feed(text)
@@ -326,7 +225,11 @@ class ToolParser:
             return None
         if self._live is not None:
             self._live_send()
-        whole = type(self).parse("".join(self._fed), self._tool_list, compat=self.compat)
+        text = "".join(self._fed)
+        if self.whole_reader is not None:
+            whole = self.whole_reader(text, self._tool_list)
+        else:
+            whole = type(self).parse(text, self._tool_list)
         self._final = settle(self, whole)
         self.problems = list(whole.problems)
         return self._flush(last=True)

@@ -7,10 +7,12 @@ A format is always chosen by its name, never guessed from a model name. The name
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from ..errors import ParserError
+from . import vllm
 from .generic_json import GenericJsonParser
 from .hermes import HermesParser
 from .jsontags import (
@@ -43,6 +45,8 @@ __all__ = [
     "get_parser",
     "parser_class",
     "parse_tool_calls",
+    "parse_as",
+    "compat_parser",
 ]
 
 #: The raw-text formats (vLLM's ``--tool-call-parser`` names).
@@ -195,10 +199,31 @@ def get_parser(
         compat: ``"default"`` (ours) or ``"vllm"``: end exactly as vLLM's parser of the same
             name serves the output (see docs/parsers.md for where the two differ).
     """
+    return compat_parser(parser_class(format), tools, compat)
+
+
+def compat_parser(
+    cls: type[ToolParser], tools: Iterable[Any] | None = None, compat: Compat = "default"
+) -> ToolParser:
+    """A fresh parser of ``cls`` whose stream ends on the ``compat`` reading of its text."""
     mode = _check_compat(compat)
-    parser = parser_class(format)(tools)
+    tools = None if tools is None else list(tools)
+    if mode == "vllm":
+        vllm.check_format(cls.format)
+    parser = cls(tools)
     parser.compat = mode
+    if mode == "vllm":
+        parser.whole_reader = functools.partial(vllm.parse, cls)
     return parser
+
+
+def parse_as(
+    cls: type[ToolParser], text: str, tools: Iterable[Any] | None = None, compat: Compat = "default"
+) -> ExtractedToolCallInformation:
+    """The whole-text parse of ``text`` by ``cls`` in the ``compat`` reading."""
+    if _check_compat(compat) == "vllm":
+        return vllm.parse(cls, text, None if tools is None else list(tools))
+    return cls.parse(text, tools)
 
 
 def parse_tool_calls(
@@ -218,4 +243,4 @@ def parse_tool_calls(
         text = ""
     if not isinstance(text, str):
         raise ParserError(f"parse_tool_calls() takes the model's text, got {type(text).__name__}")
-    return parser_class(format).parse(text, tools, compat=_check_compat(compat))
+    return parse_as(parser_class(format), text, tools, compat)

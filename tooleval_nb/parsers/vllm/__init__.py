@@ -30,19 +30,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import ParserError
 from ...toolcall import FunctionCall, ToolCall, make_call_id
+from ..messages import ExtractedToolCallInformation, final_content
+from ..protocol import ToolParser, tool_schemas
 from ._json import JSON_READERS
 from ._pythonic import PYTHONIC_READERS
 from ._reading import Reading
 from ._tokens import TOKEN_READERS
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..protocol import ExtractedToolCallInformation, ToolParser
-
-__all__ = ["VLLM_VERSION", "VLLM_FORMATS", "parse", "Reading"]
+__all__ = ["VLLM_VERSION", "VLLM_FORMATS", "parse", "check_format", "Reading"]
 
 #: the vLLM release line whose parsers this mode follows (``vllm/tool_parsers/``)
 VLLM_VERSION = "0.14"
@@ -62,16 +61,7 @@ def parse(
     cls: type[ToolParser], text: str, tools: list[Any] | None
 ) -> ExtractedToolCallInformation:
     """The whole-text parse of ``text`` as vLLM's parser of ``cls.format`` serves it."""
-    from ..protocol import ExtractedToolCallInformation, final_content, tool_schemas
-
-    reader = READERS.get(cls.format)
-    if reader is None:
-        raise ParserError(
-            f"compat='vllm' does not read the {cls.format!r} format yet; it reads "
-            f"{', '.join(VLLM_FORMATS)} (vLLM {VLLM_VERSION}); use compat='default' for "
-            f"{cls.format!r}"
-        )
-    reading = reader(text, tool_schemas(tools))
+    reading = READERS[check_format(cls.format)](text, tool_schemas(tools))
     problems = list(reading.problems)
     if reading.error is not None:
         problems.append(
@@ -97,6 +87,16 @@ def parse(
     return ExtractedToolCallInformation(
         tools_called=bool(calls), tool_calls=calls, content=content, problems=problems
     )
+
+
+def check_format(fmt: str) -> str:
+    """``fmt`` when this mode reads it; otherwise a ParserError that names the formats read."""
+    if fmt not in READERS:
+        raise ParserError(
+            f"compat='vllm' does not read the {fmt!r} format yet; it reads "
+            f"{', '.join(VLLM_FORMATS)} (vLLM {VLLM_VERSION}); use compat='default' for {fmt!r}"
+        )
+    return fmt
 
 
 def _unusable(name: Any, arguments: Any) -> str | None:
