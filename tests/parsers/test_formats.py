@@ -257,7 +257,7 @@ def test_bad_input_returns_content_in_bounded_time(fmt: str) -> None:
         if not info.tool_calls:
             assert info.content, label
         streamed = parser.result()
-        assert stream_differs(streamed, info) is None, label  # or kept after its commit
+        assert stream_differs(streamed, info) is None, label
         kept = len(streamed.content or "") + sum(
             len(c.function.arguments) for c in streamed.tool_calls
         )

@@ -38,6 +38,7 @@ from ..credentials import (
     without_credentials,
 )
 from ..errors import ModelConfigError
+from ..parsers.protocol import Compat
 from ..parsers.registry import PARSER_FORMATS, ParserFormat
 from .endpoint import DEFAULT_MAX_RESPONSE_BYTES, Network, check_api_base
 
@@ -120,6 +121,9 @@ class ModelSpec(BaseModel):
     #: the name of an environment variable holding the API key (read at call time; stored)
     api_key_env: str | None = None
     mode: Mode = "native"
+    #: how a raw-text mode reads the reply's text: our parser (``"default"``) or exactly as
+    #: vLLM's ``--tool-call-parser`` of the same name serves it (``"vllm"``, docs/parsers.md)
+    parser_compat: Compat = "default"
     params: dict[str, Any] = Field(default_factory=dict)
     #: ``"auto"``, ``"litellm"``, ``"direct"``, or an object implementing
     #: :class:`~.transport.Transport` (such as :class:`tooleval_nb.testing.MockTransport`): it
@@ -214,6 +218,8 @@ class ModelSpec(BaseModel):
         for name in ("api_key_env", "ssl_verify", "ssl_cert", "max_response_bytes"):
             if data.get(name, "") is None:
                 del data[name]
+        if data.get("parser_compat") == "default":  # likewise
+            del data["parser_compat"]
         return data
 
     @property

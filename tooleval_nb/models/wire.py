@@ -24,7 +24,9 @@ from typing import Any, Protocol
 
 from ..errors import ModelConfigError
 from ..parsers import repair_tool_call
-from ..parsers.registry import parser_class
+from ..parsers.protocol import Compat
+from ..parsers.registry import parse_as, parser_class
+from ..parsers.vllm import VLLM_FORMATS
 from ..suite import Tool
 from ..toolcall import ToolCall
 from . import rawtext
@@ -181,12 +183,18 @@ class RawTextWire:
 
     chat_format = "chatml"
 
-    def __init__(self, format: str):
+    def __init__(self, format: str, compat: Compat = "default"):
         if format not in rawtext.RAW_FORMATS:
             raise ModelConfigError(
                 f"unknown raw-text format {format!r}; use one of {rawtext.RAW_FORMATS}"
             )
+        if compat == "vllm" and format not in VLLM_FORMATS:
+            raise ModelConfigError(
+                f"parser_compat='vllm' does not read the {format!r} format yet; it reads "
+                f"{', '.join(VLLM_FORMATS)}; use parser_compat='default' for {format!r}"
+            )
         self.format = format
+        self.compat = compat
         self._parser = parser_class(format)
 
     def prepare(
@@ -199,24 +207,25 @@ class RawTextWire:
         text = _text(message)
         if not text:
             return Reading([], text, [])
-        info = self._parser.parse(text, tools or None)
+        info = parse_as(self._parser, text, tools or None, self.compat)
         return Reading(list(info.tool_calls), info.content, list(info.problems), info.reasoning)
 
     def __repr__(self) -> str:
-        return f"RawTextWire({self.format!r})"
+        extra = "" if self.compat == "default" else f", compat={self.compat!r}"
+        return f"RawTextWire({self.format!r}{extra})"
 
 
-_WIRES: dict[tuple[str, bool], WireFormat] = {}
+_WIRES: dict[tuple[str, bool, str], WireFormat] = {}
 
 
 def wire_for(spec: ModelSpec) -> WireFormat:
     """The wire format of ``spec`` (its ``mode``), one instance per mode."""
-    key = (spec.mode, spec.embedded)
+    key = (spec.mode, spec.embedded, spec.parser_compat)
     wire = _WIRES.get(key)
     if wire is None:
         if spec.mode == "native":
             wire = NativeWire(chatml_tools=spec.embedded)
         else:
-            wire = RawTextWire(spec.mode)
+            wire = RawTextWire(spec.mode, spec.parser_compat)
         _WIRES[key] = wire
     return wire

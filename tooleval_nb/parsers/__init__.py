@@ -21,6 +21,8 @@ The package reads as its architecture:
 * one module per format family: :mod:`.hermes`, :mod:`.mistral`, :mod:`.llama3_json`,
   :mod:`.generic_json`, :mod:`.openai` (harmony), and the table entries of :mod:`.jsontags`,
   :mod:`.xmltags`, :mod:`.tokencalls`, :mod:`.pythonic`;
+* how a stream ends where the whole text does (:mod:`._settle`), and ``compat="vllm"``: each
+  format read exactly as vLLM serves it (:mod:`.vllm`);
 * the registry (:mod:`.registry`), raw-text prompts (:mod:`.prompting`, :mod:`.rendering`) and
   the conformance kit (:mod:`.corpus`, :mod:`.conformance`).
 

@@ -21,10 +21,8 @@ What is checked (the reason column names the first failure):
   problem was recorded for malformed cases when the parser reports ``problems``;
 * streaming, under several chunkings (whole, per character, random sizes, and the case's own
   split points): the streaming protocol (checked by :class:`StreamingToolReconstructor`), the
-  expectations above, and equality with the parser's own non-streaming result. One exception,
-  the spec's "never retracts": a malformed case whose call was sent before its error showed
-  passes when that call is kept and a problem says it ``turned malformed after its name was
-  sent``, and every call of the non-streaming result is still there, in order;
+  expectations above, and equality with the parser's own non-streaming result, malformed cases
+  included (a call sent before its error showed is withdrawn in the stream's last delta);
 * how early a call streams, measured per character on the case's first call: ``to_name``, the
   characters from the call's start (where the content before it ends) to the delta that sent
   its name, and ``to_arguments``, to the delta that sent its first arguments fragment (NaN
@@ -53,9 +51,9 @@ from .corpus import (
     corpus_dirs,
     load_corpus,
 )
-from .protocol import COMMITTED_NOTE, ToolParser
+from .protocol import Compat, ToolParser
 from .reconstruct import StreamingToolReconstructor
-from .registry import parser_class
+from .registry import compat_parser, get_parser, parse_as, parser_class
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -145,6 +143,21 @@ def _norm(text: str | None) -> str:
     return (text or "").strip()
 
 
+def _expected(case: ParserCase, compat: Compat) -> ParserCase:
+    """The case as the reading ``compat`` must answer it: in ``"vllm"``, a case's ``vllm``
+    expectation replaces ours (its problems are not checked: vLLM reports none)."""
+    if compat != "vllm" or case.vllm is None:
+        return case
+    return case.model_copy(
+        update={
+            "expected_tools_called": case.vllm.tools_called,
+            "expected_tool_calls": case.vllm.tool_calls,
+            "expected_content": case.vllm.content,
+            "expect_problem": None,
+        }
+    )
+
+
 def _compare(case: ParserCase, got: _Outcome, id_regex: re.Pattern[str]) -> list[str]:
     reasons: list[str] = []
     if got.tools_called != case.expected_tools_called:
@@ -190,27 +203,14 @@ def _compare(case: ParserCase, got: _Outcome, id_regex: re.Pattern[str]) -> list
     return reasons
 
 
-def _kept_after_commit(streamed: _Outcome, reference: _Outcome) -> bool:
-    """A malformed call sent before its error showed: kept and noted ("never retracts"), with
-    every call of the whole-text parse still there, in order."""
-    if not streamed.problems or not any(COMMITTED_NOTE in p for p in streamed.problems):
-        return False
-    want = [(c.function.name, _canonical(c.function.arguments)) for c in reference.calls]
-    got = iter((c.function.name, _canonical(c.function.arguments)) for c in streamed.calls)
-    return all(any(item == other for other in got) for item in want)
-
-
 def stream_differs(streamed: Any, whole: Any) -> str | None:
     """Why a streamed result breaks the streaming contract against the whole-text parse of the
     same output, or None.
 
-    The two must be equal (calls with their exact arguments strings, content, reasoning,
-    problems), except where a call was sent before its error showed: then it is kept and a
-    problem says so, and every call of the whole-text parse is still there, in order.
+    The two must be equal: calls with their exact arguments strings, content, reasoning and
+    problems, for every output (a call withdrawn in the stream's last delta is not a call).
     """
     a, b = _Outcome(streamed), _Outcome(whole)
-    if _kept_after_commit(a, b):
-        return None
     left = [(c.function.name, c.function.arguments) for c in a.calls]
     right = [(c.function.name, c.function.arguments) for c in b.calls]
     if left != right:
@@ -244,22 +244,32 @@ def _same(a: _Outcome, b: _Outcome) -> str | None:
 class _Adapter:
     """Uniform access to a parser given in any supported form."""
 
-    def __init__(self, parser: Any, tools: Sequence[Any] | None) -> None:
+    def __init__(
+        self, parser: Any, tools: Sequence[Any] | None, compat: Compat = "default"
+    ) -> None:
         self.tools = tools
         self.parse: Callable[[str], Any] | None = None
         self.new_stream: Callable[[], Any] | None = None
         self.stream_note = ""
+        ours = isinstance(parser, str) or (
+            isinstance(parser, type) and issubclass(parser, ToolParser)
+        )
+        if compat != "default" and not ours:
+            raise ParserError(
+                f"check_parser(compat={compat!r}) applies to our formats (a name or a parser "
+                f"class); {type(parser).__name__} parses as it parses: leave compat out"
+            )
         if isinstance(parser, str):
             cls = parser_class(parser)
             self.name = cls.format
-            self.parse = lambda text: cls.parse(text, tools)
-            self.new_stream = lambda: cls(tools)
+            self.parse = lambda text: parse_as(cls, text, tools, compat)
+            self.new_stream = lambda: get_parser(cls.format, tools, compat=compat)
         elif isinstance(parser, type):
             self.name = getattr(parser, "format", "") or parser.__name__
             if issubclass(parser, ToolParser):
                 cls2: type[ToolParser] = parser
-                self.parse = lambda text: cls2.parse(text, tools)
-                self.new_stream = lambda: cls2(tools)
+                self.parse = lambda text: parse_as(cls2, text, tools, compat)
+                self.new_stream = lambda: compat_parser(cls2, tools, compat)
             else:
                 factory: Any = parser
                 self.new_stream = factory
@@ -373,6 +383,7 @@ def check_parser(
     chunkings: Sequence[Chunking] = ("whole", "per_char", "random", "split_points"),
     tools: Sequence[Any] | None = None,
     seed: int = 0,
+    compat: Compat = "default",
 ) -> pd.DataFrame:
     """Run a parser over a corpus in both modes; one row per case and mode.
 
@@ -385,6 +396,10 @@ def check_parser(
         chunkings: how streaming splits each output (``random`` runs three seeded splits).
         tools: tools passed to our parsers (format names and classes).
         seed: seed of the random chunkings.
+        compat: how our formats read the outputs: ``"default"`` or ``"vllm"`` (exactly as
+            vLLM serves the format). In ``"vllm"`` a case's ``vllm`` expectation, when it has
+            one, replaces ours; a case without one expects our reading, so a row where vLLM
+            reads it differently fails and its reason says how.
 
     Returns:
         A DataFrame with :data:`CHECK_COLUMNS`: ``parser``, ``format`` (the corpus's),
@@ -407,11 +422,11 @@ def check_parser(
                 cases=cases,
                 id_pattern=r"^[A-Za-z0-9]{9}$" if fmt == "mistral" else r"^.{16,}$",
             )
-    adapter = _Adapter(parser, tools)
+    adapter = _Adapter(parser, tools, compat)
     id_regex = re.compile(corpus.id_pattern)
     rng = random.Random(seed)
     rows = []
-    for case in corpus.cases:
+    for case in (_expected(c, compat) for c in corpus.cases):
         base = {
             "parser": adapter.name,
             "format": corpus.format,
@@ -427,12 +442,6 @@ def check_parser(
                 answer = adapter.parse(case.model_output)
                 reference = answer if isinstance(answer, _Outcome) else _Outcome(answer)
                 reasons = _compare(case, reference, id_regex)
-                if (
-                    case.expect_problem
-                    and reference.problems
-                    and any(COMMITTED_NOTE in p for p in reference.problems)
-                ):
-                    reasons = []  # a parser read by streaming sent the call before its error
                 status, got = ("fail" if reasons else "pass"), _describe(reference.calls)
             except Exception as exc:
                 reasons, status, got = [f"{type(exc).__name__}: {exc}"], "error", ""
@@ -473,18 +482,11 @@ def check_parser(
                 status, reason = "error", f"{label}: {type(exc).__name__}: {exc}"
                 break
             got = _describe(outcome.calls)
-            if (
-                case.expect_problem
-                and reference is not None
-                and _kept_after_commit(outcome, reference)
-            ):
-                reasons = list(violations)  # sent, then malformed: kept and noted
-            else:
-                reasons = violations + _compare(case, outcome, id_regex)
-                if reference is not None:
-                    differs = _same(outcome, reference)
-                    if differs:
-                        reasons.append(differs)
+            reasons = violations + _compare(case, outcome, id_regex)
+            if reference is not None:
+                differs = _same(outcome, reference)
+                if differs:
+                    reasons.append(differs)
             if reasons:
                 status, reason = "fail", f"{label} ({len(chunks)} chunks): {'; '.join(reasons)}"
                 break

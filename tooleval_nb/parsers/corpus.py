@@ -25,6 +25,7 @@ __all__ = [
     "CORPUS_DIR",
     "CORPUS_ENV",
     "ExpectedParsedCall",
+    "VllmExpectation",
     "ParserCase",
     "ParserCorpus",
     "corpus_dirs",
@@ -61,6 +62,24 @@ class ExpectedParsedCall(BaseModel):
         return self.arguments
 
 
+class VllmExpectation(BaseModel):
+    """What vLLM's parser of the corpus's format serves for a case, where it differs from our
+    reading (``check_parser(..., compat="vllm")`` checks it instead of the ``expected_*``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tools_called: bool
+    tool_calls: list[ExpectedParsedCall] = Field(default_factory=list)
+    content: str | None = None
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VllmExpectation:
+        if self.tools_called != bool(self.tool_calls):
+            raise ValueError("vllm.tools_called must be true exactly when vllm.tool_calls is set")
+        return self
+
+
 class ParserCase(BaseModel):
     """One corpus case (the seed's TestCase; the mode is chosen by ``check_parser``)."""
 
@@ -78,6 +97,8 @@ class ParserCase(BaseModel):
     parser_name: str = ""
     source: str = "handwritten"
     notes: str = ""
+    #: what vLLM serves, when it differs from the expectations above (None: the same)
+    vllm: VllmExpectation | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> ParserCase:

@@ -18,31 +18,37 @@ Streaming contract (what every format here guarantees):
   certain; its arguments follow as fragments as soon as they are certain (a format's region
   reads its body with a :class:`~._callstream.CallStream`). Fragments only append: they
   concatenate to the final ``arguments`` string, character for character.
-* **Commit point.** A region is *committed* once a delta with one of its calls was returned by
-  ``feed`` (never in a whole-text parse, which returns nothing before the end). Before that, a
-  malformed region degrades to content exactly as in non-streaming mode. After it, nothing is
-  taken back: the calls sent stay calls (arguments cut short are closed, ``{"a": "x`` becomes
-  ``{"a": "x"}``), the error is a sentence in ``problems`` saying the call "turned malformed
-  after its name was sent", and the region's text from the error on is content. So streaming
-  equals the whole-text parse for every well-formed output and for every malformed one whose
-  error shows before the commit; never raises, never retracts.
+* **The end equals the whole text.** A call whose name was sent may turn out malformed (or not a
+  call at all) later; a delta cannot be taken back, but the stream's *final state* is the
+  whole-text parse of the same text, for every input: when the stream ends, the last delta
+  withdraws the calls the whole-text parse does not have (``DeltaToolCall.withdrawn``), sends
+  the ones it has and the stream did not, cuts content back and resends its end where they
+  differ (``DeltaMessage.content_from``), and carries the whole-text ``problems``
+  (see :mod:`._settle`). Meanwhile a call sent whose region turns malformed is closed where it
+  stopped (``{"a": "x`` becomes ``{"a": "x"}``) so that every delta stays valid.
 * Malformed input never raises: its text becomes content and a sentence is added to
   ``problems``.
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from ..display import mimebundle
 from ..errors import ParserError
 from ..toolcall import FunctionCall, ToolCall, make_call_id
 from ._callstream import CallStream
 from ._scan import MarkerFinder
+from ._settle import SentState, settle
+from .messages import (
+    COMPAT_MODES,
+    Compat,
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCallInformation,
+    final_content,
+)
 
 __all__ = [
     "ExtractedToolCallInformation",
@@ -57,9 +63,12 @@ __all__ = [
     "ToolSchemas",
     "mistral_call_id",
     "COMMITTED_NOTE",
+    "Compat",
+    "COMPAT_MODES",
 ]
 
-#: the words every "malformed after commit" problem holds (the conformance kit looks for them)
+#: the words a stream's own "malformed after its name was sent" note holds; the stream's final
+#: problems are the whole-text parse's, so this note never reaches a result
 COMMITTED_NOTE = "turned malformed after its name was sent"
 
 #: tool name -> its parameters' schemas (``properties``), in schema order
@@ -73,91 +82,6 @@ IdStyle = Literal["openai", "mistral"]
 def mistral_call_id() -> str:
     """A Mistral tool-call id: nine random alphanumeric characters."""
     return make_call_id(9, prefix="")
-
-
-class ExtractedToolCallInformation(BaseModel):
-    """The tool calls and the content found in one model output.
-
-    Attributes:
-        tools_called: whether any tool call was found (always ``bool(tool_calls)``).
-        tool_calls: the calls, OpenAI-shaped, arguments as a JSON string with types preserved.
-        content: the text that is not a tool call. The original output when no call was found;
-            otherwise the remaining text stripped, or None when only whitespace remains.
-        reasoning: reasoning text kept apart from content (harmony ``analysis`` channel, hermes
-            ``<scratch_pad>``), or None.
-        problems: one sentence per malformed or suspicious part (a malformed call is a result to
-            score, never an exception).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    tools_called: bool
-    tool_calls: list[ToolCall] = Field(default_factory=list)
-    content: str | None = None
-    reasoning: str | None = None
-    problems: list[str] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> ExtractedToolCallInformation:
-        if self.tools_called != bool(self.tool_calls):
-            raise ValueError("tools_called must be True exactly when tool_calls is not empty")
-        return self
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return mimebundle(repr(self), self._html)
-
-    def _html(self) -> str:
-        rows = "".join(
-            f"<tr><td>{i}</td><td><code>{html.escape(c.function.name)}</code></td>"
-            f"<td><code>{html.escape(c.function.arguments)}</code></td></tr>"
-            for i, c in enumerate(self.tool_calls)
-        )
-        parts = [f"<b>{len(self.tool_calls)} tool call(s)</b>"]
-        if rows:
-            parts.append(f"<table><tr><th>#</th><th>name</th><th>arguments</th></tr>{rows}</table>")
-        for label, value in (("content", self.content), ("reasoning", self.reasoning)):
-            if value is not None:
-                parts.append(f"<div><b>{label}:</b> <pre>{html.escape(value)}</pre></div>")
-        if self.problems:
-            items = "".join(f"<li>{html.escape(p)}</li>" for p in self.problems)
-            parts.append(f"<div><b>problems:</b><ul>{items}</ul></div>")
-        return "".join(parts)
-
-
-class DeltaFunctionCall(BaseModel):
-    """The function part of a streaming tool-call delta."""
-
-    name: str | None = None
-    arguments: str | None = None
-
-
-class DeltaToolCall(BaseModel):
-    """One streaming update to the tool call at ``index``.
-
-    ``id``, ``type`` and ``function.name`` are present on the first delta of an index only;
-    ``function.arguments`` fragments concatenate to the full arguments string.
-    """
-
-    index: int = Field(ge=0)
-    id: str | None = None
-    type: Literal["function"] | None = None
-    function: DeltaFunctionCall = Field(default_factory=DeltaFunctionCall)
-
-
-class DeltaMessage(BaseModel):
-    """One streaming update: a content fragment, a reasoning fragment and/or tool-call deltas."""
-
-    content: str | None = None
-    reasoning: str | None = None
-    tool_calls: list[DeltaToolCall] = Field(default_factory=list)
-
-
-def final_content(text: str, tools_called: bool) -> str | None:
-    """The content rule shared by both modes: the text as is when no call was found, otherwise
-    the text stripped (None when nothing but whitespace remains)."""
-    if not tools_called:
-        return text
-    return text.strip() or None
 
 
 def tool_index(tools: Iterable[Any] | None) -> dict[str, list[str]] | None:
@@ -211,6 +135,20 @@ class ToolParser:
     id_style: ClassVar[IdStyle] = "openai"
 
     def __init__(self, tools: Iterable[Any] | None = None) -> None:
+        tools = None if tools is None else list(tools)
+        #: how the whole text is read (``get_parser(..., compat=)`` sets both before the first
+        #: feed): the stream's last delta settles it to ``whole_reader(text, tools)``, our own
+        #: whole-text parse when None
+        self.compat: Compat = "default"
+        self.whole_reader: Callable[[str, list[Any] | None], ExtractedToolCallInformation] | None
+        self.whole_reader = None
+        self._tool_list = tools
+        #: the text fed and what the deltas sent, to settle the stream at its end
+        self._fed: list[str] = []
+        self._sent = SentState()
+        self._rewind_content: int | None = None
+        self._rewind_reasoning: int | None = None
+        self._final: ExtractedToolCallInformation | None = None
         self.schemas = tool_schemas(tools)
         self.tools = None if self.schemas is None else {n: list(p) for n, p in self.schemas.items()}
         self.problems: list[str] = []
@@ -239,7 +177,8 @@ class ToolParser:
     # ------------------------------------------------------------------ public API
     @classmethod
     def parse(cls, text: str, tools: Iterable[Any] | None = None) -> ExtractedToolCallInformation:
-        """Parse a whole output (non-streaming)."""
+        """Parse a whole output (non-streaming), in our reading (``parse_tool_calls(...,
+        compat="vllm")`` reads it as vLLM serves it)."""
         parser = cls(tools)
         parser._stream = False
         parser.feed(text)
@@ -255,6 +194,8 @@ class ToolParser:
             )
         if not isinstance(delta, str):
             raise ParserError(f"feed() takes text, got {type(delta).__name__}")
+        if self._stream:
+            self._fed.append(delta)
         data = self._hold + delta if self._hold else delta
         self._hold = ""
         if self._broken:
@@ -280,10 +221,27 @@ class ToolParser:
             except Exception as exc:
                 self._fail(exc, data)
         self._finished = True
-        return self._flush()
+        if not self._stream:
+            return None
+        if self._live is not None:
+            self._live_send()
+        text = "".join(self._fed)
+        if self.whole_reader is not None:
+            whole = self.whole_reader(text, self._tool_list)
+        else:
+            whole = type(self).parse(text, self._tool_list)
+        self._final = settle(self, whole)
+        self.problems = list(whole.problems)
+        return self._flush(last=True)
 
     def result(self) -> ExtractedToolCallInformation:
-        """The calls, content, reasoning and problems found so far (complete after finish())."""
+        """The calls, content, reasoning and problems found so far (complete after finish()).
+
+        After a stream's finish() this is the whole-text parse of the text fed (with the ids
+        the stream sent), which is also what a reconstructor of its deltas ends with.
+        """
+        if self._final is not None:
+            return self._final
         calls = list(self._calls)
         reasoning = "".join(self._reasoning)
         return ExtractedToolCallInformation(
@@ -473,15 +431,31 @@ class ToolParser:
         self._text("".join(self._region) + data)
         self._region = []
 
-    def _flush(self) -> DeltaMessage | None:
-        if self._stream and self._live is not None:
+    def _flush(self, last: bool = False) -> DeltaMessage | None:
+        if self._stream and self._live is not None and not last:
             self._live_send()
-        if not (self._d_content or self._d_reasoning or self._d_calls):
+        problems = self.problems if last else []
+        if not (
+            self._d_content
+            or self._d_reasoning
+            or self._d_calls
+            or problems
+            or self._rewind_content is not None
+            or self._rewind_reasoning is not None
+        ):
             return None
+        content, reasoning = "".join(self._d_content), "".join(self._d_reasoning)
         message = DeltaMessage(
-            content="".join(self._d_content) or None,
-            reasoning="".join(self._d_reasoning) or None,
+            content=content or None,
+            reasoning=reasoning or None,
             tool_calls=self._d_calls,
+            content_from=self._rewind_content,
+            reasoning_from=self._rewind_reasoning,
+            problems=list(problems),
         )
+        if self._stream:
+            self._sent.record(
+                content, reasoning, self._d_calls, (self._rewind_content, self._rewind_reasoning)
+            )
         self._d_content, self._d_reasoning, self._d_calls = [], [], []
         return message

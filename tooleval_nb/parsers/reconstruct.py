@@ -9,7 +9,12 @@ The protocol (the seed's, as OpenAI streams tool calls):
   concatenate to a JSON object string (or ``""``);
 * fragments only append: each one extends what came before, so the text so far is always the
   start of a JSON object (a fragment that resends the arguments, or anything after the object
-  closed, is a violation).
+  closed, is a violation);
+* a stream ends where the whole-text parse of its text does: its last delta may withdraw calls
+  (``withdrawn``: they leave the final calls, their indexes stay used; a withdrawn index gets no
+  more deltas), cut the content (or reasoning) received back to its first ``content_from``
+  characters before appending its own, and carries the output's ``problems``, which
+  :meth:`StreamingToolReconstructor.result` returns.
 
 Each violation names the delta it was found in (``delta 7: ...``), counted from 1 over the
 deltas appended (None deltas are not counted); :attr:`StreamingToolReconstructor.first_violation`
@@ -49,12 +54,15 @@ class StreamingToolReconstructor:
         reasoning: the reasoning text accumulated so far.
         violations: one sentence per protocol violation seen.
         n_deltas: how many deltas were appended.
+        problems: the problems the stream reported (its last delta's ``problems``).
     """
 
     def __init__(self, *, strict: bool = True) -> None:
         self.strict = strict
         self.violations: list[str] = []
         self.n_deltas = 0
+        self.problems: list[str] = []
+        self._withdrawn: set[int] = set()
         self._content: list[str] = []
         self._reasoning: list[str] = []
         self._ids: list[str] = []
@@ -80,7 +88,8 @@ class StreamingToolReconstructor:
         """The calls rebuilt so far."""
         return [
             ToolCall(id=i, function=FunctionCall(name=n, arguments="".join(a)))
-            for i, n, a in zip(self._ids, self._names, self._args, strict=True)
+            for k, (i, n, a) in enumerate(zip(self._ids, self._names, self._args, strict=True))
+            if k not in self._withdrawn
         ]
 
     def append_delta(self, delta: Any) -> None:
@@ -88,6 +97,18 @@ class StreamingToolReconstructor:
         if delta is None:
             return
         self.n_deltas += 1
+        for field, parts in (("content", self._content), ("reasoning", self._reasoning)):
+            cut = _get(delta, f"{field}_from")
+            if cut is None:
+                continue
+            text = "".join(parts)
+            if not isinstance(cut, int) or isinstance(cut, bool) or not 0 <= cut <= len(text):
+                self._violate(
+                    f"delta {self.n_deltas}: {field}_from {cut!r} is not a position in the "
+                    f"{len(text)} characters of {field} received"
+                )
+                continue
+            parts[:] = [text[:cut]] if cut else []
         content = _get(delta, "content")
         if content is not None:
             if isinstance(content, str):
@@ -101,6 +122,9 @@ class StreamingToolReconstructor:
             self._reasoning.append(reasoning)
         for call in _get(delta, "tool_calls") or []:
             self._append_call(call)
+        problems = _get(delta, "problems")
+        if problems:
+            self.problems.extend(str(p) for p in problems)
 
     def _append_call(self, call: Any) -> None:
         where = f"delta {self.n_deltas}"
@@ -112,6 +136,16 @@ class StreamingToolReconstructor:
         name = _get(function, "name") if function is not None else None
         arguments = _get(function, "arguments") if function is not None else None
         call_id, kind = _get(call, "id"), _get(call, "type")
+        if index in self._withdrawn:
+            self._violate(f"{where}: tool call {index} gets a delta after it was withdrawn")
+            return
+        if _get(call, "withdrawn", False):
+            if index >= len(self._ids):
+                self._violate(f"{where}: tool call {index} is withdrawn before it was sent")
+            elif call_id or name or arguments:
+                self._violate(f"{where}: tool call {index} is withdrawn with an id, name or text")
+            self._withdrawn.add(index)
+            return
         if index == len(self._ids):  # a new call
             if not isinstance(call_id, str) or not call_id:
                 self._violate(f"{where}: tool call {index} is introduced without an id")
@@ -183,8 +217,11 @@ class StreamingToolReconstructor:
     def result(self, problems: list[str] | None = None) -> ExtractedToolCallInformation:
         """The rebuilt output, with the same content rule as non-streaming parsing.
 
-        Also checks that every call's arguments are a JSON object string (or empty).
+        ``problems`` defaults to the ones the stream sent. Also checks that every call's
+        arguments are a JSON object string (or empty).
         """
+        if problems is None:
+            problems = self.problems
         calls = self.tool_calls
         for k, call in enumerate(calls):
             if call.function.arguments.strip() and call.parsed_arguments() is None:

@@ -7,10 +7,12 @@ A format is always chosen by its name, never guessed from a model name. The name
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from ..errors import ParserError
+from . import vllm
 from .generic_json import GenericJsonParser
 from .hermes import HermesParser
 from .jsontags import (
@@ -30,7 +32,7 @@ from .jsontags import (
 from .llama3_json import Llama3JsonParser
 from .mistral import MistralParser
 from .openai import HarmonyParser
-from .protocol import ExtractedToolCallInformation, ToolParser
+from .protocol import COMPAT_MODES, Compat, ExtractedToolCallInformation, ToolParser
 from .pythonic import Lfm2Parser, Llama4PythonicParser, Olmo3Parser, PythonicParser
 from .tokencalls import DeepSeekV3Parser, DeepSeekV31Parser, KimiK2Parser, Step3Parser
 from .xmltags import Glm45Parser, MinimaxM2Parser, Qwen3CoderParser, SeedOssParser, Step3p5Parser
@@ -43,6 +45,8 @@ __all__ = [
     "get_parser",
     "parser_class",
     "parse_tool_calls",
+    "parse_as",
+    "compat_parser",
 ]
 
 #: The raw-text formats (vLLM's ``--tool-call-parser`` names).
@@ -169,8 +173,22 @@ def parser_class(format: str) -> type[ToolParser]:
     return cls
 
 
-def get_parser(format: str, tools: Iterable[Any] | None = None) -> ToolParser:
+def _check_compat(compat: Any) -> Compat:
+    if compat not in COMPAT_MODES:
+        raise ParserError(
+            f"unknown compat {compat!r}; use one of {', '.join(map(repr, COMPAT_MODES))} "
+            '("vllm": parse exactly as vLLM serves the format)'
+        )
+    return compat  # type: ignore[no-any-return]
+
+
+def get_parser(
+    format: str, tools: Iterable[Any] | None = None, *, compat: Compat = "default"
+) -> ToolParser:
     """A fresh streaming parser: ``feed(delta)`` per piece of output, then ``finish()``.
+
+    The stream's final state (what a :class:`StreamingToolReconstructor` rebuilds from its
+    deltas, and ``result()``) is the whole-text parse of the same text in the same ``compat``.
 
     Args:
         format: one of :data:`PARSER_FORMATS` (vLLM's ``--tool-call-parser`` names).
@@ -178,17 +196,44 @@ def get_parser(format: str, tools: Iterable[Any] | None = None) -> ToolParser:
             values of the XML-ish formats, to map positional pythonic arguments, to accept
             name-only JSON calls of known tools, and to note calls of unknown tools in
             ``problems``.
+        compat: ``"default"`` (ours) or ``"vllm"``: end exactly as vLLM's parser of the same
+            name serves the output (see docs/parsers.md for where the two differ).
     """
-    return parser_class(format)(tools)
+    return compat_parser(parser_class(format), tools, compat)
+
+
+def compat_parser(
+    cls: type[ToolParser], tools: Iterable[Any] | None = None, compat: Compat = "default"
+) -> ToolParser:
+    """A fresh parser of ``cls`` whose stream ends on the ``compat`` reading of its text."""
+    mode = _check_compat(compat)
+    tools = None if tools is None else list(tools)
+    if mode == "vllm":
+        vllm.check_format(cls.format)
+    parser = cls(tools)
+    parser.compat = mode
+    if mode == "vllm":
+        parser.whole_reader = functools.partial(vllm.parse, cls)
+    return parser
+
+
+def parse_as(
+    cls: type[ToolParser], text: str, tools: Iterable[Any] | None = None, compat: Compat = "default"
+) -> ExtractedToolCallInformation:
+    """The whole-text parse of ``text`` by ``cls`` in the ``compat`` reading."""
+    if _check_compat(compat) == "vllm":
+        return vllm.parse(cls, text, None if tools is None else list(tools))
+    return cls.parse(text, tools)
 
 
 def parse_tool_calls(
-    text: str, format: str, tools: Iterable[Any] | None = None
+    text: str, format: str, tools: Iterable[Any] | None = None, *, compat: Compat = "default"
 ) -> ExtractedToolCallInformation:
     """Find the tool calls in a whole model output.
 
     Malformed calls never raise: their text stays in ``content`` and the reason is listed in
-    ``problems``.
+    ``problems``. ``compat="vllm"`` reads the output exactly as vLLM's ``--tool-call-parser``
+    of the same name serves it (what it keeps or drops around the calls included).
 
     >>> parse_tool_calls('<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
     ...                  "hermes").tool_calls[0].function.arguments
@@ -198,4 +243,4 @@ def parse_tool_calls(
         text = ""
     if not isinstance(text, str):
         raise ParserError(f"parse_tool_calls() takes the model's text, got {type(text).__name__}")
-    return parser_class(format).parse(text, tools)
+    return parse_as(parser_class(format), text, tools, compat)

@@ -148,7 +148,7 @@ def prepare_job(
         agent = import_callable(settings_model.agent)
     plan = Plan(
         suite=suite,
-        targets=make_targets(models, settings_model.mode),
+        targets=make_targets(models, settings_model.mode, settings_model.parser_compat),
         settings=settings_model,
         name=name,
         agent=agent,

@@ -20,6 +20,7 @@ from ..errors import ModelConfigError, StoreError
 from ..extras import require_extra
 from ..models import DEFAULT_MODEL, ModelSpec
 from ..models.spec import Mode
+from ..parsers.protocol import Compat
 from ..suite import EvalCase, Suite, SuiteText
 from .settings import RunSettings
 
@@ -104,11 +105,14 @@ def _refuse_misspelt_fields(index: int, extra: Mapping[str, Any]) -> None:
             )
 
 
-def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
+def make_targets(
+    models: Any, mode: Mode | None = None, parser_compat: Compat | None = None
+) -> list[Target]:
     """Targets from litellm strings, dicts or :class:`~tooleval_nb.models.ModelSpec` objects.
 
     Dict keys that are not ModelSpec fields are taken as sampling parameters (``params``), unless
-    they nearly spell a field (``api_bse``: ModelConfigError). ``mode`` overrides every model's own. Labels are made unique (``#2`` ...).
+    they nearly spell a field (``api_bse``: ModelConfigError). ``mode`` and ``parser_compat``
+    override every model's own. Labels are made unique (``#2`` ...).
     """
     if models is None:
         models = [DEFAULT_MODEL]
@@ -133,6 +137,8 @@ def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
         spec = ModelSpec.of(item)
         if mode is not None:
             spec = spec.with_mode(mode)
+        if parser_compat is not None and parser_compat != spec.parser_compat:
+            spec = spec.model_copy(update={"parser_compat": parser_compat})
         if spec.embedded:  # refused before the run starts, naming the extra to install
             require_extra("embedded", ModelConfigError, part=f"{spec.model} (the embedded model)")
         targets.append(Target(label=spec.name, spec=spec, index=i))

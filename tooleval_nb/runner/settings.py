@@ -35,6 +35,7 @@ from ..credentials import (
     url_credentials,
 )
 from ..models.spec import MODES, Mode
+from ..parsers.protocol import Compat
 
 __all__ = [
     "RunSettings",
@@ -97,6 +98,9 @@ class RunSettings(BaseModel):
     cache: bool | Literal["always", "refresh"] = True
     #: how tools are offered to every model (None: each model's own mode)
     mode: Mode | None = None
+    #: how raw-text modes read replies for every model: ``"default"`` or ``"vllm"`` (exactly
+    #: as vLLM's ``--tool-call-parser`` of that name serves them); None: each model's own
+    parser_compat: Compat | None = None
     #: samples per case
     repeats: int = Field(default=1, ge=1)
     #: one sampling seed per sample, sent as ``seed``

@@ -1,0 +1,600 @@
+"""compat="vllm": each format read as vLLM's parser of the same name serves it (issue 48).
+
+The vectors are the shapes vLLM's own tests check, written anew: text around the calls, several
+calls, nested and escaped arguments, malformed input. Each is checked whole and streamed (the
+stream's last delta settles it to the same reading), and against our default reading where the
+two differ on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tooleval_nb.errors import ParserError
+from tooleval_nb.parsers import StreamingToolReconstructor, get_parser, parse_tool_calls
+from tooleval_nb.parsers.vllm import VLLM_FORMATS
+from tooleval_nb.parsers.vllm._pythonic import looks_like_calls
+
+V3B, V3E = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+V3CB, V3CE, V3S = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+S3B, S3E = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
+S3CB, S3CE, S3S = "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"
+
+
+def _v3(name: str, args: str) -> str:
+    return f"{V3CB}function{V3S}{name}\n```json\n{args}\n```{V3CE}"
+
+
+def _s3(name: str, params: dict[str, str]) -> str:
+    body = "".join(
+        f'<steptml:parameter name="{k}">{v}</steptml:parameter>' for k, v in params.items()
+    )
+    return f'{S3CB}function{S3S}<steptml:invoke name="{name}">{body}</steptml:invoke>{S3CE}'
+
+
+_A1, _A_CUT, _A_LINES = '{"a": 1}', '{"a": ', '{\n"a": 1\n}'
+_S3_F, _S3_OPEN_G = _s3("f", {"a": "1"}), f'{S3CB}function{S3S}<steptml:invoke name="g">'
+
+_WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "days": {"type": "integer"},
+                "metric": {"type": "boolean"},
+                "temp": {"type": "number"},
+            },
+        },
+    },
+}
+
+#: (format, scenario, output, expected calls as (name, arguments dict), expected content)
+VECTORS: list[tuple[str, str, str, list[tuple[str, dict[str, Any]]], str | None]] = [
+    # hermes: content is the text before the first block; text after the calls is dropped
+    ("hermes", "no_call", "Just text.", [], "Just text."),
+    (
+        "hermes",
+        "text_after_calls_dropped",
+        'Sure. <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> Done.',
+        [("f", {"a": 1})],
+        "Sure.",
+    ),
+    (
+        "hermes",
+        "two_calls_text_between_dropped",
+        '<tool_call>{"name": "f", "arguments": {}}</tool_call> and '
+        '<tool_call>{"name": "g", "arguments": {"s": "a\\"b\\\\c"}}</tool_call>',
+        [("f", {}), ("g", {"s": 'a"b\\c'})],
+        None,
+    ),
+    (
+        "hermes",
+        "unclosed_block_read_to_the_end",
+        '<tool_call>{"name": "f", "arguments": {"nested": {"x": [1, 2]}}}',
+        [("f", {"nested": {"x": [1, 2]}})],
+        None,
+    ),
+    (
+        "hermes",
+        "string_arguments_decoded",
+        '<tool_call>{"name": "f", "arguments": "{\\"a\\": 1}"}</tool_call>',
+        [("f", {"a": 1})],
+        None,
+    ),
+    (
+        "hermes",
+        "malformed_json_whole_output_is_content",
+        'Hi <tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>',
+        [],
+        'Hi <tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>',
+    ),
+    (
+        "hermes",
+        "missing_arguments_is_content",
+        '<tool_call>{"name": "f"}</tool_call>',
+        [],
+        '<tool_call>{"name": "f"}</tool_call>',
+    ),
+    # longcat: hermes with its own tags
+    (
+        "longcat",
+        "text_after_calls_dropped",
+        'Ok <longcat_tool_call>{"name": "f", "arguments": {"a": "x"}}</longcat_tool_call> bye',
+        [("f", {"a": "x"})],
+        "Ok",
+    ),
+    (
+        "longcat",
+        "malformed_input",
+        '<longcat_tool_call>{"name": "func", "arguments": {</longcat_tool_call>',
+        [],
+        '<longcat_tool_call>{"name": "func", "arguments": {</longcat_tool_call>',
+    ),
+    # granite-20b-fc: objects after markers, text after each object dropped
+    (
+        "granite-20b-fc",
+        "two_calls",
+        'Let me. <function_call> {"name": "f", "arguments": {"a": 1}} trailing '
+        '<function_call> {"name": "g", "arguments": {}}',
+        [("f", {"a": 1}), ("g", {})],
+        "Let me.",
+    ),
+    (
+        "granite-20b-fc",
+        "malformed_input",
+        '<function_call> {"name": "f", "arguments": {"a": }}',
+        [],
+        '<function_call> {"name": "f", "arguments": {"a": }}',
+    ),
+    # internlm: one call; parameters or arguments; text after dropped; errors raise in vLLM
+    (
+        "internlm",
+        "parameters_key",
+        'Checking.<|action_start|><|plugin|>\n{"name": "f", "parameters": {"city": "Paris"}}'
+        "<|action_end|> and more",
+        [("f", {"city": "Paris"})],
+        "Checking.",
+    ),
+    (
+        "internlm",
+        "malformed_input_raises_in_vllm",
+        '<|action_start|><|plugin|>{"name": "func", "parameters": {</|action_end|>',
+        [],
+        '<|action_start|><|plugin|>{"name": "func", "parameters": {</|action_end|>',
+    ),
+    (
+        "internlm",
+        "two_markers_raise_in_vllm",
+        '<|action_start|><|plugin|>{"name": "f", "parameters": {}}<|action_end|>'
+        '<|action_start|><|plugin|>{"name": "g", "parameters": {}}<|action_end|>',
+        [],
+        '<|action_start|><|plugin|>{"name": "f", "parameters": {}}<|action_end|>'
+        '<|action_start|><|plugin|>{"name": "g", "parameters": {}}<|action_end|>',
+    ),
+    # gigachat3: content before <|message_sep|>; arguments must be an object
+    (
+        "gigachat3",
+        "content_then_call",
+        'Looking it up.<|message_sep|>function call<|role_sep|>\n{"name": "f", "arguments": '
+        '{"q": "кот"}}',
+        [("f", {"q": "кот"})],
+        "Looking it up.",
+    ),
+    (
+        "gigachat3",
+        "string_arguments_are_no_call",
+        'function call<|role_sep|>\n{"name": "f", "arguments": "{}"}',
+        [],
+        'function call<|role_sep|>\n{"name": "f", "arguments": "{}"}',
+    ),
+    (
+        "gigachat3",
+        "trailing_eos_cut",
+        'function call<|role_sep|>\n{"name": "f", "arguments": {"a": [1, {"b": null}]}}</s>',
+        [("f", {"a": [1, {"b": None}]})],
+        'function call<|role_sep|>\n{"name": "f", "arguments": {"a": [1, {"b": null}]}}',
+    ),
+    # deepseek_v3: one-line pattern, text after the section dropped
+    (
+        "deepseek_v3",
+        "two_calls_text_after_dropped",
+        f"Ok{V3B}{_v3('f', _A1)}\n{_v3('g', '{}')}{V3E} trailing",
+        [("f", {"a": 1}), ("g", {})],
+        "Ok",
+    ),
+    (
+        "deepseek_v3",
+        "multiline_arguments_are_not_read",
+        f"Ok{V3B}{_v3('f', _A_LINES)}{V3E} trailing",
+        [],
+        "Ok",
+    ),
+    (
+        "deepseek_v3",
+        "malformed_arguments_are_content",
+        f"{V3B}{_v3('f', _A_CUT)}{V3E}",
+        [],
+        f"{V3B}{_v3('f', _A_CUT)}{V3E}",
+    ),
+    # deepseek_v31: name<sep>arguments on one line; the rest after the section start dropped
+    (
+        "deepseek_v31",
+        "two_calls_text_after_dropped",
+        f"Ok{V3B}{V3CB}f{V3S}{_A1}{V3CE}{V3CB}g{V3S}{{}}{V3CE}{V3E} after",
+        [("f", {"a": 1}), ("g", {})],
+        "Ok",
+    ),
+    (
+        "deepseek_v31",
+        "multiline_arguments_are_not_read",
+        f"{V3B}{V3CB}f{V3S}{_A_LINES}{V3CE}{V3E}",
+        [],
+        "",
+    ),
+    # kimi_k2: functions.name:N ids; text after the section dropped
+    (
+        "kimi_k2",
+        "two_calls",
+        "Let me <|tool_calls_section_begin|><|tool_call_begin|>functions.get:0"
+        '<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|>'
+        "<|tool_call_begin|>functions.put:1<|tool_call_argument_begin|>{}<|tool_call_end|>"
+        "<|tool_calls_section_end|> after",
+        [("get", {"city": "Oslo"}), ("put", {})],
+        "Let me",
+    ),
+    (
+        "kimi_k2",
+        "malformed_arguments_are_content",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get:0"
+        '<|tool_call_argument_begin|>{"city": <|tool_call_end|><|tool_calls_section_end|>',
+        [],
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get:0"
+        '<|tool_call_argument_begin|>{"city": <|tool_call_end|><|tool_calls_section_end|>',
+    ),
+    # step3: section must close; content before and after it; values typed by schema
+    (
+        "step3",
+        "typed_values_and_text_after_kept",
+        f"Before {S3B}{_s3('get_weather', {'city': ' Paris ', 'days': '3', 'metric': 'True'})}"
+        f"{S3E} after",
+        [("get_weather", {"city": "Paris", "days": 3, "metric": True})],
+        "Before  after",
+    ),
+    (
+        "step3",
+        "unclosed_section_is_content",
+        f"{S3B}{_S3_F}",
+        [],
+        f"{S3B}{_S3_F}",
+    ),
+    (
+        "step3",
+        "call_without_end_is_skipped",
+        f"{S3B}{_S3_F}{_S3_OPEN_G}{S3E}",
+        [("f", {"a": "1"})],
+        None,
+    ),
+    # llama3_json: every top-level object a call; text around dropped
+    (
+        "llama3_json",
+        "text_around_dropped",
+        'Sure: {"name": "f", "parameters": {"a": {"b": 1}}}; {"name": "g", "arguments": {}} ok',
+        [("f", {"a": {"b": 1}}), ("g", {})],
+        None,
+    ),
+    (
+        "llama3_json",
+        "a_brace_that_does_not_decode",
+        'Use {x} then {"name": "f", "arguments": {}}',
+        [],
+        'Use {x} then {"name": "f", "arguments": {}}',
+    ),
+    (
+        "llama3_json",
+        "missing_name",
+        '<|python_tag|>{"arguments": {}}',
+        [],
+        '<|python_tag|>{"arguments": {}}',
+    ),
+    # phi4_mini_json: functools[...] to its first ]
+    (
+        "phi4_mini_json",
+        "two_calls_text_dropped",
+        'Calling functools[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "parameters": '
+        '{"s": "x"}}] now',
+        [("f", {"a": 1}), ("g", {"s": "x"})],
+        None,
+    ),
+    (
+        "phi4_mini_json",
+        "malformed_input_is_an_empty_message",
+        'functools[{"name": "func", "arguments": {]',
+        [],
+        "",
+    ),
+    # jamba: one <tool_calls> list
+    (
+        "jamba",
+        "content_before_kept_after_dropped",
+        'Hi <tool_calls>[{"name": "f", "arguments": {"a": [1, 2]}}]</tool_calls> bye',
+        [("f", {"a": [1, 2]})],
+        "Hi",
+    ),
+    (
+        "jamba",
+        "unclosed_is_content",
+        '<tool_calls>[{"name": "f", "arguments": {}}]',
+        [],
+        '<tool_calls>[{"name": "f", "arguments": {}}]',
+    ),
+    # granite: the whole output one list
+    (
+        "granite",
+        "tool_call_token",
+        ' <|tool_call|>[{"name": "f", "arguments": {"u": "é"}}]',
+        [("f", {"u": "é"})],
+        None,
+    ),
+    (
+        "granite",
+        "text_after_list_is_content",
+        '<tool_call>[{"name": "f", "arguments": {}}] done',
+        [],
+        '<tool_call>[{"name": "f", "arguments": {}}] done',
+    ),
+    # minimax: one object per line in <tool_calls>; text after dropped
+    (
+        "minimax",
+        "two_calls_one_per_line",
+        'Sure.\n<tool_calls>\n{"name": "f", "arguments": {"a": 1}}\nnot json\n'
+        '{"name": "g", "arguments": {}}\n</tool_calls> bye',
+        [("f", {"a": 1}), ("g", {})],
+        "Sure.",
+    ),
+    (
+        "minimax",
+        "calls_inside_think_are_not_calls",
+        '<think><tool_calls>\n{"name": "f", "arguments": {}}\n</tool_calls></think>No call.',
+        [],
+        '<think><tool_calls>\n{"name": "f", "arguments": {}}\n</tool_calls></think>No call.',
+    ),
+    (
+        "minimax",
+        "malformed_lines_leave_only_the_text_before",
+        'Hi\n<tool_calls>\n{"name": "f", "arguments": {</tool_calls> tail',
+        [],
+        "Hi",
+    ),
+    # granite4: strictly paired blocks; the text outside them joined
+    (
+        "granite4",
+        "text_around_kept",
+        'Sure. <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> Done.',
+        [("f", {"a": 1})],
+        "Sure.  Done.",
+    ),
+    (
+        "granite4",
+        "malformed_unclosed_is_content",
+        '<tool_call>{"name": "f", "arguments": {}}',
+        [],
+        '<tool_call>{"name": "f", "arguments": {}}',
+    ),
+    (
+        "granite4",
+        "malformed_two_starts_is_content",
+        '<tool_call><tool_call>{"name": "f", "arguments": {}}</tool_call>',
+        [],
+        '<tool_call><tool_call>{"name": "f", "arguments": {}}</tool_call>',
+    ),
+    # ernie45: content before the first block, text after dropped
+    (
+        "ernie45",
+        "two_calls_text_after_dropped",
+        'Checking.\n<tool_call>\n{"name": "f", "arguments": {"q": {"l": [1]}}}\n</tool_call>\n'
+        '<tool_call>{"name": "g", "arguments": {}}</tool_call>\nDone.',
+        [("f", {"q": {"l": [1]}}), ("g", {})],
+        "Checking.",
+    ),
+    (
+        "ernie45",
+        "malformed_input_is_content",
+        '<tool_call>{"name": "f", "arguments": {"a": }}</tool_call>',
+        [],
+        '<tool_call>{"name": "f", "arguments": {"a": }}</tool_call>',
+    ),
+    # hunyuan_a13b: the first decodable <tool_calls> block outside <think>
+    (
+        "hunyuan_a13b",
+        "two_calls_text_after_dropped",
+        'Ok <tool_calls>[{"name": "f", "arguments": {"city": "東京"}}, {"name": "g", '
+        '"arguments": {}}]</tool_calls> after',
+        [("f", {"city": "東京"}), ("g", {})],
+        "Ok",
+    ),
+    (
+        "hunyuan_a13b",
+        "malformed_block_is_content",
+        '助手：<tool_calls>[{"name": "f", "arguments": {]</tool_calls>',
+        [],
+        '<tool_calls>[{"name": "f", "arguments": {]</tool_calls>',
+    ),
+    # the pythonic family
+    (
+        "pythonic",
+        "list_of_calls",
+        "[f(a=1, b='x'), g()]",
+        [("f", {"a": 1, "b": "x"}), ("g", {})],
+        None,
+    ),
+    ("pythonic", "text_after_is_no_call", "[f(a=1)] done", [], "[f(a=1)] done"),
+    ("pythonic", "negative_number_is_no_call", "[f(a=-1)]", [], "[f(a=-1)]"),
+    (
+        "pythonic",
+        "json_literals",
+        "[f(a=null, b=true, c={'k': [false]})]",
+        [("f", {"a": None, "b": True, "c": {"k": [False]}})],
+        None,
+    ),
+    ("pythonic", "positional_is_no_call", "[f(1, a=2)]", [], "[f(1, a=2)]"),
+    ("pythonic", "escaped_string", "[f(s='it\\'s \"q\"\\n')]", [("f", {"s": 'it\'s "q"\n'})], None),
+    (
+        "llama4_pythonic",
+        "python_tags",
+        "<|python_start|>[f(a=1)]<|python_end|>",
+        [("f", {"a": 1})],
+        None,
+    ),
+    (
+        "olmo3",
+        "one_call_per_line",
+        "<function_calls>f(a=1)\ng(b='x')</function_calls>",
+        [("f", {"a": 1}), ("g", {"b": "x"})],
+        None,
+    ),
+    ("olmo3", "prose_is_content", "Just prose here.", [], "Just prose here."),
+    (
+        "lfm2",
+        "text_around_kept_joined",
+        "Sure.<|tool_call_start|>[get(city='Paris')]<|tool_call_end|>It is sunny.",
+        [("get", {"city": "Paris"})],
+        "Sure.\nIt is sunny.",
+    ),
+    (
+        "lfm2",
+        "echo_after_end_dropped",
+        "<|tool_call_start|>[f(a=1)]<|tool_call_end|>[f(a=1)]<|tool_call_end|> ok",
+        [("f", {"a": 1})],
+        "ok",
+    ),
+    (
+        "lfm2",
+        "multiline_string_arg_escaped",
+        "<|tool_call_start|>[exec(command='cat > f.py << EOF\\nprint(1)\\nEOF')]<|tool_call_end|>",
+        [("exec", {"command": "cat > f.py << EOF\nprint(1)\nEOF"})],
+        None,
+    ),
+    (
+        "lfm2",
+        "multiline_string_arg_raw_newline_is_content",
+        "<|tool_call_start|>[exec(command='cat > f.py << EOF\nprint(1)')]<|tool_call_end|>",
+        [],
+        "<|tool_call_start|>[exec(command='cat > f.py << EOF\nprint(1)')]<|tool_call_end|>",
+    ),
+    ("lfm2", "unclosed_block_read", "Hi<|tool_call_start|>[f()]", [("f", {})], "Hi"),
+    (
+        "lfm2",
+        "not_a_list",
+        "<|tool_call_start|>f(a=1)<|tool_call_end|>",
+        [],
+        "<|tool_call_start|>f(a=1)<|tool_call_end|>",
+    ),
+]
+
+TOOLS = [_WEATHER]
+
+
+def _calls(info: Any) -> list[tuple[str, dict[str, Any]]]:
+    return [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "scenario", "text", "calls", "content"),
+    VECTORS,
+    ids=[f"{v[0]}-{v[1]}" for v in VECTORS],
+)
+def test_vllm_reading(
+    fmt: str, scenario: str, text: str, calls: list[Any], content: str | None
+) -> None:
+    info = parse_tool_calls(text, fmt, TOOLS, compat="vllm")
+    assert _calls(info) == calls
+    assert info.content == (content if calls or content is not None else "")
+    if "malformed" in scenario:
+        assert info.problems  # a malformed call is content with a problem, never silent
+    for chunks in (list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
+        parser = get_parser(fmt, TOOLS, compat="vllm")
+        recon = StreamingToolReconstructor()
+        for chunk in chunks:
+            recon.append_delta(parser.feed(chunk))
+        recon.append_delta(parser.finish())
+        final = recon.result()
+        assert (_calls(final), final.content, final.problems) == (
+            calls,
+            info.content,
+            info.problems,
+        )
+
+
+def test_the_two_modes_differ_where_documented() -> None:
+    text = 'Sure. <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> Done.'
+    ours = parse_tool_calls(text, "hermes")
+    theirs = parse_tool_calls(text, "hermes", compat="vllm")
+    assert _calls(ours) == _calls(theirs) == [("f", {"a": 1})]
+    assert ours.content == "Sure.  Done." and theirs.content == "Sure."
+
+
+def test_unknown_compat_and_unread_format_say_what_to_do() -> None:
+    with pytest.raises(ParserError, match="unknown compat 'sglang'"):
+        parse_tool_calls("x", "hermes", compat="sglang")  # type: ignore[arg-type]
+    with pytest.raises(ParserError, match="unknown compat"):
+        get_parser("hermes", compat="VLLM")  # type: ignore[arg-type]
+    unread = sorted(set(__import__("tooleval_nb").parsers.PARSER_FORMATS) - set(VLLM_FORMATS))
+    if unread:
+        with pytest.raises(ParserError, match="compat='default'"):
+            parse_tool_calls("x", unread[0], compat="vllm")
+
+
+_VLLM_PATTERN = re.compile(
+    r"\[([a-zA-Z]+\w*\(([a-zA-Z]+\w*=.*,\s*)*([a-zA-Z]+\w*=.*\s)?\),\s*)*"
+    r"([a-zA-Z]+\w*\(([a-zA-Z]+\w*=.*,\s*)*([a-zA-Z]+\w*=.*\s*)?\)\s*)+\]",
+    re.DOTALL,
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["[", "]", "(", ")", ",", " ", "\n", "f", "g1", "a=", "1", "=", "'", "x"]),
+        max_size=12,
+    )
+)
+def test_the_one_pass_pattern_decides_as_vllms_regex(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for candidate in (text, "[" + text):
+        assert looks_like_calls(candidate) == (_VLLM_PATTERN.match(candidate) is not None)
+
+
+# ---------------------------------------------------------------------------- the run's raw-text mode
+def test_the_raw_text_mode_reads_replies_in_the_models_compat() -> None:
+    from tooleval_nb.errors import ModelConfigError
+    from tooleval_nb.models import ModelSpec
+    from tooleval_nb.models.wire import RawTextWire, wire_for
+    from tooleval_nb.runner.plan import make_targets
+    from tooleval_nb.runner.settings import RunSettings
+
+    text = 'Sure. <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> Done.'
+    message = {"role": "assistant", "content": text}
+    for compat, content in (("default", "Sure.  Done."), ("vllm", "Sure.")):
+        spec = ModelSpec(model="openai/m", mode="hermes", parser_compat=compat)
+        wire = wire_for(spec)
+        assert wire is wire_for(spec)  # one wire per mode and compat
+        reading = wire.read(message, [], {})
+        assert [(c.function.name, c.function.arguments) for c in reading.calls] == [
+            ("f", '{"a": 1}')
+        ]
+        assert reading.content == content
+    assert "parser_compat" not in ModelSpec(model="openai/m").model_dump()  # stored as before
+    targets = make_targets(["openai/m"], "hermes", "vllm")
+    assert targets[0].spec.parser_compat == "vllm" and targets[0].spec.mode == "hermes"
+    assert RunSettings(parser_compat="vllm").parser_compat == "vllm"
+    with pytest.raises(ModelConfigError, match="parser_compat='default'"):
+        RawTextWire("openai", "vllm")
+
+
+# ---------------------------------------------------------------------------- the corpus
+@pytest.mark.parametrize(
+    "fmt", ["longcat", "internlm", "granite-20b-fc", "gigachat3", "lfm2", "deepseek_v3", "step3"]
+)
+def test_the_corpus_cases_of_vllms_shapes_pass_in_both_modes(fmt: str) -> None:
+    """The corpus's ``vllm_*`` cases (malformed input, text after calls, nested and escaped
+    arguments, several calls) pass in our reading and, with their ``vllm`` expectation where
+    vLLM differs, in vLLM's; streamed or whole."""
+    from tooleval_nb.parsers import check_parser, load_corpus
+
+    corpus = load_corpus(fmt)
+    cases = [c for c in corpus.cases if c.scenario_name.startswith("vllm_")]
+    assert len(cases) >= 3
+    assert any(c.vllm is not None for c in cases) or fmt == "gigachat3"
+    for compat in ("default", "vllm"):
+        frame = check_parser(fmt, cases, compat=compat)  # type: ignore[arg-type]
+        failed = frame[~frame["passed"]]
+        assert failed.empty, (compat, failed[["scenario", "mode", "reason"]].to_string())
