@@ -76,6 +76,7 @@ _PARAM_OPTIONS = (
     "name",
     "resume",
     "include_drafts",
+    "code_graders",
     "live_tools",
     "live_tool_timeout",
     "agent",

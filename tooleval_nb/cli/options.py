@@ -108,6 +108,14 @@ def _suites_models(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="run draft cases too (skipped by default)",
     )
+    g.add_argument(
+        "--no-code-graders",
+        dest="code_graders",
+        action="store_false",
+        default=None,
+        help="run none of the Python the suites' code graders name (those grades fail as "
+        "refused); validate lists that code",
+    )
     add_flags(g, "store")
 
 

@@ -148,7 +148,12 @@ def make_targets(models: Any, mode: Mode | None = None) -> list[Target]:
 
 #: settings added after the first release: left out of ``config_key`` while at their default,
 #: so that ``run_eval`` still finds (and finishes) a job interrupted before they existed
-_LATER_SETTINGS = {"live_tools": None, "live_tool_timeout": None, "include_drafts": False}
+_LATER_SETTINGS = {
+    "live_tools": None,
+    "live_tool_timeout": None,
+    "include_drafts": False,
+    "code_graders": True,
+}
 
 
 @dataclass
