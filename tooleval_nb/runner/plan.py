@@ -22,6 +22,7 @@ from ..models import DEFAULT_MODEL, ModelSpec
 from ..models.spec import Mode
 from ..suite import EvalCase, Suite, SuiteText
 from .settings import RunSettings
+from .trust import job_origin
 
 __all__ = [
     "Mode",
@@ -239,12 +240,15 @@ class Plan:
         return '{"suite":' + self.suite_text.text() + "," + rest[1:]
 
     def _config_rest(self) -> dict[str, Any]:
-        return {
+        rest: dict[str, Any] = {
             "suite_name": self.suite.name,
             "targets": [t.to_config() for t in self.targets],
             "settings": self.settings.model_dump(mode="json"),
             "name": self.name,
         }
+        # who recorded the job, signed: resuming a job that is not one's own asks first
+        rest["origin"] = job_origin(self.suite_text.text(), rest)
+        return rest
 
     def config_key(self) -> str:
         settings = self.settings.model_dump(mode="json")
