@@ -3,6 +3,8 @@ nothing and sends no key until ``trust=True``; the user's own jobs resume as bef
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -10,6 +12,7 @@ import sys
 import pytest
 
 import tooleval_nb as te
+from tooleval_nb.cli import main
 from tooleval_nb.errors import StoreError
 from tooleval_nb.runner.trust import job_reach
 
@@ -113,3 +116,19 @@ def test_a_job_recorded_elsewhere_needs_trust(fake, make_suite, model_of):
     )
     with pytest.raises(StoreError, match="recorded on host 'elsewhere.example'"):
         te.resume(job.id, progress="none")
+
+
+def test_the_resume_command_needs_trust_too(fake, make_suite, model_of, tmp_path, store_path):
+    job = _finished_job(fake, make_suite, model_of)
+    _tamper(job, tmp_path)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(
+            ["resume", job.id, "--store", store_path, "--progress", "none"], out=io.StringIO()
+        )
+    assert code == 1 and "--trust on the command line" in err.getvalue()
+    assert not (tmp_path / "SPAWNED").exists() and not (tmp_path / "GRADER").exists()
+    out = io.StringIO()
+    own = te.run_eval(make_suite(3), [model_of(fake)], progress="none", cache=False)
+    assert main(["resume", own.id, "--store", store_path, "--progress", "none"], out=out) == 0
+    assert f"runs: {own.run_id}" in out.getvalue()

@@ -16,6 +16,7 @@ from ..errors import ToolEvalError
 from ..report import find_runs
 from ..runner import history
 from ..runner.export import frame_of, require_parquet, write_frame
+from ..runner.history import resume
 from ..runner.store import resolve_store
 from .gate import error_notes, gate_failures
 
@@ -25,6 +26,7 @@ __all__ = [
     "cmd_report",
     "cmd_history",
     "cmd_export",
+    "cmd_resume",
     "format_summary",
     "EXIT_GATE",
 ]
@@ -273,4 +275,14 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
         ) from None
     err.write(f"wrote {len(df)} row(s) of run {run.id} ({args.table}) to {target}\n")
     out.write(f"{target}\n")
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
+    """``resume JOB_ID [--trust]``: finish a stored job; print its summary and run id."""
+    job = resume(args.job_id, args.store, trust=args.trust, progress=_progress(args))
+    run = job.result()
+    cases = run.results_df()["case_id"].nunique()
+    out.write(format_summary(run.summary_df(), run.suite_name or "?", cases) + "\n")
+    out.write(f"runs: {run.id}\n")
     return 0
