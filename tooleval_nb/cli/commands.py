@@ -138,7 +138,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> 
     suites = report.load_report_suites(params)
     runs = report.run_suites(params, suites, progress=_progress(args))
     if args.format == "csv":
-        runs.results.to_csv(out, index=False)
+        write_frame(runs.results, out, "csv", formulas=args.keep_formulas)
     elif args.format == "json":
         out.write(runs.results.to_json(orient="records", force_ascii=False) + "\n")
     else:
@@ -239,7 +239,7 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr)
         out.write(df.to_json(orient="records", force_ascii=False, date_format="iso") + "\n")
         return 0
     if args.format == "csv":
-        df.to_csv(out, index=False)
+        write_frame(df, out, "csv", formulas=args.keep_formulas)
         return 0
     if not len(df):
         out.write(
@@ -262,13 +262,13 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
     if args.output == "-":
         if args.format == "parquet":
             raise ToolEvalError("Parquet is binary: give a file with --output, not '-'")
-        write_frame(df, out, args.format)
+        write_frame(df, out, args.format, formulas=args.keep_formulas)
         return 0
     suffix = "" if args.table == "results" else f"-{args.table}"
     target = Path(args.output or f"{run.id}{suffix}.{args.format}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_frame(df, target, args.format)
+        write_frame(df, target, args.format, formulas=args.keep_formulas)
     except OSError as exc:
         raise ToolEvalError(
             f"cannot write {target}: {exc.strerror or exc}; choose another --output"

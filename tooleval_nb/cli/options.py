@@ -273,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="how to print the results (default table)",
     )
+    add_flags(run, "keep-formulas")
     _gates(run)
 
     report = sub.add_parser(
@@ -377,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="how to print it (default table)",
     )
+    add_flags(history, "keep-formulas")
 
     export = sub.add_parser(
         "export",
@@ -407,7 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the file to write (default RUN_ID[-TABLE].FORMAT here; '-' "
         "writes csv or jsonl to stdout)",
     )
-    add_flags(export, "store")
+    add_flags(export, "store", "keep-formulas")
 
     resume = sub.add_parser(
         "resume",
