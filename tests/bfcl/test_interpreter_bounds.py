@@ -30,7 +30,7 @@ def _env() -> Environments:
         pytest.param("mkdir(dir_name='%*d' % (999999999, 1))", id="format-star"),
         pytest.param("mkdir(dir_name=b'%999999999d' % 1)", id="bytes-format"),
         pytest.param("mean(numbers=[(10**9999)**9999])", id="power-of-a-big-base"),
-        pytest.param("mean(numbers=[(9**9999)*(9**9999)*(9**9999)*(9**9999)])", id="products"),
+        pytest.param("mean(numbers=[((2**9999)**400) * ((2**9999)**400)])", id="product"),
         pytest.param("mkdir(dir_name='a'*900000 + 'b'*900000)", id="concatenation"),
     ],
 )
@@ -39,7 +39,7 @@ def test_an_oversized_result_is_an_error_the_model_sees(text):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for _ in range(2):
         result = env.execute_one(text)
-        assert result.startswith("Error during execution: ") and "too large" in result
+        assert result.startswith("Error during execution: ") and "too large to evaluate" in result
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 200_000  # nothing near the gigabyte was allocated
 
