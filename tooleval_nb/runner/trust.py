@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from ..credentials import key_variable, redact_command
 from ..errors import StoreError
+from ..suite import SuiteText
 
 __all__ = [
     "ENV_TRUST_KEY",
@@ -120,8 +121,6 @@ def job_origin(suite_text: str, rest: dict[str, Any]) -> dict[str, Any]:
 
 
 def _signed(config: dict[str, Any], origin: dict[str, Any]) -> bool:
-    from ..suite import SuiteText
-
     rest = {k: v for k, v in config.items() if k not in ("suite", "origin")}
     try:
         expected = config_signature(SuiteText(config.get("suite") or {}).text(), rest)

@@ -21,17 +21,27 @@ display shows it); :func:`locate_grader` is the one resolution, used by the scor
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-if TYPE_CHECKING:
-    from .model import Suite
+from .case import EvalCase
 
 __all__ = ["GraderCode", "GraderRefused", "locate_grader", "suite_code"]
 
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class _SuiteLike(Protocol):
+    """What :func:`suite_code` reads of a :class:`~.model.Suite` (which imports this module)."""
+
+    @property
+    def source(self) -> str | None: ...
+
+    @property
+    def cases(self) -> Sequence[EvalCase]: ...
 
 
 class GraderRefused(ImportError):
@@ -107,7 +117,7 @@ def locate_grader(module: str, base_dir: str | Path | None) -> Path | str:
     return module
 
 
-def suite_code(suite: Suite, base_dir: str | Path | None = None) -> list[GraderCode]:
+def suite_code(suite: _SuiteLike, base_dir: str | Path | None = None) -> list[GraderCode]:
     """Every code grader of ``suite`` and what it would run (``base_dir``: the suite's folder;
     default the folder of the file it was loaded from)."""
     if base_dir is None and suite.source:
