@@ -123,7 +123,8 @@ def suite_code(suite: _SuiteLike, base_dir: str | Path | None = None) -> list[Gr
     if base_dir is None and suite.source:
         base_dir = Path(suite.source).parent
     out: list[GraderCode] = []
-    for case in suite.cases:
+    for index, case in enumerate(suite.cases):
+        case_id = case.id or case.name or f"case {index}"
         for grader in case.graders:
             if grader.type != "code":
                 continue
@@ -133,7 +134,7 @@ def suite_code(suite: _SuiteLike, base_dir: str | Path | None = None) -> list[Gr
             except GraderRefused as exc:
                 out.append(
                     GraderCode(
-                        case_id=case.id,
+                        case_id=case_id,
                         module=module,
                         function=function,
                         kind="refused",
@@ -144,7 +145,7 @@ def suite_code(suite: _SuiteLike, base_dir: str | Path | None = None) -> list[Gr
             if isinstance(found, Path):
                 out.append(
                     GraderCode(
-                        case_id=case.id,
+                        case_id=case_id,
                         module=module,
                         function=function,
                         kind="file",
@@ -153,6 +154,6 @@ def suite_code(suite: _SuiteLike, base_dir: str | Path | None = None) -> list[Gr
                 )
             else:
                 out.append(
-                    GraderCode(case_id=case.id, module=module, function=function, kind="installed")
+                    GraderCode(case_id=case_id, module=module, function=function, kind="installed")
                 )
     return out
