@@ -18,7 +18,7 @@ HOSTILE = "<img src=x onerror=alert(1)>` <script>alert(2)</script> [x](javascrip
 def test_markdown_helpers_leave_no_markup(render):
     text = render(HOSTILE)
     assert "<img" not in text and "<script" not in text
-    assert "](javascript" not in text
+    assert "[x]" not in text  # escaped: no link can form
 
 
 def test_the_experiment_section_escapes_the_suite_and_its_names():
@@ -34,7 +34,7 @@ def test_the_experiment_section_escapes_the_suite_and_its_names():
     )
     text = report.experiment_summary(exp)
     assert "<img" not in text and "<script" not in text
-    assert "`" not in text.replace("\\`", "") and "](javascript" not in text
+    assert "`" not in text.replace("\\`", "") and "[x]" not in text
 
 
 def test_a_hostile_title_is_text_in_report_html(tmp_path):
@@ -61,3 +61,4 @@ def test_a_hostile_title_is_text_in_report_html(tmp_path):
     page = out.read_text(encoding="utf-8")
     assert "<img src=x" not in page and "<script>alert(2)" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert 'href="javascript' not in page

@@ -13,13 +13,17 @@ import re
 
 __all__ = ["markdown_text", "markdown_code"]
 
-#: Markdown's punctuation that can start markup (``<``, ``>`` and ``&`` are HTML-escaped instead)
-_MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+#: Markdown's punctuation that makes markup inside a line: emphasis, code spans, links and
+#: images (no link without ``[``), strike-through, table cells (``<``, ``>`` and ``&`` are
+#: HTML-escaped instead). Block markup (``#``, ``-``, ``1.``) needs the start of a line, which
+#: these helpers never put text at: they make one line, placed after text of ours.
+_MARKUP = re.compile(r"([\\`*_\[\]|~])")
 
 
 def markdown_text(text: object) -> str:
-    """``text`` as Markdown that shows its characters: markup punctuation backslash-escaped,
-    ``<``, ``>`` and ``&`` as HTML entities, line breaks as spaces."""
+    """``text`` as Markdown that shows its characters, to put after text of ours on a line:
+    inline markup punctuation backslash-escaped, ``<``, ``>`` and ``&`` as HTML entities, line
+    breaks as spaces."""
     flat = " ".join(str(text).split())
     return html.escape(_MARKUP.sub(r"\\\1", flat), quote=False)
 
