@@ -81,7 +81,7 @@ def store_error(path: Path, exc: sqlite3.Error, doing: str = "use") -> StoreErro
         )
     if code in (_CORRUPT, _NOTADB) or "malformed" in text or "not a database" in text:
         return StoreError(
-            f"the run store {path} is damaged ({text}): move it aside (mv {path} "
+            f"cannot {doing} the run store {path}: it is damaged ({text}); move it aside (mv {path} "
             f"{path}.damaged, with its -wal and -shm files) and run again: a new store is made. "
             f"`sqlite3 {path}.damaged .recover` may save the runs it holds"
         )
@@ -93,9 +93,11 @@ class StoreConnection(sqlite3.Connection):
     for a full disk or a damaged file, instead of a bare :class:`sqlite3.DatabaseError`."""
 
     store_path: Path = Path()
+    #: what the connection is doing, for the message: ``open`` until it is set up
+    doing: str = "open"
 
     def _translate(self, exc: sqlite3.Error) -> None:
-        error = store_error(self.store_path, exc)
+        error = store_error(self.store_path, exc, self.doing)
         if error is not None:
             raise error from exc
 
@@ -178,6 +180,7 @@ class Database:
                 f"cannot open the run store {self.path}: {exc}; pass another "
                 f"store= path or set {ENV_VAR}"
             ) from exc
+        conn.doing = "use"
         conn.row_factory = sqlite3.Row
         self._local.conn = conn
         self._local.pid = os.getpid()
