@@ -41,6 +41,7 @@ __all__ = [
     "redact_command",
     "refusal",
     "url_credentials",
+    "url_refusal",
     "without_credentials",
 ]
 
@@ -216,20 +217,37 @@ def without_credentials(value: Any) -> Any:
 
 
 def url_credentials(url: str) -> list[str]:
-    """What credentials an ``http(s)`` URL holds: ``a password`` in its user part, ``query
-    parameter 'token'`` for each credential in its query (empty for anything else)."""
-    if not url.strip().lower().startswith(("http://", "https://")):
+    """What credentials a URL holds: ``a password`` (with or without a user name) or ``a user
+    name`` alone in its user part (``https://TOKEN@host/v1``, as some gateways take a key), ``query parameter
+    'token'`` for each credential in its query (empty for text that is not a URL)."""
+    text = url.strip()
+    if "://" not in text and not text.startswith("//"):
         return []
     try:
-        parts = urlsplit(url.strip())
-        password = parts.password
+        parts = urlsplit(text)
+        user, password = parts.username, parts.password
     except ValueError:
         return []
-    found = ["a password"] if password else []
+    found = ["a password"] if password else ["a user name"] if user else []
     found += [
         f"query parameter {k!r}" for k, v in parse_qsl(parts.query) if v and _named_credential(k)
     ]
     return found
+
+
+def url_refusal(url: str | None, where: str) -> str | None:
+    """Why the URL ``url`` given as ``where`` (``api_base``, ``endpoints['m']``) is refused, or
+    None when it holds no credential: the one check every door that takes an endpoint runs
+    (the message never echoes the URL)."""
+    found = url_credentials(url) if url else []
+    if not found:
+        return None
+    return (
+        f"{where} holds {' and '.join(found)} (a credential), and an endpoint is stored with "
+        "the run and shown in reprs and reports: refused, nothing was sent. Give the URL "
+        "without it, and the key as the model entry's api_key (never written) or api_key_env "
+        "(the NAME of a variable holding it; --api-key-env on the command line)"
+    )
 
 
 def _named_credential(name: str) -> bool:

@@ -228,7 +228,7 @@ class _Lines:
         n, path, fields = self._numbers[i], self.path, self.fields
         try:
             obj = json.loads(self._text[i].decode("utf-8"))  # faster than json's own sniffing
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise SuiteError(_not_json(path, n, exc, self.shape), path=str(path)) from None
         problem = _shape_problem(obj, path, n, fields, self.shape)
         if problem is not None:
@@ -463,7 +463,7 @@ def _parse_jsonl(
             continue
         try:
             obj = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             problem: str | None = _not_json(path, n, exc, shape)
         else:
             problem = _shape_problem(obj, path, n, fields, shape)
@@ -477,7 +477,9 @@ def _parse_jsonl(
     return JsonLines(raw, objects, numbers)
 
 
-def _not_json(path: Path, n: int, exc: ValueError, shape: str) -> str:
+def _not_json(path: Path, n: int, exc: Exception, shape: str) -> str:
+    if isinstance(exc, RecursionError):
+        return f"{path}, line {n}: brackets nest too deep to read; each line must be {shape}"
     return f"{path}, line {n}: not JSON ({exc}); each line must be {shape}"
 
 

@@ -422,7 +422,13 @@ _UNARY: dict[type, Callable[[Any], Any]] = {
     ast.Not: operator.not_,
     ast.Invert: operator.invert,
 }
+#: the most items or characters an operation of a call text may make
 _MAX_SIZE = 1_000_000
+#: the most bits of an integer an operation of a call text may make
+_MAX_BITS = 4_000_000
+_SIZED = (str, bytes, list, tuple)
+#: a ``%`` conversion's width and precision (``%-08.3f``, ``%*d``, ``%(name)10s``)
+_FORMAT_FIELD = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
 
 
 @lru_cache(maxsize=65536)
@@ -518,13 +524,51 @@ def _no_repeated_keyword(node: ast.Call) -> None:
 
 
 def _check_size(op: ast.operator, left: Any, right: Any) -> None:
+    """Refuse, before it is computed, an operation whose result would pass the bounds: more
+    than :data:`_MAX_SIZE` items or characters, or an integer of more than :data:`_MAX_BITS`
+    bits (a model's call text is input; ``'%999999999d' % 1`` would take a gigabyte)."""
     if isinstance(op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > 10_000:
         raise ValueError("exponent too large to evaluate")
+    if isinstance(op, ast.Pow) and _is_int(left) and _is_int(right) and right > 0:
+        if max(left.bit_length(), 1) * right > _MAX_BITS:
+            raise ValueError("power too large to evaluate")
     if isinstance(op, ast.Mult):
+        if _is_int(left) and _is_int(right):
+            if left.bit_length() + right.bit_length() > _MAX_BITS:
+                raise ValueError("product too large to evaluate")
         for seq, n in ((left, right), (right, left)):
             if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int):
                 if len(seq) * n > _MAX_SIZE:
                     raise ValueError("repetition too large to evaluate")
+    if isinstance(op, ast.Add) and isinstance(left, _SIZED) and isinstance(right, _SIZED):
+        if len(left) + len(right) > _MAX_SIZE:
+            raise ValueError("concatenation too large to evaluate")
+    if isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
+        _check_format(left, right)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_format(template: str | bytes, args: Any) -> None:
+    """Refuse a ``%`` format whose widths or precisions (written, or taken from ``args`` by
+    ``*``) would make a result larger than :data:`_MAX_SIZE`."""
+    text = template.decode("latin-1") if isinstance(template, bytes) else template
+    fields = _FORMAT_FIELD.findall(text)
+    if len(fields) > _MAX_SIZE // 10:
+        raise ValueError("format too large to evaluate")
+    stars = False
+    for width, precision in fields:
+        for number in (width, precision):
+            if number == "*":
+                stars = True
+            elif number and int(number) > _MAX_SIZE:
+                raise ValueError("format width too large to evaluate")
+    if stars:
+        values = args if isinstance(args, tuple) else (args,)
+        if any(_is_int(v) and abs(v) > _MAX_SIZE for v in values):
+            raise ValueError("format width too large to evaluate")
 
 
 # -- one model step -> call texts -----------------------------------------------------------------

@@ -32,7 +32,14 @@ from ..errors import (
 )
 from ..report import UnknownRunError
 from .bfcl import cmd_bfcl
-from .commands import cmd_export, cmd_history, cmd_report, cmd_run, format_summary
+from .commands import (
+    cmd_export,
+    cmd_history,
+    cmd_report,
+    cmd_resume,
+    cmd_run,
+    format_summary,
+)
 from .options import EXIT_CODES, build_parser
 from .suites import cmd_convert, cmd_validate
 
@@ -44,6 +51,7 @@ _COMMANDS: dict[str, Callable[..., int]] = {
     "bfcl": cmd_bfcl,
     "history": cmd_history,
     "export": cmd_export,
+    "resume": cmd_resume,
     "validate": cmd_validate,
     "convert": cmd_convert,
 }

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from ..bfcl.categories import CATEGORIES, GROUPS
 from ..bfcl.prompt import PROMPT_FORMATS
 from ..bfcl.run import run_bfcl
+from ..runner.export import write_frame
 from .flags import add_flags
 
 __all__ = ["add_bfcl_parser", "cmd_bfcl", "format_scores"]
@@ -109,7 +110,7 @@ def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
         default="table",
         help="how to print the leaderboard (default table)",
     )
-    add_flags(p, "progress")
+    add_flags(p, "progress", "keep-formulas")
     return p
 
 
@@ -178,7 +179,7 @@ def cmd_bfcl(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) ->
     run = job.result()
     scores = run.bfcl_scores()
     if args.format == "csv":
-        scores.to_csv(out, index=False)
+        write_frame(scores, out, "csv", formulas=args.keep_formulas)
     elif args.format == "json":
         out.write(scores.to_json(orient="records") + "\n")
     else:

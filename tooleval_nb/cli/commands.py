@@ -16,6 +16,7 @@ from ..errors import ToolEvalError
 from ..report import find_runs
 from ..runner import history
 from ..runner.export import frame_of, require_parquet, write_frame
+from ..runner.history import resume
 from ..runner.store import resolve_store
 from .gate import error_notes, gate_failures
 
@@ -25,6 +26,7 @@ __all__ = [
     "cmd_report",
     "cmd_history",
     "cmd_export",
+    "cmd_resume",
     "format_summary",
     "EXIT_GATE",
 ]
@@ -79,6 +81,7 @@ _PARAM_OPTIONS = (
     "name",
     "resume",
     "include_drafts",
+    "code_graders",
     "live_tools",
     "live_tool_timeout",
     "agent",
@@ -138,7 +141,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> 
     suites = report.load_report_suites(params)
     runs = report.run_suites(params, suites, progress=_progress(args))
     if args.format == "csv":
-        runs.results.to_csv(out, index=False)
+        write_frame(runs.results, out, "csv", formulas=args.keep_formulas)
     elif args.format == "json":
         out.write(runs.results.to_json(orient="records", force_ascii=False) + "\n")
     else:
@@ -239,7 +242,7 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr)
         out.write(df.to_json(orient="records", force_ascii=False, date_format="iso") + "\n")
         return 0
     if args.format == "csv":
-        df.to_csv(out, index=False)
+        write_frame(df, out, "csv", formulas=args.keep_formulas)
         return 0
     if not len(df):
         out.write(
@@ -262,17 +265,27 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
     if args.output == "-":
         if args.format == "parquet":
             raise ToolEvalError("Parquet is binary: give a file with --output, not '-'")
-        write_frame(df, out, args.format)
+        write_frame(df, out, args.format, formulas=args.keep_formulas)
         return 0
     suffix = "" if args.table == "results" else f"-{args.table}"
     target = Path(args.output or f"{run.id}{suffix}.{args.format}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_frame(df, target, args.format)
+        write_frame(df, target, args.format, formulas=args.keep_formulas)
     except OSError as exc:
         raise ToolEvalError(
             f"cannot write {target}: {exc.strerror or exc}; choose another --output"
         ) from None
     err.write(f"wrote {len(df)} row(s) of run {run.id} ({args.table}) to {target}\n")
     out.write(f"{target}\n")
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
+    """``resume JOB_ID [--trust]``: finish a stored job; print its summary and run id."""
+    job = resume(args.job_id, args.store, trust=args.trust, progress=_progress(args))
+    run = job.result()
+    cases = run.results_df()["case_id"].nunique()
+    out.write(format_summary(run.summary_df(), run.suite_name or "?", cases) + "\n")
+    out.write(f"runs: {run.id}\n")
     return 0

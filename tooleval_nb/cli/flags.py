@@ -38,6 +38,14 @@ def key_value(text: str) -> tuple[str, Any]:
 
 #: name -> (flags, ``add_argument`` keywords)
 FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "keep-formulas": (
+        ("--keep-formulas",),
+        {
+            "action": "store_true",
+            "help": "write CSV cells that start with = + - @ as they are (default: with a ' "
+            "in front, so that a spreadsheet shows them instead of running them)",
+        },
+    ),
     "store": (
         ("--store",),
         {

@@ -18,7 +18,7 @@ from .flags import add_flags, credential_problem
 __all__ = ["build_parser", "version_text", "COMMANDS", "EXIT_CODES"]
 
 #: the subcommands, in the order ``--help`` lists them
-COMMANDS = ("run", "report", "bfcl", "history", "export", "validate", "convert")
+COMMANDS = ("run", "report", "bfcl", "history", "export", "resume", "validate", "convert")
 
 #: exit status -> meaning (README and docs/cli.md list the same)
 EXIT_CODES = {
@@ -107,6 +107,14 @@ def _suites_models(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         default=None,
         help="run draft cases too (skipped by default)",
+    )
+    g.add_argument(
+        "--no-code-graders",
+        dest="code_graders",
+        action="store_false",
+        default=None,
+        help="run none of the Python the suites' code graders name (those grades fail as "
+        "refused); validate lists that code",
     )
     add_flags(g, "store")
 
@@ -285,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="how to print the results (default table)",
     )
+    add_flags(run, "keep-formulas")
     _gates(run)
 
     report = sub.add_parser(
@@ -389,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="how to print it (default table)",
     )
+    add_flags(history, "keep-formulas")
 
     export = sub.add_parser(
         "export",
@@ -419,7 +429,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="the file to write (default RUN_ID[-TABLE].FORMAT here; '-' "
         "writes csv or jsonl to stdout)",
     )
-    add_flags(export, "store")
+    add_flags(export, "store", "keep-formulas")
+
+    resume = sub.add_parser(
+        "resume",
+        help="finish an interrupted, cancelled or failed job",
+        description="Run a stored job's missing cases (te.resume). A job that is not yours "
+        "(recorded by another user or on another host, or in a store file another user owns) "
+        "is refused with what resuming it would run or contact, until --trust.",
+    )
+    resume.add_argument("job_id", metavar="JOB_ID", help="the job's id (history lists them)")
+    resume.add_argument(
+        "--trust",
+        action="store_true",
+        help="resume a job that is not yours: spawn its MCP command, run its code graders, "
+        "import its agent and send your keys to its endpoints",
+    )
+    add_flags(resume, "store", "progress")
 
     validate = sub.add_parser(
         "validate",

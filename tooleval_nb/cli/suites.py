@@ -12,6 +12,7 @@ from ..errors import SuiteError
 from ..formats import load_suite
 from ..formats.convert import convert_suite
 from ..suite.checks import suite_warnings
+from ..suite.code import suite_code
 
 __all__ = ["cmd_validate", "cmd_convert"]
 
@@ -42,6 +43,10 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr
             + ")\n"
         )
         out.write("".join(f"  warning: {n}\n" for n in notes))
+        code = [c for s in suites for c in suite_code(s)]
+        if code:
+            out.write(f"  code it runs ({len(code)} code grader(s)):\n")
+            out.write("".join(f"    {c.line()}\n" for c in code))
     if failed:
         err.write(f"tooleval-nb validate: {failed} of {len(args.paths)} path(s) have problems\n")
         return 1

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from ..credentials import url_refusal
 from ..extras import install_command, require_extra
 from .errors import ClusterError
 
@@ -116,6 +117,10 @@ class RayExecutor(BaseModel):
         for model, urls in value.items():
             if not urls:
                 raise ValueError(f"endpoints[{model!r}] is empty; give one api_base per replica")
+            for i, url in enumerate(urls):
+                refused = url_refusal(url, f"endpoints[{model!r}][{i}]")
+                if refused:
+                    raise ValueError(refused)
         return {model: [u.rstrip("/") for u in urls] for model, urls in value.items()}
 
     def backend(self) -> RayBackend:

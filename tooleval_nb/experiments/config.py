@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from ..credentials import credential_paths, refusal
+from ..credentials import credential_paths, refusal, url_refusal
 from ..models.spec import DEFAULT_MODEL, Mode
 from ..runner.settings import ToolChoiceName
 
@@ -140,6 +140,14 @@ class Config(BaseModel):
     few_shot: tuple[FewShot, ...] = ()
     #: provider parameters (top_p, top_k, min_p, repeat_penalty, seed, ...); read-only
     params: dict[str, Any] = Field(default_factory=FrozenMap)
+
+    @field_validator("api_base")
+    @classmethod
+    def _no_url_credentials(cls, value: str | None) -> str | None:
+        refused = url_refusal(value, "api_base")
+        if refused:  # a config is stored, hashed and shown
+            raise ValueError(refused)
+        return value
 
     @field_validator("params")
     @classmethod

@@ -86,7 +86,7 @@ def is_bfcl_file(path: str | os.PathLike[str]) -> bool:
         with p.open(encoding="utf-8") as fh:
             first = fh.readline()
         obj = json.loads(first)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(obj, dict) and "question" in obj and "function" in obj
 

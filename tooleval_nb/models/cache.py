@@ -11,12 +11,18 @@ call or one run. Location: ``$TOOLEVAL_CACHE_DIR`` or
 :func:`cached` wraps a call (an :class:`~.exchange.Exchange` in, a :class:`~.reply.ModelReply`
 out): a hit answers without calling (so the embedded server is not even started), flagged
 ``cached`` with ``tries=0``; :func:`store_for` says which store, if any, a call uses.
+
+The cache only saves time, so it never fails a call: a damaged file (or one that is no
+database, or a full disk) makes the calls go uncached, with one warning naming the file and how
+to move it aside (:attr:`ResponseCache.problem`); an entry that cannot be read is a miss. The
+file is created readable by its owner only (``0600``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -25,9 +31,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from ..credentials import mask, redact
 from .exchange import Exchange
 from .reply import ModelReply
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CacheOption",
@@ -82,11 +92,27 @@ class ResponseCache:
         self._local = threading.local()
         self.hits = 0
         self.misses = 0
+        #: why the cache is not used (a damaged file, a full disk), None while it works
+        self.problem: str | None = None
+
+    def _unusable(self, exc: BaseException) -> None:
+        """Stop using the file after ``exc``, saying once which file and what to do."""
+        if self.problem is None:
+            self.problem = (
+                f"the response cache {self.path} cannot be used ({exc}): model calls go "
+                f"uncached. Move it aside (mv {self.path} {self.path}.damaged, with its -wal "
+                "and -shm files) or delete it: a new cache is made in the next session"
+            )
+            log.warning(self.problem)
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:  # the file is the user's alone, whatever the umask
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass
             conn = sqlite3.connect(
                 self.path, timeout=10, isolation_level=None, check_same_thread=False
             )
@@ -109,23 +135,43 @@ class ResponseCache:
         return conn
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored reply for ``key`` (a dict), or None."""
-        row = self._conn().execute("SELECT reply FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        """The stored reply for ``key`` (a dict), or None (also when the file or the entry
+        cannot be read: see the module docstring)."""
+        row = None
+        if self.problem is None:
+            try:
+                row = (
+                    self._conn()
+                    .execute("SELECT reply FROM responses WHERE key = ?", (key,))
+                    .fetchone()
+                )
+            except sqlite3.DatabaseError as exc:
+                self._unusable(exc)
+        try:
+            found = json.loads(row[0]) if row is not None else None
+        except (ValueError, TypeError):
+            found = None  # a damaged entry: a miss, replaced by the next reply
+        if not isinstance(found, dict):
             self.misses += 1
             return None
         self.hits += 1
-        return json.loads(row[0])  # type: ignore[no-any-return]
+        return found
 
     def put(
         self, key: str, model: str, reply: dict[str, Any], secrets: tuple[str, ...] = ()
     ) -> None:
-        """Store ``reply`` under ``key``, with each of ``secrets`` masked wherever it appears."""
+        """Store ``reply`` under ``key``, with each of ``secrets`` masked wherever it appears
+        (nothing when the cache cannot be used)."""
+        if self.problem is not None:
+            return
         text = json.dumps(reply, ensure_ascii=False)
-        self._conn().execute(
-            "INSERT OR REPLACE INTO responses (key, model, created, reply) VALUES (?, ?, ?, ?)",
-            (key, model, time.time(), mask(text, secrets) if secrets else text),
-        )
+        try:
+            self._conn().execute(
+                "INSERT OR REPLACE INTO responses (key, model, created, reply) VALUES (?, ?, ?, ?)",
+                (key, model, time.time(), mask(text, secrets) if secrets else text),
+            )
+        except sqlite3.DatabaseError as exc:
+            self._unusable(exc)
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry (or one model's); returns how many were deleted."""
@@ -210,7 +256,10 @@ def cached(call: Call, store: ResponseCache, *, read: bool = True) -> Call:
             hit.update(
                 cached=True, tries=0, fallback=exchange.fell_back or bool(hit.get("fallback"))
             )
-            return ModelReply.model_validate(hit)
+            try:
+                return ModelReply.model_validate(hit)
+            except ValidationError:
+                pass  # an entry of another shape: a miss, replaced below
         reply = await call(exchange)
         if reply.error is None:
             store.put(

@@ -35,6 +35,7 @@ from ..credentials import (
     key_variable,
     redact,
     url_credentials,
+    url_refusal,
     without_credentials,
 )
 from ..errors import ModelConfigError
@@ -269,6 +270,9 @@ class ModelSpec(BaseModel):
             )
         update: dict[str, Any] = {}
         if api_base:
+            refused = url_refusal(api_base, "api_base")
+            if refused:
+                raise ModelConfigError(f"model {spec.model!r}: {refused}")
             update["api_base"] = check_api_base(api_base).rstrip("/")
         if api_key:
             update["api_key"] = api_key
@@ -285,6 +289,13 @@ class ModelSpec(BaseModel):
                 )
             update["transport"] = transport
         return spec.model_copy(update=update) if update else spec
+
+    def __repr_args__(self) -> Any:
+        """The fields ``repr`` and ``str`` show: the credentials in ``params`` (an
+        ``Authorization`` header) as ``***``, so that a displayed spec writes none into a
+        notebook (``api_key`` is never shown)."""
+        for name, value in super().__repr_args__():
+            yield name, (redact(value) if name == "params" else value)
 
     def call_key(self) -> str | None:
         """The API key to send now: ``api_key``, else the value of ``api_key_env`` (read from

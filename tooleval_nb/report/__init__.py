@@ -20,6 +20,7 @@ from __future__ import annotations
 from .build import TEMPLATE, ReportFiles, build_report, export_html, render_report
 from .execute import LocalKernelManager, execute_notebook
 from .experiment import TIMELINE_REPORT_COLUMNS, experiment_summary, open_experiment, timeline_table
+from .markdown import markdown_code, markdown_text
 from .notebooks import (
     NotebookParameter,
     coerce_values,
@@ -59,6 +60,8 @@ from .suites import (
 from .tables import VERSIONED, configuration, environment_info, styled
 
 __all__ = [
+    "markdown_code",
+    "markdown_text",
     "ReportParams",
     "ReportFiles",
     "SuiteRuns",

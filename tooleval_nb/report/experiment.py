@@ -5,13 +5,13 @@ Experiment things come from the :mod:`tooleval_nb.experiments` facade only.
 
 from __future__ import annotations
 
-import html
 import sqlite3
 from typing import Any
 
 from ..errors import ExperimentError, ToolEvalError
 from ..experiments import experiment
 from ..runner.store import resolve_store
+from .markdown import markdown_code, markdown_text
 from .params import ReportParams
 from .tables import styled
 
@@ -76,26 +76,29 @@ def experiment_summary(exp: Any) -> str:
     timeline = exp.timeline()
     kinds = timeline["kind"].value_counts().to_dict() if len(timeline) else {}
     entries = ", ".join(f"{n} {k}" for k, n in kinds.items()) or "no entries yet"
-    lines = [f"**{html.escape(exp.name)}** on suite `{exp.suite.name}`: {entries}."]
+    lines = [
+        f"**{markdown_text(exp.name)}** on suite {markdown_code(exp.suite.name)}: "
+        f"{markdown_text(entries)}."
+    ]
     base = exp.baseline
     baselines = getattr(exp, "baselines", None) or ({} if base is None else {"": base})
     for model, record in baselines.items():  # one per model when several were compared
-        who = f" of {html.escape(model)}" if model and len(baselines) > 1 else ""
+        who = f" of {markdown_text(model)}" if model and len(baselines) > 1 else ""
         lines.append(
-            f"Baseline{who}: run `{record.run_id}`, score {_fmt(record.score)} "
+            f"Baseline{who}: run {markdown_code(record.run_id)}, score {_fmt(record.score)} "
             f"[{_fmt(record.ci_low)}, {_fmt(record.ci_high)}]."
         )
     best = exp.best
     if best.run_id is None:
-        lines.append(f"Best: {html.escape(best.source)}.")
+        lines.append(f"Best: {markdown_text(best.source)}.")
     else:
         change = (
-            html.escape(best.config.describe_diff(base.config))
+            markdown_text(best.config.describe_diff(base.config))
             if base is not None
             else "no baseline pinned"
         )
         lines.append(
-            f"Best ({html.escape(best.source)}{', confirmed' if best.confirmed else ''}):"
+            f"Best ({markdown_text(best.source)}{', confirmed' if best.confirmed else ''}):"
             f" score {_fmt(best.score)} [{_fmt(best.ci_low)}, {_fmt(best.ci_high)}], "
             f"paired delta vs baseline {_fmt(best.delta, '{:+.3f}')}; change: {change}."
         )

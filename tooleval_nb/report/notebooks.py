@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..credentials import credential_paths, refusal, url_credentials
 from ..errors import JobError, ToolEvalError
 from ..runner.store import resolve_store
 from . import site
@@ -119,8 +120,15 @@ def coerce_values(notebook: str | os.PathLike[str], values: Mapping[str, Any]) -
     as JSON or a Python literal where it parses, else kept as text, and a text given for a list
     parameter split on commas.
 
+    Every value becomes a plain JSON type (a tuple a list; a set, bytes or a complex number is
+    refused) before papermill writes it into the notebook's code, so no value can be anything
+    but data there. Values are checked for credentials as ``--param`` is: a key (``api_key``,
+    an ``Authorization`` header, a password in a URL) would be written into the executed
+    notebook and its report, and is refused, naming the safe way.
+
     Raises:
-        ToolEvalError: a name is not one of the notebook's parameters (all are listed).
+        ToolEvalError: a name is not one of the notebook's parameters (all are listed), a value
+            is not data, or a value holds a credential.
     """
     params = notebook_parameters(notebook)
     unknown = [k for k in values if k not in params]
@@ -136,8 +144,59 @@ def coerce_values(notebook: str | os.PathLike[str], values: Mapping[str, Any]) -
             default = _literal(params[key].default)
             if isinstance(default, list) and isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
-        out[key] = value
+        out[key] = plain_value(value, f"{Path(notebook).name}: parameter {key!r}")
+    refuse_credentials(out, Path(notebook).name)
     return out
+
+
+def plain_value(value: Any, where: str) -> Any:
+    """``value`` as plain JSON data (str, int, float, bool, None, lists, string-keyed dicts):
+    tuples become lists; anything else is a :class:`ToolEvalError` naming ``where``."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain_value(v, where) for v in value]
+    if isinstance(value, Mapping):
+        bad = [k for k in value if not isinstance(k, str)]
+        if bad:
+            raise ToolEvalError(
+                f"{where}: the key {bad[0]!r} is not text; a parameter's value must be JSON "
+                "data (give an object with string keys)"
+            )
+        return {k: plain_value(v, where) for k, v in value.items()}
+    raise ToolEvalError(
+        f"{where}: a {type(value).__name__} is not a parameter value; give JSON data (text, "
+        "a number, true/false, null, a list or an object)"
+    )
+
+
+def refuse_credentials(values: Mapping[str, Any], notebook: str) -> None:
+    """Refuse parameter values holding a credential (a credential's key anywhere in them, or a
+    user name or password in a URL): they would be written into the executed notebook."""
+    paths = credential_paths(dict(values))
+    paths += [f"[{k!r}] (a URL holding {', '.join(found)})" for k, found in _url_problems(values)]
+    if paths:
+        models = [m for m in _strings(values.get("models")) if "/" in m]
+        raise ToolEvalError(f"{notebook}: " + refusal(paths, "report parameters", models, cli=True))
+
+
+def _url_problems(values: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    out = []
+    for key, value in values.items():
+        found = [f for text in _strings(value) for f in url_credentials(text)]
+        if found:
+            out.append((key, list(dict.fromkeys(found))))
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _title(notebook: Path) -> str:

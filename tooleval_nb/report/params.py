@@ -72,6 +72,7 @@ RUN_FIELDS = {
     "case_timeout": "case_timeout",
     "retries": "retries",
     "include_drafts": "include_drafts",
+    "code_graders": "code_graders",
     "live_tools": "live_tools",
     "live_tool_timeout": "live_tool_timeout",
 }
@@ -118,6 +119,8 @@ class ReportParams(BaseModel):
             an errored case.
         name: The runs' label in the history; ``resume``: finish an interrupted identical run.
         include_drafts: Run draft cases too.
+        code_graders: Run the Python the suites' code graders name (False: refused, graded
+            as failed with the reason; ``--no-code-graders``).
         live_tools / live_tool_timeout: Answer chains' tool calls with an MCP server's tools.
         agent: ``module:callable`` of an agent that runs every case instead of the built-in loop.
 

@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import StoreError
 from ..jsontext import dumps  # the compact JSON text the store keeps
@@ -38,6 +39,8 @@ __all__ = [
     "ENV_VAR",
     "CHECKPOINT_EVERY_S",
     "CHECKPOINT_IDLE_S",
+    "StoreConnection",
+    "store_error",
 ]
 
 ENV_VAR = "TOOLEVAL_STORE"
@@ -58,6 +61,69 @@ def default_store_path() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("tooleval_nb", appauthor=False)) / "runs.db"
+
+
+#: SQLite's result codes (the low byte of ``sqlite_errorcode``) that say what is wrong with the
+#: file or its disk rather than with a statement
+_CORRUPT, _FULL, _NOTADB = 11, 13, 26
+
+
+def store_error(path: Path, exc: sqlite3.Error, doing: str = "use") -> StoreError | None:
+    """A :class:`StoreError` naming the file and what to do for a store whose disk is full or
+    whose file is damaged; None for other SQLite errors (the caller's own handling applies)."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc)
+    if code == _FULL or "database or disk is full" in text:
+        return StoreError(
+            f"cannot {doing} the run store {path}: the database or disk is full ({text}); free "
+            f"space on its disk, or put the store elsewhere (store=... or {ENV_VAR}); the cases "
+            "not stored are run again by te.resume"
+        )
+    if code in (_CORRUPT, _NOTADB) or "malformed" in text or "not a database" in text:
+        return StoreError(
+            f"cannot {doing} the run store {path}: it is damaged ({text}); move it aside (mv {path} "
+            f"{path}.damaged, with its -wal and -shm files) and run again: a new store is made. "
+            f"`sqlite3 {path}.damaged .recover` may save the runs it holds"
+        )
+    return None
+
+
+class StoreConnection(sqlite3.Connection):
+    """A connection whose statements raise :class:`StoreError` (naming the file and what to do)
+    for a full disk or a damaged file, instead of a bare :class:`sqlite3.DatabaseError`."""
+
+    store_path: Path = Path()
+    #: what the connection is doing, for the message: ``open`` until it is set up
+    doing: str = "open"
+
+    def _translate(self, exc: sqlite3.Error) -> None:
+        error = store_error(self.store_path, exc, self.doing)
+        if error is not None:
+            raise error from exc
+
+    def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        try:
+            return super().execute(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            self._translate(exc)
+            raise
+
+    def executemany(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        try:
+            return super().executemany(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            self._translate(exc)
+            raise
+
+
+def _create_private(path: Path) -> None:
+    """Create the store file readable by its owner only (``0600``; SQLite gives its ``-wal`` and
+    ``-shm`` files the database file's mode), when it does not exist."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
 
 
 class Database:
@@ -86,9 +152,15 @@ class Database:
         if conn is not None and self._local.pid == os.getpid():
             return conn  # type: ignore[no-any-return]
         try:
+            _create_private(self.path)
             conn = sqlite3.connect(
-                self.path, timeout=30.0, isolation_level=None, check_same_thread=True
+                self.path,
+                timeout=30.0,
+                isolation_level=None,
+                check_same_thread=True,
+                factory=StoreConnection,
             )
+            conn.store_path = self.path
             conn.execute("PRAGMA busy_timeout = 30000")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
@@ -98,11 +170,17 @@ class Database:
                 )
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpoint thread's work
-        except sqlite3.DatabaseError as exc:
+        except OSError as exc:
             raise StoreError(
+                f"cannot create the run store {self.path}: {exc}; pass another "
+                f"store= path or set {ENV_VAR}"
+            ) from exc
+        except sqlite3.DatabaseError as exc:
+            raise store_error(self.path, exc, "open") or StoreError(
                 f"cannot open the run store {self.path}: {exc}; pass another "
                 f"store= path or set {ENV_VAR}"
             ) from exc
+        conn.doing = "use"
         conn.row_factory = sqlite3.Row
         self._local.conn = conn
         self._local.pid = os.getpid()
@@ -117,15 +195,27 @@ class Database:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error)."""
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on error.
+
+        The error that stopped it is the one raised: SQLite may have rolled back already (a full
+        disk does), and ROLLBACK's own "no transaction is active" would hide it. A COMMIT that
+        fails is rolled back too, so that the connection does not keep the write lock.
+
+        Raises:
+            StoreError: the disk is full or the file is damaged (naming the file, what to do).
+        """
         conn = self.connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            raise
         self._checkpointer.poke()
 
     def _migrate(self) -> None:
@@ -161,6 +251,17 @@ class Database:
         return int(
             self.connection().execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
         )
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back what is open on ``conn``, if anything is (an error here would hide the one
+    that made us roll back: it is logged instead)."""
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        log.warning("rollback failed: %s", exc)
 
 
 class Checkpointer:

@@ -75,7 +75,11 @@ class Executor:
         self.writer = ResultWriter(job.store, job.job_id, job.publish)
         self.rows = CaseRows(job.job_id, job.run_id, plan.n_total)
         self.finisher = Finisher(
-            self.writer, self.rows, self.settings.max_concurrency, base_dir_of(plan.suite.source)
+            self.writer,
+            self.rows,
+            self.settings.max_concurrency,
+            base_dir_of(plan.suite.source),
+            code_graders=self.settings.code_graders,
         )
         self._live: Any = None
         self._live_owned = False

@@ -3,6 +3,11 @@
 Columns holding lists or dicts (``tags``, ``arguments``, the ``arg_<name>`` columns) are written as
 JSON text in CSV and Parquet (a Parquet column needs one type); JSON lines keep them as JSON, and
 also decode the JSON-text columns ``expected`` and ``tool_calls`` into objects.
+
+CSV is opened by spreadsheets, which run a cell starting with ``=``, ``+``, ``-`` or ``@`` (or a
+tab or carriage return before one) as a formula; a model's output or a suite's text can start so.
+By default such a text cell is written with a ``'`` in front (OWASP's advice: the spreadsheet
+shows the text as it is); ``formulas=True`` (``--keep-formulas``) writes it unchanged.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ __all__ = [
     "write_frame",
     "require_parquet",
     "PARQUET_HINT",
+    "neutralize_formulas",
 ]
 
 ExportFormat = Literal["csv", "jsonl", "parquet"]
@@ -79,6 +85,27 @@ def _as_text(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: what a spreadsheet reads as the start of a formula
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralize_formulas(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose text cells (and column names) that a spreadsheet would run as a
+    formula start with ``'`` (numbers are left alone)."""
+
+    def safe(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith(_FORMULA_START):
+            return "'" + value
+        return value
+
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or str(out[col].dtype) in ("string", "str"):
+            out[col] = [safe(v) for v in out[col]]
+    out.columns = [safe(c) for c in out.columns]
+    return out
+
+
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     rows = json.loads(df.to_json(orient="records", force_ascii=False, date_format="iso"))
     for row in rows:
@@ -92,9 +119,14 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def write_frame(
-    df: pd.DataFrame, target: str | os.PathLike[str] | IO[str], fmt: ExportFormat
+    df: pd.DataFrame,
+    target: str | os.PathLike[str] | IO[str],
+    fmt: ExportFormat,
+    *,
+    formulas: bool = False,
 ) -> None:
-    """Write ``df`` to ``target`` (a path, or a text stream for csv and jsonl) as ``fmt``.
+    """Write ``df`` to ``target`` (a path, or a text stream for csv and jsonl) as ``fmt``
+    (CSV with formulas neutralised unless ``formulas``: see the module docstring).
 
     Raises:
         ToolEvalError: Parquet without pyarrow installed (the message says what to install),
@@ -107,7 +139,8 @@ def write_frame(
         _as_text(df).to_parquet(Path(target), index=False)
         return
     if fmt == "csv":
-        _as_text(df).to_csv(target, index=False)
+        text = _as_text(df)
+        (text if formulas else neutralize_formulas(text)).to_csv(target, index=False)
         return
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(df))
     if isinstance(target, (str, os.PathLike)):

@@ -57,15 +57,22 @@ class Finisher:
         rows: builds each scored cell's row and events.
         bound: the job's ``max_concurrency`` (a commit at most; the backlog let wait).
         base_dir: the suite file's folder (scoring resolves relative paths against it).
+        code_graders: whether the suite's code graders run (False: graded as refused).
     """
 
     def __init__(
-        self, writer: ResultWriter, rows: CaseRows, bound: int, base_dir: str | None
+        self,
+        writer: ResultWriter,
+        rows: CaseRows,
+        bound: int,
+        base_dir: str | None,
+        code_graders: bool = True,
     ) -> None:
         self.writer = writer
         self.rows = rows
         self.bound = bound
         self.base_dir = base_dir
+        self.code_graders = code_graders
         #: cells whose replies arrived, waiting to be scored
         self._backlog: collections.deque[FinishedCell] = collections.deque()
         self._wake = asyncio.Event()
@@ -213,6 +220,7 @@ class Finisher:
                 error=outcome.error,
                 error_type=outcome.error_type,
                 base_dir=self.base_dir,
+                code_graders=self.code_graders,
             )
         except Exception as exc:  # a scoring configuration that cannot be applied
             _unscored(outcome, exc)
@@ -233,6 +241,7 @@ class Finisher:
                 error=outcome.error,
                 error_type=outcome.error_type,
                 base_dir=self.base_dir,
+                code_graders=self.code_graders,
             )
         except Exception as exc:
             _unscored(outcome, exc)

@@ -15,6 +15,7 @@ from .plan import Plan
 from .run import Run
 from .slots import owner_alive, owner_id
 from .store import Store, resolve_store
+from .trust import check_trust
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -119,8 +120,15 @@ def resume(
     progress: Any = "auto",
     live_tools: Any = None,
     executor: Any = "local",
+    trust: bool = False,
 ) -> Job:
     """Finish an interrupted (or cancelled, or failed) job: only its missing cases run.
+
+    A job that is not this user's own (recorded by another user or on another host, or kept in
+    a store file another user owns: a shared store) is refused until ``trust=True``: the
+    message lists what resuming would run or contact (the MCP command it spawns, the code
+    graders it runs, the agent it imports, the endpoints your keys would go to); nothing runs
+    before (see :mod:`tooleval_nb.runner.trust`).
 
     API keys are never stored: give them again with ``models`` (as in ``run_eval``) or
     ``api_keys={model: key}``, or have them in the environment. An agent callable that was not
@@ -138,6 +146,7 @@ def resume(
             f"job {job_id!r} is still {row.status} in {where}; await or cancel "
             "it there instead of resuming it"
         )
+    check_trust(job_id, row.config, row.owner, the_store.path, trust)
     plan = Plan.from_config(
         row.config, models=models, agent=agent, api_keys=api_keys, live_tools=live_tools
     )

@@ -23,6 +23,7 @@ from ..models.spec import Mode
 from ..parsers.protocol import Compat
 from ..suite import EvalCase, Suite, SuiteText
 from .settings import RunSettings
+from .trust import job_origin
 
 __all__ = [
     "Mode",
@@ -154,7 +155,12 @@ def make_targets(
 
 #: settings added after the first release: left out of ``config_key`` while at their default,
 #: so that ``run_eval`` still finds (and finishes) a job interrupted before they existed
-_LATER_SETTINGS = {"live_tools": None, "live_tool_timeout": None, "include_drafts": False}
+_LATER_SETTINGS = {
+    "live_tools": None,
+    "live_tool_timeout": None,
+    "include_drafts": False,
+    "code_graders": True,
+}
 
 
 @dataclass
@@ -240,12 +246,15 @@ class Plan:
         return '{"suite":' + self.suite_text.text() + "," + rest[1:]
 
     def _config_rest(self) -> dict[str, Any]:
-        return {
+        rest: dict[str, Any] = {
             "suite_name": self.suite.name,
             "targets": [t.to_config() for t in self.targets],
             "settings": self.settings.model_dump(mode="json"),
             "name": self.name,
         }
+        # who recorded the job, signed: resuming a job that is not one's own asks first
+        rest["origin"] = job_origin(self.suite_text.text(), rest)
+        return rest
 
     def config_key(self) -> str:
         settings = self.settings.model_dump(mode="json")

@@ -130,6 +130,10 @@ class RunSettings(BaseModel):
     live_tool_timeout: float | None = Field(default=None, gt=0)
     #: evaluate draft cases too (by default they are skipped until a person accepts them)
     include_drafts: bool = False
+    #: run the suite's code graders (Python the suite file names; see
+    #: :mod:`tooleval_nb.suite.code`); False refuses them: those grades fail as refused, with
+    #: the reason, and nothing is imported
+    code_graders: bool = True
 
     @classmethod
     def build(

@@ -68,14 +68,20 @@ class ResultWriter:
 
     def commit(self) -> int:
         """Write the queued cases in one transaction, then publish their events; returns how
-        many were written. On a store error nothing is written and the error propagates."""
+        many were written. On a store error nothing is written, the batch stays queued for the
+        next commit (a disk freed, a lock released: nothing finished is lost) and the error
+        propagates."""
         rows, self._rows = self._rows, []
         if not rows:
             return 0
-        written = self.store.write_results(
-            self.job_id,
-            [(record, [(e.type, e.ts, e.data) for e in events]) for record, events, _ in rows],
-        )
+        try:
+            written = self.store.write_results(
+                self.job_id,
+                [(record, [(e.type, e.ts, e.data) for e in events]) for record, events, _ in rows],
+            )
+        except BaseException:
+            self._rows = rows + self._rows
+            raise
         for (record, events, on_duplicate), new in zip(rows, written, strict=True):
             if new:
                 self.summary_rows.setdefault(record["model"], []).append(

@@ -74,6 +74,7 @@ def score_case(
     grade: bool = True,
     call: CallModel | None = None,
     base_dir: str | Path | None = None,
+    code_graders: bool = True,
 ) -> CaseScore:
     """Score one case.
 
@@ -90,6 +91,7 @@ def score_case(
         grade: run the case's graders (LLM graders call a model).
         call: replaces :func:`tooleval_nb.models.call_model_async` for LLM graders.
         base_dir: where relative code-grader modules are found (the suite's folder).
+        code_graders: False refuses the case's code graders (graded as refused, nothing run).
 
     Returns:
         The case's :class:`CaseScore` (tool, parameter and overall scores, ``passed`` and the
@@ -102,7 +104,7 @@ def score_case(
     """
     fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
     grades = (
-        run_graders(case, get_trace(), call=call, base_dir=base_dir)
+        run_graders(case, get_trace(), call=call, base_dir=base_dir, code_graders=code_graders)
         if (grade and case.graders)
         else []
     )
@@ -121,11 +123,14 @@ async def score_case_async(
     grade: bool = True,
     call: CallModel | None = None,
     base_dir: str | Path | None = None,
+    code_graders: bool = True,
 ) -> CaseScore:
     """The async twin of :func:`score_case` (LLM graders are awaited, concurrently)."""
     fields, get_trace, kind = _score(case, tool_calls, output, tools, trace, error, error_type)
     grades = (
-        await run_graders_async(case, get_trace(), call=call, base_dir=base_dir)
+        await run_graders_async(
+            case, get_trace(), call=call, base_dir=base_dir, code_graders=code_graders
+        )
         if (grade and case.graders)
         else []
     )

@@ -7,8 +7,8 @@
   with ``threshold`` when one is set; otherwise its ``PASS`` / ``FAIL`` decides. The verdict and the
   ``Reason:`` line (else the whole reply) are kept. A model error is a failed grade with ``error``
   set, never an exception.
-* ``type: code``: ``module`` (a dotted module name, or a ``.py`` path, relative paths taken from
-  ``base_dir``) and ``function(trace, case) -> GradeResult`` (a bool or a dict is accepted too).
+* ``type: code``: ``module`` (a ``.py`` path inside the suite's folder ``base_dir``, or a dotted
+  module name: see :mod:`tooleval_nb.suite.code`; anything else is refused) and ``function(trace, case) -> GradeResult`` (a bool or a dict is accepted too).
   An exception in the function is a failed grade with ``error`` set.
 
 This module is the only part of scoring that calls a model; it does so only through
@@ -18,6 +18,7 @@ This module is the only part of scoring that calls a model; it does so only thro
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib
 import importlib.util
 import re
@@ -28,6 +29,7 @@ from typing import Any, cast
 
 from ..aio import run_sync
 from ..suite import EvalCase, GraderSpec
+from ..suite.code import GraderRefused, locate_grader
 from .trace import GradeResult, Trace
 
 __all__ = [
@@ -129,27 +131,42 @@ async def grade_llm_async(
 
 
 def _load_function(module: str, function: str, base_dir: str | Path | None) -> Callable[..., Any]:
-    if module.endswith(".py") or "/" in module or "\\" in module:
-        path = Path(module)
-        if not path.is_absolute() and base_dir is not None:
-            path = Path(base_dir) / path
-        mod_name = f"tooleval_grader_{abs(hash(str(path.resolve())))}"
-        mod = sys.modules.get(mod_name)
-        if mod is None:
-            spec = importlib.util.spec_from_file_location(mod_name, path)
-            if spec is None or spec.loader is None or not path.exists():
-                raise ImportError(f"grader file {path} not found")
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-            sys.modules[mod_name] = mod
+    found = locate_grader(module, base_dir)
+    if isinstance(found, str):
+        mod = importlib.import_module(found)  # an installed module: sys.path untouched
     else:
-        if base_dir is not None and str(base_dir) not in sys.path:
-            sys.path.insert(0, str(base_dir))
-        mod = importlib.import_module(module)
+        mod = _load_file(found, base_dir)
     fn = getattr(mod, function, None)
     if not callable(fn):
         raise AttributeError(f"module {module!r} has no function {function!r}")
     return cast("Callable[..., Any]", fn)
+
+
+def _load_file(path: Path, base_dir: str | Path | None) -> Any:
+    """The module of the file ``path`` (loaded once per file), its folder on ``sys.path`` only
+    while its top level runs (see :mod:`tooleval_nb.suite.code`)."""
+    mod_name = f"tooleval_grader_{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
+    mod = sys.modules.get(mod_name)
+    if mod is not None:
+        return mod
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise ImportError(f"grader file {path} not found")
+    mod = importlib.util.module_from_spec(spec)
+    folder = str(Path(base_dir).resolve()) if base_dir is not None else str(path.parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        if added:
+            try:
+                sys.path.remove(folder)
+            except ValueError:
+                pass
+    sys.modules[mod_name] = mod
+    return mod
 
 
 def grade_code(
@@ -159,11 +176,30 @@ def grade_code(
     *,
     name: str = "code",
     base_dir: str | Path | None = None,
+    code_graders: bool = True,
 ) -> GradeResult:
-    """Run one code grader ``module.function(trace, case)``."""
+    """Run one code grader ``module.function(trace, case)``.
+
+    Its module is found by :func:`tooleval_nb.suite.code.locate_grader`: a file inside the
+    suite's folder ``base_dir`` or an installed module; anything else is refused, a failed grade
+    with ``error="refused"`` and the reason. ``code_graders=False`` refuses every code grader
+    (``run_eval(..., code_graders=False)``, ``--no-code-graders``): nothing is imported.
+    """
     where = f"{spec.module}.{spec.function}"
+    if not code_graders:
+        return GradeResult.failed_result(
+            name,
+            f"code grader {where} refused: code graders are off (code_graders=False, "
+            "--no-code-graders); nothing was run. Check the code the suite names "
+            "(tooleval-nb validate lists it) and run with code graders on to grade it",
+            error="refused",
+        )
     try:
         fn = _load_function(str(spec.module), str(spec.function), base_dir)
+    except GraderRefused as exc:
+        return GradeResult.failed_result(
+            name, f"code grader {where} refused: {exc}", error="refused"
+        )
     except (ImportError, AttributeError, SyntaxError, OSError) as exc:
         return GradeResult.failed_result(
             name,
@@ -196,15 +232,19 @@ async def run_graders_async(
     call: CallModel | None = None,
     base_dir: str | Path | None = None,
     graders: Sequence[GraderSpec] | None = None,
+    code_graders: bool = True,
 ) -> list[GradeResult]:
-    """Run the case's graders (LLM graders concurrently); one GradeResult each, in order."""
+    """Run the case's graders (LLM graders concurrently); one GradeResult each, in order
+    (``code_graders=False``: code graders are refused, see :func:`grade_code`)."""
     specs = list(case.graders if graders is None else graders)
     results: list[GradeResult | None] = [None] * len(specs)
     pending = []
     for i, spec in enumerate(specs):
         name = _name(spec, i)
         if spec.type == "code":
-            results[i] = grade_code(spec, case, trace, name=name, base_dir=base_dir)
+            results[i] = grade_code(
+                spec, case, trace, name=name, base_dir=base_dir, code_graders=code_graders
+            )
         else:
             timeout = case.timeout  # None: the models module's default
             pending.append(
@@ -224,11 +264,18 @@ def run_graders(
     call: CallModel | None = None,
     base_dir: str | Path | None = None,
     graders: Sequence[GraderSpec] | None = None,
+    code_graders: bool = True,
 ) -> list[GradeResult]:
     """The sync twin of :func:`run_graders_async` (safe inside a running loop)."""
     if all(g.type == "code" for g in (case.graders if graders is None else graders)):
         return [
-            grade_code(g, case, trace, name=_name(g, i), base_dir=base_dir)
+            grade_code(
+                g, case, trace, name=_name(g, i), base_dir=base_dir, code_graders=code_graders
+            )
             for i, g in enumerate(case.graders if graders is None else graders)
         ]
-    return run_sync(run_graders_async(case, trace, call=call, base_dir=base_dir, graders=graders))
+    return run_sync(
+        run_graders_async(
+            case, trace, call=call, base_dir=base_dir, graders=graders, code_graders=code_graders
+        )
+    )

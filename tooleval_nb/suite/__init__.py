@@ -5,6 +5,7 @@
   conversations) and its parts (:class:`ExpectedCall`, :class:`ScoringConfig`,
   :class:`Expectations`, :class:`GraderSpec`, :class:`ReferenceTool`);
 * :mod:`.checks`: cross-checks of a case against its tools;
+* :mod:`.code`: the Python a suite's code graders name, where it is and whether it may run;
 * :mod:`.model`: :class:`Suite`, which runs the cross-checks when built and raises every problem
   at once as one :class:`~tooleval_nb.errors.SuiteError`.
 
@@ -25,6 +26,7 @@ from .case import (
     TrajectoryMode,
 )
 from .checks import case_problems
+from .code import GraderCode, GraderRefused, locate_grader, suite_code
 from .model import Suite, SuiteText, fingerprint_of
 from .tool import FunctionDef, Tool, schema_problem, strip_extensions
 
@@ -42,6 +44,10 @@ __all__ = [
     "EvalCase",
     "Suite",
     "case_problems",
+    "GraderCode",
+    "GraderRefused",
+    "locate_grader",
+    "suite_code",
     "SuiteText",
     "fingerprint_of",
     "schema_problem",

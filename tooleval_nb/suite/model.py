@@ -13,6 +13,7 @@ from ..display import mimebundle
 from ..errors import SuiteError
 from .case import EvalCase
 from .checks import case_problems
+from .code import suite_code
 from .tool import Tool
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -284,7 +285,15 @@ class Suite(BaseModel):
             with pd.option_context("display.max_colwidth", 60):
                 body = self.cases_df().head(20).to_html(index=False)
             more = f"<i>… and {len(self.cases) - 20} more cases</i>" if len(self.cases) > 20 else ""
-            return head + str(body) + more
+            code = suite_code(self)
+            runs = (
+                f"<br><b>Code this suite runs</b> ({len(code)} code grader(s)):<ul>"
+                + "".join(f"<li>{html.escape(c.line())}</li>" for c in code)
+                + "</ul>"
+                if code
+                else ""
+            )
+            return head + str(body) + more + runs
 
         return mimebundle(repr(self), page)
 

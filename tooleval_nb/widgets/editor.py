@@ -412,7 +412,7 @@ class SuiteEditor(W.VBox):
             return
         notes = "".join(f"<li>{html.escape(str(p))}</li>" for p in origin.get("problems", []))
         self.draft_note.value = (
-            f"<div style='background:#fff4d6;padding:2px 6px'><b>&#9998; {draft_label(case)}"
+            f"<div style='background:#fff4d6;padding:2px 6px'><b>&#9998; {html.escape(draft_label(case))}"
             f"</b> by {html.escape(str(origin.get('model', '?')))}: review it, then Accept "
             f"draft or edit and Update case.<ul style='margin:0'>{notes}</ul></div>"
         )
