@@ -153,6 +153,8 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     cache = shared or str(tmp_path_factory.mktemp("response-cache"))
     os.environ["TOOLEVAL_CACHE_DIR"] = cache
     os.environ["TOOLEVAL_STORE"] = str(tmp_path_factory.mktemp("run-store") / "runs.db")
+    # the key that signs the jobs a test records (runner/trust.py), never the user's own
+    os.environ["TOOLEVAL_TRUST_KEY"] = str(tmp_path_factory.mktemp("trust") / "trust.key")
 
 
 @pytest.fixture(autouse=True)

@@ -433,6 +433,8 @@ def test_every_run_eval_option_is_reachable_from_the_command_line():
             "auto",
             "--agent",
             "json:loads",
+            "--parser-compat",
+            "vllm",
         ]
     )
     options = report.run_options(report.validate_params(**params_of(args)))
@@ -443,7 +445,7 @@ def test_every_run_eval_option_is_reachable_from_the_command_line():
     assert (settings.rpm, settings.tpm, settings.timeout) == (60, 1000, 5)
     assert (settings.case_timeout, settings.retries, options["name"]) == (9, 1, "ci")
     assert options["resume"] is False and settings.include_drafts is True
-    assert settings.code_graders is False
+    assert settings.code_graders is False and settings.parser_compat == "vllm"
     assert settings.live_tools == "http://127.0.0.1:1/mcp" and settings.live_tool_timeout == 4
     assert settings.ids == ["a", "b"] and settings.cache is False and settings.tags == ["t"]
     assert (settings.max_rounds, settings.system_prompt) == (2, "S")

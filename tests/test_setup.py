@@ -100,6 +100,7 @@ def test_every_imported_package_is_declared():
         "referencing": "referencing",
         "uvicorn": "uvicorn",
         "httpx2": "httpx2",
+        "openai": "openai",
         "jupyter_client": "jupyter-client",
         "pydantic_core": "pydantic-core",
     }

@@ -82,6 +82,7 @@ _PARAM_OPTIONS = (
     "resume",
     "include_drafts",
     "code_graders",
+    "parser_compat",
     "live_tools",
     "live_tool_timeout",
     "agent",

@@ -156,6 +156,13 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
         help="required (falls back to auto where unsupported), auto or none (default required)",
     )
     g.add_argument(
+        "--parser-compat",
+        choices=("default", "vllm"),
+        default=None,
+        help="how raw-text replies are read: our parsers (default) or exactly as vLLM serves "
+        "that --tool-call-parser (vllm)",
+    )
+    g.add_argument(
         "--mode",
         dest="modes",
         action="append",

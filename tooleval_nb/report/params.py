@@ -73,6 +73,7 @@ RUN_FIELDS = {
     "retries": "retries",
     "include_drafts": "include_drafts",
     "code_graders": "code_graders",
+    "parser_compat": "parser_compat",
     "live_tools": "live_tools",
     "live_tool_timeout": "live_tool_timeout",
 }
@@ -121,6 +122,8 @@ class ReportParams(BaseModel):
         include_drafts: Run draft cases too.
         code_graders: Run the Python the suites' code graders name (False: refused, graded
             as failed with the reason; ``--no-code-graders``).
+        parser_compat: How raw-text replies are read: ``"default"`` (our parsers) or ``"vllm"``
+            (exactly as vLLM serves that ``--tool-call-parser``); None: each model's own.
         live_tools / live_tool_timeout: Answer chains' tool calls with an MCP server's tools.
         agent: ``module:callable`` of an agent that runs every case instead of the built-in loop.
 
