@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
+
+_GROUP = re.compile(r"@(model|ray)$")
 
 
 def read(path: Path) -> dict[str, tuple[float, str]]:
@@ -27,7 +30,8 @@ def read(path: Path) -> dict[str, tuple[float, str]]:
             return {r["test"]: (float(r["seconds"]), r["outcome"]) for r in csv.DictReader(fh)}
     tests: dict[str, tuple[float, str]] = {}
     for case in ET.parse(path).getroot().iter("testcase"):
-        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        # an xdist group's suffix (test@model) is not part of the test's id
+        name = _GROUP.sub("", f"{case.get('classname', '')}::{case.get('name', '')}")
         outcome = "passed"
         for child in case:
             if child.tag in ("failure", "error", "skipped"):

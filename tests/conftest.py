@@ -64,24 +64,44 @@ GROUPS = {"model": "model", "browser": "model", "ray": "ray"}
 HEAVY_MARKERS = ("model", "browser", "ray", "kernel", "slow")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Add the markers the fixtures imply, then each heavy test's xdist group (before xdist's
-    own hook reads the groups)."""
-    tests = Path(__file__).resolve().parent
-    for item in items:
-        folder = item.path.parent
-        if folder.is_relative_to(tests) and folder != tests:
-            marker = FOLDERS.get(folder.relative_to(tests).parts[0])
-            if marker:
-                item.add_marker(marker)
-        for fixture, marker in IMPLIED.items():
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(marker)
-        for marker, group in GROUPS.items():
-            if item.get_closest_marker(marker) is not None:
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Add the markers a test's folder and fixtures imply, then its xdist group: as each test is
+    collected, so that both the ``-m`` selection and xdist (whose own hook may run before any
+    of ours in ``pytest_collection_modifyitems``) see them."""
+    folder = item.path.parent
+    if folder.is_relative_to(TESTS) and folder != TESTS:
+        marker = FOLDERS.get(folder.relative_to(TESTS).parts[0])
+        if marker:
+            item.add_marker(marker)
+    for fixture, marker in IMPLIED.items():
+        if fixture in getattr(item, "fixturenames", ()):
+            item.add_marker(marker)
+    for marker, group in GROUPS.items():
+        if item.get_closest_marker(marker) is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+            if getattr(item.config.option, "loadgroup", False):
+                _group_suffix(item, group)
+            break
+
+
+def _group_suffix(item: pytest.Item, group: str) -> None:
+    """Mark ``item``'s xdist group on its node id (``test@group``), as pytest-xdist does.
+
+    pytest-xdist 3.8 writes that suffix to ``item._nodeid``; pytest 9 keeps a node's id in
+    ``item._id``, so xdist's own write has no effect and ``--dist loadgroup`` would spread a
+    group over every worker (two llama.cpp processes, two JupyterLabs at once). The suffix is
+    written where pytest reads it."""
+    if "@" in item.nodeid:
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # an older pytest: xdist's own suffix works there
+        return
+    if hasattr(item, "_id"):
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")
 
 
 def _refuse(what: str, marker: str, nodeid: str) -> Callable[..., Any]:

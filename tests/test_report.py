@@ -168,6 +168,7 @@ def test_build_report_end_to_end(tmp_path, fake):
 
 
 @pytest.mark.kernel
+@pytest.mark.model  # its suites run on the default model, the embedded one
 def test_a_failing_cell_keeps_the_notebook_and_names_the_cell(tmp_path):
     template = tmp_path / "t.ipynb"
     nb = nbformat.v4.new_notebook(
