@@ -49,6 +49,7 @@ def _files_text(folder: Path) -> str:
     )
 
 
+@pytest.mark.kernel
 def test_a_parameter_value_never_runs_in_the_kernel(tmp_path, store_path):
     marker = tmp_path / "MARKER"
     nb = _notebook(tmp_path / "params.ipynb")
