@@ -60,8 +60,6 @@ FOLDERS = {"cluster": "ray"}
 #: the xdist group (one worker, in order) of a test carrying one of these markers; the first
 #: that matches wins
 GROUPS = {"model": "model", "browser": "model", "ray": "ray"}
-#: what a tier leaves out (scripts/test.sh --fast)
-HEAVY_MARKERS = ("model", "browser", "ray", "kernel", "slow")
 
 
 TESTS = Path(__file__).resolve().parent
@@ -165,8 +163,8 @@ def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Each test session gets its own reply cache, so no run answers from an earlier one (the
-    test command makes one, ``TOOLEVAL_TEST_CACHE``, new for each of its runs, which its nbval
-    run and both workers share: the embedded model's answers are computed once), and each xdist
+    test command makes one, ``TOOLEVAL_TEST_CACHE``, new for each of its runs, which both
+    workers share: the embedded model's answers are computed once per pytest run), and each xdist
     worker its own default run store, so the store's cross-process job slots never make one
     worker's jobs queue behind the other's."""
     shared = os.environ.get("TOOLEVAL_TEST_CACHE")
