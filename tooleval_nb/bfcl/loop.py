@@ -36,14 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bfcl_rules.categories import folder_of, is_memory, is_memory_prereq, is_multi_turn
+from ..bfcl_rules.data import CategoryData
+from ..bfcl_rules.decode import DecodeError, decode_prompt
+from ..bfcl_rules.prompt import bfcl_tools, openai_tool, prompt_messages
 from ..runner.chains import add_hop
 from ..runner.record import CaseOutcome
 from ..suite import EvalCase, ExpectedCall, FunctionDef, Tool
-from .categories import folder_of, is_memory, is_memory_prereq, is_multi_turn
-from .data import CategoryData
-from .decode import DecodeError, decode_prompt
 from .environments import Environments, decode_execute, is_empty_execute
-from .prompt import bfcl_tools, openai_tool, prompt_messages
 from .results import model_dir_name, model_name, step_result
 
 __all__ = [
@@ -108,8 +108,9 @@ def _system_text(functions: str, category: str, prompt_format: str) -> str:
 def with_system_prompt(
     turn: list[dict[str, Any]], functions: list[dict[str, Any]], category: str, prompt_format: str
 ) -> list[dict[str, Any]]:
-    """A first turn as BFCL's prompting handlers send it (:func:`.prompt.prompt_messages`: the
-    system prompt first, or before the turn's own system message)."""
+    """A first turn as BFCL's prompting handlers send it
+    (:func:`tooleval_nb.bfcl_rules.prompt.prompt_messages`: the system prompt first, or before
+    the turn's own system message)."""
     text = _system_text(json.dumps(functions), category, prompt_format)
     out = [dict(m) for m in turn]
     if out and out[0].get("role") == "system":

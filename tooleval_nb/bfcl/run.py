@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..bfcl_rules.categories import CATEGORIES, folder_of, resolve_categories
+from ..bfcl_rules.data import BfclData, CategoryData
+from ..bfcl_rules.prompt import PROMPT_FORMATS, PromptFormat
 from ..errors import ModelConfigError, SuiteError
 from ..models.cache import cache_dir
 from ..runner import Job, Run
@@ -31,12 +34,9 @@ from ..runner.launch import prepare_job
 from ..runner.plan import make_targets
 from ..runner.results import ResultRow
 from ..suite import Suite
-from .categories import CATEGORIES, folder_of, resolve_categories
 from .collector import collector_paused
-from .data import BfclData, CategoryData
 from .loop import BfclLoop, is_loop_category, loop_cases
 from .multiturn_check import multi_turn_verdict
-from .prompt import PROMPT_FORMATS, PromptFormat
 from .results import (
     check_manifest,
     model_dir_name,
