@@ -73,9 +73,15 @@ MAY_IMPORT: dict[str, set[str]] = {
     | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "aio", BFCL_RULES},
     "experiments": _CORE
     | {"suite", "parsers", "scoring", "formats", "models", "runner", "cluster", "aio", BFCL_RULES},
+    # the benchmark floor: what a benchmark run through the runner needs that is not its own
+    # (the job and run it returns, the agent hook, options, side files); the runner and below
+    "benchmark": _CORE
+    | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "runner", "aio"}
+    | {BFCL_RULES},
     # BFCL as a benchmark: entries as cases, through the runner, to BFCL's result files
     "bfcl": _CORE
-    | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio", BFCL_RULES},
+    | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "runner", "aio"}
+    | {"benchmark", BFCL_RULES},
     "charts": _CORE | {"suite", "scoring", BFCL_RULES},
     "widgets": _CORE
     | {

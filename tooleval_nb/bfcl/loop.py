@@ -16,7 +16,8 @@ conversations (``..._prereq_<n>-<scenario>-<k>``) run first, in order, each star
 memory the previous one left (BFCL's snapshot files, under a folder of the run); the entries
 of a scenario start from the memory its last conversation left.
 
-:class:`BfclLoop` runs one entry per runner cell (the runner's ``agent`` hook): the model
+:class:`BfclLoop` runs one entry per runner cell (the runner's ``agent`` hook,
+:class:`tooleval_nb.benchmark.CaseAgent`): the model
 requests are the runner's (its cache, retries, rate limits, cancellation), each one a hop of the
 stored outcome, with the turn and step, BFCL's ``result`` of the step, the decoded calls and
 their execution results (:func:`.results.multi_turn_entry` turns them into BFCL's result line).
@@ -31,11 +32,12 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..benchmark import Ask
 from ..bfcl_rules.categories import folder_of, is_memory, is_memory_prereq, is_multi_turn
 from ..bfcl_rules.data import CategoryData
 from ..bfcl_rules.decode import DecodeError, decode_prompt
@@ -52,7 +54,6 @@ __all__ = [
     "loop_cases",
     "loop_case",
     "memory_snapshot_paths",
-    "Ask",
     "MAXIMUM_STEP_LIMIT",
     "is_loop_category",
     "prompts",
@@ -61,9 +62,6 @@ __all__ = [
 #: BFCL's step limit per turn (``constants/default_prompts.py``): a turn that needs more steps
 #: ends the entry (force-quit)
 MAXIMUM_STEP_LIMIT = 20
-
-#: ``ask(messages, tools, tool_choice) -> ModelReply``: one request to the cell's model
-Ask = Callable[[list[dict[str, Any]], list[Tool], Any], Awaitable[Any]]
 
 
 def is_loop_category(category: str) -> bool:
