@@ -6,26 +6,23 @@ side; neither imports the other. A benchmark's own rules (its data, prompts, che
 scoring needs live below scoring (BFCL's: :mod:`tooleval_nb.bfcl_rules`); its run side lives in
 its package above the runner and uses what is here, the parts that are not its own:
 
-========================  =====================================================================
-:mod:`.launch`            :func:`run_options` (the user's run options, the ones the benchmark
-                          sets itself refused by name), :func:`target_labels` (the models'
-                          labels before the run, to check an output folder), :func:`prepare`
-                          (the runner's job for the suite, with the benchmark's agent)
-:mod:`.agent`             :class:`CaseAgent`, the runner's agent hook for cases that are
-                          conversations (``run_case(case, label, ask)``; :data:`Ask`), and
-                          :func:`done_cells` (the cells a resumed run stored already)
-:mod:`.job`               :class:`BenchmarkJob`, the runner's job whose result is the
-                          benchmark's run, and its :class:`Follower` (judging while it runs)
-:mod:`.run`               :class:`BenchmarkRun`, the runner's run with the benchmark's views;
-                          the stored detail of cells; a model that refused native tools
-:mod:`.files`             :func:`run_folder` (a run's side files in the cache), :func:`write_csv`
-========================  =====================================================================
+- :mod:`.launch`: :func:`run_options` (the user's run options; the ones the benchmark sets
+  itself refused by name), :func:`target_labels` (the models' labels before the run, to check
+  an output folder), :func:`prepare` (the runner's job for the suite, with the agent);
+- :mod:`.agent`: :class:`CaseAgent`, the runner's agent hook for cases that are conversations
+  (``run_case(case, label, ask)``, :data:`Ask`), and :func:`done_cells` (the cells a resumed
+  run stored already);
+- :mod:`.job`: :class:`BenchmarkJob`, the runner's job whose result is the benchmark's run, and
+  its :class:`Follower` (judging the cases while the run goes);
+- :mod:`.run`: :class:`BenchmarkRun`, the runner's run with the benchmark's views: the stored
+  detail of cells, a model that refused native tools;
+- :mod:`.files`: :func:`run_folder` (a run's side files in the cache), :func:`write_csv`.
 
 The contract a benchmark follows (``bfcl/run.py`` is the worked example)::
 
-    def run_mybench(model=None, ..., store=None, output=None, **run_options) -> MyJob:
+    def run_mybench(model=None, ..., store=None, output=None, **options) -> MyJob:
         spec = ...                                   # its arguments checked: bad input refused
-        options = run_options("run_mybench", run_options, {"mode": ..., "tool_choice": ...},
+        options = run_options("run_mybench", options, {"mode": ..., "tool_choice": ...},
                               refused=(...), reason="...", advice="...")
         for label in target_labels(model, options["mode"]):
             ...                                      # the output folder checked, nothing run
@@ -40,7 +37,9 @@ The contract a benchmark follows (``bfcl/run.py`` is the worked example)::
   ``metadata`` are the benchmark's. A case the runner can run alone (one request, a chain) is
   run by the runner; a conversation (BFCL's multi-turn entries, a τ² simulation) is run by the
   benchmark's :class:`CaseAgent` (see :mod:`.agent` for what ``run_case`` may and must do).
-  Trials are the runner's repeats (``repeats=k``: a cell's ``sample``): each is a cell of its own.
+  Trials can be the runner's repeats (``repeats=k``): each a cell of its own (its ``sample``,
+  its seed from ``seeds``); at temperature 0 the response cache answers every repeat alike
+  unless each has its own seed.
 - **Everything a run is** goes through the runner: the cache, retries, rate limits, progress,
   cancel, history, resume after a kill (a stored cell is never asked again) and
   ``executor="ray"`` (the agent pickles). The stored detail of a cell (its hops, with what the
