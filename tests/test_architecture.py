@@ -7,12 +7,13 @@ The rules:
    rooms listed for it in :data:`MAY_IMPORT`: arrows point down, never up or sideways.
 2. **Private modules stay private.** A module whose name starts with ``_`` is imported only from
    inside its own package (``scoring`` may not reach ``models._sync``).
-3. **No loops.** The graph of module imports (inside functions too; ``TYPE_CHECKING`` imports
-   and the listed legacy arrows left out) has no cycle. Importing ``a.b.c`` runs ``a`` and
-   ``a.b`` first, so a module also depends on the packages above what it imports.
-   A ``TYPE_CHECKING`` import that closes a loop (the imported module reaches the importer) is
-   listed in :data:`TYPE_ONLY_LOOPS` with its reason; a package naming its own submodules for the
-   type checker (a lazy facade) is not a loop.
+3. **No loops.** The graph of module imports has no cycle, counting every import: at the top,
+   inside functions and in ``TYPE_CHECKING`` blocks (a type named in an annotation is an arrow
+   too; a lazy facade's names are arrows to the modules that define them). Importing ``a.b.c``
+   runs ``a`` and ``a.b`` first, so a module also depends on the packages above what it imports,
+   except those it sits in; ``from a.b import c`` reads the package ``a.b`` itself, even the
+   importer's own (a module that reads its own package's facade while that facade names the
+   module is a loop). A loop is resolved by moving what the two modules share, never listed.
 4. **Imports at the top.** An import of our own modules inside a function hides an arrow; each
    one needs a reason in :data:`LAZY_IMPORTS` (keep ``import tooleval_nb`` light, keep a heavy
    optional dependency out of a light module).
@@ -207,37 +208,6 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
 LEGACY_ARROWS: dict[tuple[str, str], str] = {}
 
 
-#: ``TYPE_CHECKING`` imports that close an import loop: (importer, imported) -> why it stays.
-#: Each is a type named in an annotation only; none runs. Remove an entry when its loop goes.
-TYPE_ONLY_LOOPS: dict[tuple[str, str], str] = {
-    (
-        "tooleval_nb.bfcl.tally",
-        "tooleval_nb.runner.store",
-    ): "the tally writes BFCL's rows into the run store it is handed; the store imports "
-    "bfcl_rules (scoring), which the bfcl package's facade sits beside",
-    (
-        "tooleval_nb.cluster.backend",
-        "tooleval_nb.cluster.executor",
-    ): "a replica pool names the RayExecutor that owns it; the executor builds the pool "
-    "lazily (LAZY_IMPORTS), so the loop is one of names, never of imports",
-    (
-        "tooleval_nb.cluster.executor",
-        "tooleval_nb.cluster.backend",
-    ): "the executor's pool attribute is typed by the backend it loads only for a Ray run",
-    (
-        "tooleval_nb.mcp.failures",
-        "tooleval_nb.mcp.client",
-    ): "a failure message names the MCPTarget it failed on; the client raises those messages",
-    (
-        "tooleval_nb.suite.checks",
-        "tooleval_nb.suite.model",
-    ): "the suite-level checks take a Suite; Suite's validators call the case-level checks",
-    (
-        "tooleval_nb.widgets.mcp_box",
-        "tooleval_nb.widgets.editor",
-    ): "the MCP section is built by, and feeds, the SuiteEditor that holds it",
-}
-
 #: values with one definition: (module, name) -> the literal that must appear nowhere else in
 #: the package's code. (module, name) is the definition; docstrings and comments don't count.
 ONE_DEFINITION: dict[tuple[str, str], object] = {
@@ -281,6 +251,8 @@ class Import:
     line: int
     in_function: bool
     type_only: bool
+    #: the module the statement names and reads (``from a.b import c`` reads ``a.b``)
+    named: str
 
 
 def module_name(path: Path) -> str:
@@ -328,11 +300,13 @@ def imports_of(path: Path) -> list[Import]:
             for alias in node.names:  # ``from pkg import submodule`` imports the submodule
                 sub = f"{module}.{alias.name}"
                 target = sub if _is_module(sub) else module
-                found.append(Import(name, target, node.lineno, in_function, type_only))
+                found.append(Import(name, target, node.lineno, in_function, type_only, module))
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "tooleval_nb":
-                    found.append(Import(name, alias.name, node.lineno, in_function, type_only))
+                    found.append(
+                        Import(name, alias.name, node.lineno, in_function, type_only, alias.name)
+                    )
         else:
             inner = in_function or isinstance(
                 node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -380,15 +354,20 @@ def _ancestors(module: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(2, len(parts))]
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> modules it runs (imports inside functions included, type-only and legacy
-    arrows left out; a target's parent packages included unless they contain the importer)."""
+def import_graph(imports: list[Import] | None = None) -> dict[str, set[str]]:
+    """Module -> modules it depends on: every import (inside functions and ``TYPE_CHECKING``
+    blocks too; the listed legacy arrows left out), the packages above its target (those the
+    importer sits in are already running), and the module a ``from`` statement reads, even the
+    importer's own package."""
     graph: dict[str, set[str]] = defaultdict(set)
-    for imp in ALL_IMPORTS:
-        if imp.type_only or (imp.importer, imp.target) in LEGACY_ARROWS:
+    for imp in ALL_IMPORTS if imports is None else imports:
+        if (imp.importer, imp.target) in LEGACY_ARROWS:
             continue
-        for target in [*_ancestors(imp.target), imp.target]:
-            if target != imp.importer and not imp.importer.startswith(target + "."):
+        for target in _ancestors(imp.target):
+            if not imp.importer.startswith(target + "."):
+                graph[imp.importer].add(target)
+        for target in (imp.target, imp.named):
+            if target != imp.importer:
                 graph[imp.importer].add(target)
     return graph
 
@@ -508,61 +487,6 @@ def test_every_listed_exception_is_still_needed(pair):
 )
 def test_cycles_finds_loops(graph, want):
     assert cycles(graph) == want
-
-
-def _type_only_loops() -> dict[tuple[str, str], Import]:
-    """The ``TYPE_CHECKING`` imports whose target reaches back to the importer, counting every
-    import (type-only ones too); a package's imports of its own submodules left out."""
-    graph: dict[str, set[str]] = defaultdict(set)
-    for imp in ALL_IMPORTS:
-        for target in [*_ancestors(imp.target), imp.target]:
-            if target != imp.importer and not imp.importer.startswith(target + "."):
-                graph[imp.importer].add(target)
-
-    def reaches(start: str, goal: str) -> bool:
-        seen, todo = {start}, [start]
-        while todo:
-            v = todo.pop()
-            if v == goal:
-                return True
-            new = graph.get(v, set()) - seen
-            seen |= new
-            todo.extend(new)
-        return False
-
-    return {
-        (i.importer, i.target): i
-        for i in ALL_IMPORTS
-        if i.type_only
-        and not i.target.startswith(i.importer + ".")
-        and reaches(i.target, i.importer)
-    }
-
-
-def test_type_checking_imports_make_no_unlisted_loop():
-    found = _type_only_loops()
-    unlisted = _report([imp for pair, imp in found.items() if pair not in TYPE_ONLY_LOOPS])
-    assert not unlisted, (
-        "TYPE_CHECKING imports that close an import loop (break the loop, or "
-        "give the reason in TYPE_ONLY_LOOPS):\n" + "\n".join(unlisted)
-    )
-    stale = [pair for pair in TYPE_ONLY_LOOPS if pair not in found]
-    assert not stale, f"no longer loops: remove from TYPE_ONLY_LOOPS: {stale}"
-
-
-@pytest.mark.parametrize(
-    ("graph_imports", "loops"),
-    [
-        pytest.param([("a", "b", False), ("b", "a", True)], {("b", "a")}, id="type-only-back"),
-        pytest.param([("a", "b", True)], set(), id="no-loop"),
-    ],
-)
-def test_type_only_loops_finds_loops(monkeypatch, graph_imports, loops):
-    fake = [
-        Import(f"tooleval_nb.{a}", f"tooleval_nb.{b}", 1, False, t) for a, b, t in graph_imports
-    ]
-    monkeypatch.setattr(f"{__name__}.ALL_IMPORTS", fake)
-    assert {(a[12:], b[12:]) for a, b in _type_only_loops()} == loops
 
 
 def _literals(path: Path) -> list[tuple[object, int]]:
