@@ -30,6 +30,10 @@ release that removes it; it is empty (0.1.0 is unreleased: no shim).
 from __future__ import annotations
 
 import ast
+import json
+import re
+import subprocess
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +41,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
+ARCHITECTURE_DOC = PACKAGE.parent / "docs" / "architecture.md"
 
 # extras: which optional parts are installed (the one check naming a missing extra), package data
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
@@ -557,3 +562,156 @@ def test_each_listed_public_name_is_bound_by_one_module():
     twice = {name: where for name, where in homes.items() if len(where) > 1}
     assert not twice, f"one concept, two definitions (import one from the other): {twice}"
     assert set(homes) == set(ONE_NAME), f"gone: {set(ONE_NAME) - set(homes)}"
+
+
+def _imp(importer: str, target: str, named: str | None = None, **flags: bool) -> Import:
+    return Import(
+        f"tooleval_nb.{importer}",
+        f"tooleval_nb.{target}",
+        1,
+        flags.get("in_function", False),
+        flags.get("type_only", False),
+        f"tooleval_nb.{named or target}",
+    )
+
+
+@pytest.mark.parametrize(
+    ("imports", "loops"),
+    [
+        pytest.param(
+            [_imp("p", "p.a"), _imp("p.a", "p.b", named="p")],
+            [["tooleval_nb.p", "tooleval_nb.p.a"]],
+            id="from-dot-import-reads-its-own-package",
+        ),
+        pytest.param([_imp("p", "p.a"), _imp("p.a", "p.b")], [], id="from-dot-module-import-names"),
+        pytest.param(
+            [_imp("a", "b"), _imp("b", "a", type_only=True)],
+            [["tooleval_nb.a", "tooleval_nb.b"]],
+            id="type-checking-back",
+        ),
+        pytest.param(
+            [_imp("a", "b", in_function=True), _imp("b", "a")],
+            [["tooleval_nb.a", "tooleval_nb.b"]],
+            id="function-level",
+        ),
+        pytest.param(
+            [_imp("p", "p.a", type_only=True), _imp("p.a", "p.b", named="p")],
+            [["tooleval_nb.p", "tooleval_nb.p.a"]],
+            id="lazy-facade-read-by-its-module",
+        ),
+        pytest.param([_imp("p.a", "q.b"), _imp("q.b", "p.c")], [], id="through-packages-above"),
+    ],
+)
+def test_the_import_graph_counts_every_import(imports, loops):
+    assert cycles(import_graph(imports)) == loops
+
+
+# -- every facade name reachable from a fresh import ----------------------------------------------
+
+#: run in a fresh interpreter: for each (package, subpackage) not loaded yet by an earlier check,
+#: ``import package`` then ``getattr(package, subpackage)``; the rest is postponed to the next
+#: interpreter. With ``names``, then every name of every facade's ``__all__`` and ``dir()``.
+_REACH = r"""
+import importlib, json, sys
+pending, names = json.loads(sys.argv[1]), sys.argv[2] == "names"
+out = {"failed": [], "postponed": []}
+for parent, child in pending:
+    if f"{parent}.{child}" in sys.modules:  # loaded by an earlier check: not a fresh import
+        out["postponed"].append([parent, child])
+        continue
+    try:
+        getattr(importlib.import_module(parent), child)
+    except Exception as exc:
+        out["failed"].append(f"{parent}.{child} (a fresh import): {type(exc).__name__}: {exc}")
+if names:
+    for facade in json.loads(sys.argv[3]):
+        module = importlib.import_module(facade)
+        for name in sorted({*getattr(module, "__all__", ()), *dir(module)}):
+            try:
+                getattr(module, name)
+            except Exception as exc:
+                out["failed"].append(f"{facade}.{name}: {type(exc).__name__}: {exc}")
+print(json.dumps(out))
+"""
+
+
+def _packages() -> list[str]:
+    return sorted(module_name(p) for p in PACKAGE.rglob("__init__.py"))
+
+
+def _reach(pending: list[list[str]], names: list[str] | None) -> dict[str, list]:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _REACH,
+            json.dumps(pending),
+            "names" if names else "",
+            json.dumps(names),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PACKAGE.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_every_facade_name_and_subpackage_is_reachable_from_a_fresh_import():
+    """``import tooleval_nb as te`` then ``te.<subpackage>`` for every subpackage (and likewise
+    each package's own subpackages), each from an interpreter that has not loaded it yet; then
+    every name of every facade's ``__all__`` and ``dir()``."""
+    packages = _packages()
+    pending = [list(p.rsplit(".", 1)) for p in packages if "." in p]
+    failed: list[str] = []
+    while pending:  # each interpreter checks at least its first pair
+        out = _reach(pending, None)
+        failed += out["failed"]
+        assert len(out["postponed"]) < len(pending)
+        pending = out["postponed"]
+    failed += _reach([], packages)["failed"]
+    assert not failed, "not reachable:\n" + "\n".join(failed)
+
+
+# -- docs/architecture.md's room table is MAY_IMPORT ----------------------------------------------
+
+
+def _doc_rooms() -> tuple[set[str], dict[str, set[str]]]:
+    """The doc's definition of **core** and its room table: room -> the rooms it may import."""
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    # the definition may run onto the next line: read up to the ';' that ends it
+    start = text.index("**core** stands for")
+    core = set(re.findall(r"`([^`]+)`", text[start : text.index(";", start)]))
+    table: dict[str, set[str]] = {}
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("| room | may import |"))
+    for line in lines[head + 2 :]:
+        if not line.startswith("|"):
+            break
+        rooms, allowed = line.strip("|").split("|")[:2]
+        names = set(re.findall(r"`([^`]+)`", allowed))
+        if re.search(r"\bcore\b", allowed):
+            names |= core
+        for name in re.findall(r"`([^`]+)`", rooms):
+            assert name not in table, f"docs/architecture.md: room {name!r} has two rows"
+            table[name] = names
+    return core, table
+
+
+def test_the_architecture_doc_room_table_is_may_import():
+    core, table = _doc_rooms()
+    differences = [
+        f"core: doc only {sorted(core - _CORE)}, _CORE only {sorted(_CORE - core)}"
+        for _ in range(core != _CORE)
+    ] + [
+        f"{room}: doc only {sorted(table.get(room, set()) - MAY_IMPORT.get(room, set()))}, "
+        f"MAY_IMPORT only {sorted(MAY_IMPORT.get(room, set()) - table.get(room, set()))}"
+        + ("" if room in table else " (no row in the doc)")
+        + ("" if room in MAY_IMPORT else " (not in MAY_IMPORT)")
+        for room in sorted(set(table) | set(MAY_IMPORT))
+        if table.get(room) != MAY_IMPORT.get(room)
+    ]
+    assert not differences, "docs/architecture.md's room table and MAY_IMPORT differ:\n" + (
+        "\n".join(differences)
+    )
