@@ -7,12 +7,13 @@ The rules:
    rooms listed for it in :data:`MAY_IMPORT`: arrows point down, never up or sideways.
 2. **Private modules stay private.** A module whose name starts with ``_`` is imported only from
    inside its own package (``scoring`` may not reach ``models._sync``).
-3. **No loops.** The graph of module imports (inside functions too; ``TYPE_CHECKING`` imports
-   and the listed legacy arrows left out) has no cycle. Importing ``a.b.c`` runs ``a`` and
-   ``a.b`` first, so a module also depends on the packages above what it imports.
-   A ``TYPE_CHECKING`` import that closes a loop (the imported module reaches the importer) is
-   listed in :data:`TYPE_ONLY_LOOPS` with its reason; a package naming its own submodules for the
-   type checker (a lazy facade) is not a loop.
+3. **No loops.** The graph of module imports has no cycle, counting every import: at the top,
+   inside functions and in ``TYPE_CHECKING`` blocks (a type named in an annotation is an arrow
+   too; a lazy facade's names are arrows to the modules that define them). Importing ``a.b.c``
+   runs ``a`` and ``a.b`` first, so a module also depends on the packages above what it imports,
+   except those it sits in; ``from a.b import c`` reads the package ``a.b`` itself, even the
+   importer's own (a module that reads its own package's facade while that facade names the
+   module is a loop). A loop is resolved by moving what the two modules share, never listed.
 4. **Imports at the top.** An import of our own modules inside a function hides an arrow; each
    one needs a reason in :data:`LAZY_IMPORTS` (keep ``import tooleval_nb`` light, keep a heavy
    optional dependency out of a light module).
@@ -29,6 +30,10 @@ release that removes it; it is empty (0.1.0 is unreleased: no shim).
 from __future__ import annotations
 
 import ast
+import json
+import re
+import subprocess
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +41,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
+ARCHITECTURE_DOC = PACKAGE.parent / "docs" / "architecture.md"
 
 # extras: which optional parts are installed (the one check naming a missing extra), package data
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
@@ -203,32 +209,6 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
 LEGACY_ARROWS: dict[tuple[str, str], str] = {}
 
 
-#: ``TYPE_CHECKING`` imports that close an import loop: (importer, imported) -> why it stays.
-#: Each is a type named in an annotation only; none runs. Remove an entry when its loop goes.
-TYPE_ONLY_LOOPS: dict[tuple[str, str], str] = {
-    (
-        "tooleval_nb.cluster.backend",
-        "tooleval_nb.cluster.executor",
-    ): "a replica pool names the RayExecutor that owns it; the executor builds the pool "
-    "lazily (LAZY_IMPORTS), so the loop is one of names, never of imports",
-    (
-        "tooleval_nb.cluster.executor",
-        "tooleval_nb.cluster.backend",
-    ): "the executor's pool attribute is typed by the backend it loads only for a Ray run",
-    (
-        "tooleval_nb.mcp.failures",
-        "tooleval_nb.mcp.client",
-    ): "a failure message names the MCPTarget it failed on; the client raises those messages",
-    (
-        "tooleval_nb.suite.checks",
-        "tooleval_nb.suite.model",
-    ): "the suite-level checks take a Suite; Suite's validators call the case-level checks",
-    (
-        "tooleval_nb.widgets.mcp_box",
-        "tooleval_nb.widgets.editor",
-    ): "the MCP section is built by, and feeds, the SuiteEditor that holds it",
-}
-
 #: values with one definition: (module, name) -> the literal that must appear nowhere else in
 #: the package's code. (module, name) is the definition; docstrings and comments don't count.
 ONE_DEFINITION: dict[tuple[str, str], object] = {
@@ -272,6 +252,8 @@ class Import:
     line: int
     in_function: bool
     type_only: bool
+    #: the module the statement names and reads (``from a.b import c`` reads ``a.b``)
+    named: str
 
 
 def module_name(path: Path) -> str:
@@ -319,11 +301,13 @@ def imports_of(path: Path) -> list[Import]:
             for alias in node.names:  # ``from pkg import submodule`` imports the submodule
                 sub = f"{module}.{alias.name}"
                 target = sub if _is_module(sub) else module
-                found.append(Import(name, target, node.lineno, in_function, type_only))
+                found.append(Import(name, target, node.lineno, in_function, type_only, module))
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "tooleval_nb":
-                    found.append(Import(name, alias.name, node.lineno, in_function, type_only))
+                    found.append(
+                        Import(name, alias.name, node.lineno, in_function, type_only, alias.name)
+                    )
         else:
             inner = in_function or isinstance(
                 node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -369,15 +353,20 @@ def _ancestors(module: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(2, len(parts))]
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> modules it runs (imports inside functions included, type-only and legacy
-    arrows left out; a target's parent packages included unless they contain the importer)."""
+def import_graph(imports: list[Import] | None = None) -> dict[str, set[str]]:
+    """Module -> modules it depends on: every import (inside functions and ``TYPE_CHECKING``
+    blocks too; the listed legacy arrows left out), the packages above its target (those the
+    importer sits in are already running), and the module a ``from`` statement reads, even the
+    importer's own package."""
     graph: dict[str, set[str]] = defaultdict(set)
-    for imp in ALL_IMPORTS:
-        if imp.type_only or (imp.importer, imp.target) in LEGACY_ARROWS:
+    for imp in ALL_IMPORTS if imports is None else imports:
+        if (imp.importer, imp.target) in LEGACY_ARROWS:
             continue
-        for target in [*_ancestors(imp.target), imp.target]:
-            if target != imp.importer and not imp.importer.startswith(target + "."):
+        for target in _ancestors(imp.target):
+            if not imp.importer.startswith(target + "."):
+                graph[imp.importer].add(target)
+        for target in (imp.target, imp.named):
+            if target != imp.importer:
                 graph[imp.importer].add(target)
     return graph
 
@@ -496,61 +485,6 @@ def test_cycles_finds_loops(graph, want):
     assert cycles(graph) == want
 
 
-def _type_only_loops() -> dict[tuple[str, str], Import]:
-    """The ``TYPE_CHECKING`` imports whose target reaches back to the importer, counting every
-    import (type-only ones too); a package's imports of its own submodules left out."""
-    graph: dict[str, set[str]] = defaultdict(set)
-    for imp in ALL_IMPORTS:
-        for target in [*_ancestors(imp.target), imp.target]:
-            if target != imp.importer and not imp.importer.startswith(target + "."):
-                graph[imp.importer].add(target)
-
-    def reaches(start: str, goal: str) -> bool:
-        seen, todo = {start}, [start]
-        while todo:
-            v = todo.pop()
-            if v == goal:
-                return True
-            new = graph.get(v, set()) - seen
-            seen |= new
-            todo.extend(new)
-        return False
-
-    return {
-        (i.importer, i.target): i
-        for i in ALL_IMPORTS
-        if i.type_only
-        and not i.target.startswith(i.importer + ".")
-        and reaches(i.target, i.importer)
-    }
-
-
-def test_type_checking_imports_make_no_unlisted_loop():
-    found = _type_only_loops()
-    unlisted = _report([imp for pair, imp in found.items() if pair not in TYPE_ONLY_LOOPS])
-    assert not unlisted, (
-        "TYPE_CHECKING imports that close an import loop (break the loop, or "
-        "give the reason in TYPE_ONLY_LOOPS):\n" + "\n".join(unlisted)
-    )
-    stale = [pair for pair in TYPE_ONLY_LOOPS if pair not in found]
-    assert not stale, f"no longer loops: remove from TYPE_ONLY_LOOPS: {stale}"
-
-
-@pytest.mark.parametrize(
-    ("graph_imports", "loops"),
-    [
-        pytest.param([("a", "b", False), ("b", "a", True)], {("b", "a")}, id="type-only-back"),
-        pytest.param([("a", "b", True)], set(), id="no-loop"),
-    ],
-)
-def test_type_only_loops_finds_loops(monkeypatch, graph_imports, loops):
-    fake = [
-        Import(f"tooleval_nb.{a}", f"tooleval_nb.{b}", 1, False, t) for a, b, t in graph_imports
-    ]
-    monkeypatch.setattr(f"{__name__}.ALL_IMPORTS", fake)
-    assert {(a[12:], b[12:]) for a, b in _type_only_loops()} == loops
-
-
 def _literals(path: Path) -> list[tuple[object, int]]:
     """Every str / float / int constant in the code of ``path`` (docstrings left out)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -619,3 +553,156 @@ def test_each_listed_public_name_is_bound_by_one_module():
     twice = {name: where for name, where in homes.items() if len(where) > 1}
     assert not twice, f"one concept, two definitions (import one from the other): {twice}"
     assert set(homes) == set(ONE_NAME), f"gone: {set(ONE_NAME) - set(homes)}"
+
+
+def _imp(importer: str, target: str, named: str | None = None, **flags: bool) -> Import:
+    return Import(
+        f"tooleval_nb.{importer}",
+        f"tooleval_nb.{target}",
+        1,
+        flags.get("in_function", False),
+        flags.get("type_only", False),
+        f"tooleval_nb.{named or target}",
+    )
+
+
+@pytest.mark.parametrize(
+    ("imports", "loops"),
+    [
+        pytest.param(
+            [_imp("p", "p.a"), _imp("p.a", "p.b", named="p")],
+            [["tooleval_nb.p", "tooleval_nb.p.a"]],
+            id="from-dot-import-reads-its-own-package",
+        ),
+        pytest.param([_imp("p", "p.a"), _imp("p.a", "p.b")], [], id="from-dot-module-import-names"),
+        pytest.param(
+            [_imp("a", "b"), _imp("b", "a", type_only=True)],
+            [["tooleval_nb.a", "tooleval_nb.b"]],
+            id="type-checking-back",
+        ),
+        pytest.param(
+            [_imp("a", "b", in_function=True), _imp("b", "a")],
+            [["tooleval_nb.a", "tooleval_nb.b"]],
+            id="function-level",
+        ),
+        pytest.param(
+            [_imp("p", "p.a", type_only=True), _imp("p.a", "p.b", named="p")],
+            [["tooleval_nb.p", "tooleval_nb.p.a"]],
+            id="lazy-facade-read-by-its-module",
+        ),
+        pytest.param([_imp("p.a", "q.b"), _imp("q.b", "p.c")], [], id="through-packages-above"),
+    ],
+)
+def test_the_import_graph_counts_every_import(imports, loops):
+    assert cycles(import_graph(imports)) == loops
+
+
+# -- every facade name reachable from a fresh import ----------------------------------------------
+
+#: run in a fresh interpreter: for each (package, subpackage) not loaded yet by an earlier check,
+#: ``import package`` then ``getattr(package, subpackage)``; the rest is postponed to the next
+#: interpreter. With ``names``, then every name of every facade's ``__all__`` and ``dir()``.
+_REACH = r"""
+import importlib, json, sys
+pending, names = json.loads(sys.argv[1]), sys.argv[2] == "names"
+out = {"failed": [], "postponed": []}
+for parent, child in pending:
+    if f"{parent}.{child}" in sys.modules:  # loaded by an earlier check: not a fresh import
+        out["postponed"].append([parent, child])
+        continue
+    try:
+        getattr(importlib.import_module(parent), child)
+    except Exception as exc:
+        out["failed"].append(f"{parent}.{child} (a fresh import): {type(exc).__name__}: {exc}")
+if names:
+    for facade in json.loads(sys.argv[3]):
+        module = importlib.import_module(facade)
+        for name in sorted({*getattr(module, "__all__", ()), *dir(module)}):
+            try:
+                getattr(module, name)
+            except Exception as exc:
+                out["failed"].append(f"{facade}.{name}: {type(exc).__name__}: {exc}")
+print(json.dumps(out))
+"""
+
+
+def _packages() -> list[str]:
+    return sorted(module_name(p) for p in PACKAGE.rglob("__init__.py"))
+
+
+def _reach(pending: list[list[str]], names: list[str] | None) -> dict[str, list]:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _REACH,
+            json.dumps(pending),
+            "names" if names else "",
+            json.dumps(names),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PACKAGE.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_every_facade_name_and_subpackage_is_reachable_from_a_fresh_import():
+    """``import tooleval_nb as te`` then ``te.<subpackage>`` for every subpackage (and likewise
+    each package's own subpackages), each from an interpreter that has not loaded it yet; then
+    every name of every facade's ``__all__`` and ``dir()``."""
+    packages = _packages()
+    pending = [list(p.rsplit(".", 1)) for p in packages if "." in p]
+    failed: list[str] = []
+    while pending:  # each interpreter checks at least its first pair
+        out = _reach(pending, None)
+        failed += out["failed"]
+        assert len(out["postponed"]) < len(pending)
+        pending = out["postponed"]
+    failed += _reach([], packages)["failed"]
+    assert not failed, "not reachable:\n" + "\n".join(failed)
+
+
+# -- docs/architecture.md's room table is MAY_IMPORT ----------------------------------------------
+
+
+def _doc_rooms() -> tuple[set[str], dict[str, set[str]]]:
+    """The doc's definition of **core** and its room table: room -> the rooms it may import."""
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    # the definition may run onto the next line: read up to the ';' that ends it
+    start = text.index("**core** stands for")
+    core = set(re.findall(r"`([^`]+)`", text[start : text.index(";", start)]))
+    table: dict[str, set[str]] = {}
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("| room | may import |"))
+    for line in lines[head + 2 :]:
+        if not line.startswith("|"):
+            break
+        rooms, allowed = line.strip("|").split("|")[:2]
+        names = set(re.findall(r"`([^`]+)`", allowed))
+        if re.search(r"\bcore\b", allowed):
+            names |= core
+        for name in re.findall(r"`([^`]+)`", rooms):
+            assert name not in table, f"docs/architecture.md: room {name!r} has two rows"
+            table[name] = names
+    return core, table
+
+
+def test_the_architecture_doc_room_table_is_may_import():
+    core, table = _doc_rooms()
+    differences = [
+        f"core: doc only {sorted(core - _CORE)}, _CORE only {sorted(_CORE - core)}"
+        for _ in range(core != _CORE)
+    ] + [
+        f"{room}: doc only {sorted(table.get(room, set()) - MAY_IMPORT.get(room, set()))}, "
+        f"MAY_IMPORT only {sorted(MAY_IMPORT.get(room, set()) - table.get(room, set()))}"
+        + ("" if room in table else " (no row in the doc)")
+        + ("" if room in MAY_IMPORT else " (not in MAY_IMPORT)")
+        for room in sorted(set(table) | set(MAY_IMPORT))
+        if table.get(room) != MAY_IMPORT.get(room)
+    ]
+    assert not differences, "docs/architecture.md's room table and MAY_IMPORT differ:\n" + (
+        "\n".join(differences)
+    )

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import tooleval_nb.mcp.drafts as drafts
 import tooleval_nb.models as models
 from tooleval_nb.errors import SuiteError
 from tooleval_nb.mcp import (
@@ -83,7 +84,7 @@ class ScriptedModel:
 def scripted(monkeypatch: pytest.MonkeyPatch):
     def install(answers: dict[str, str | None], error: str | None = None) -> ScriptedModel:
         fake = ScriptedModel(answers, error)
-        monkeypatch.setattr(models, "call_model_async", fake)
+        monkeypatch.setattr(drafts, "call_model_async", fake)
         return fake
 
     return install

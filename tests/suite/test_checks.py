@@ -197,7 +197,8 @@ def test_a_seed_file_with_an_alternative_not_offered_loads_with_a_warning(tmp_pa
     import json
 
     from tooleval_nb.formats import load_suite
-    from tooleval_nb.suite.checks import SuiteWarning, suite_warnings, warn_suite
+    from tooleval_nb.suite.checks import SuiteWarning
+    from tooleval_nb.suite.model import suite_warnings, warn_suite
 
     path = tmp_path / "seed.json"
     path.write_text(

@@ -11,9 +11,15 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from .. import report
 from ..errors import ToolEvalError
-from ..report import find_runs
+from ..report import (
+    build_report,
+    find_runs,
+    load_report_suites,
+    render_notebook,
+    run_suites,
+    validate_params,
+)
 from ..runner import history
 from ..runner.export import frame_of, require_parquet, write_frame
 from ..runner.history import resume
@@ -138,9 +144,9 @@ def _gate(args: argparse.Namespace, results: Any, command: str, err: TextIO) -> 
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
-    params = report.validate_params(command="run", **params_of(args))
-    suites = report.load_report_suites(params)
-    runs = report.run_suites(params, suites, progress=_progress(args))
+    params = validate_params(command="run", **params_of(args))
+    suites = load_report_suites(params)
+    runs = run_suites(params, suites, progress=_progress(args))
     if args.format == "csv":
         write_frame(runs.results, out, "csv", formulas=args.keep_formulas)
     elif args.format == "json":
@@ -168,7 +174,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) 
         )
         err.flush()
 
-    files = report.build_report(
+    files = build_report(
         args.output,
         latest=args.latest,
         timeout=args.timeout,
@@ -207,7 +213,7 @@ def _notebook_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     started = time.monotonic()
     err.write(f"rendering the notebook {args.notebook} into {args.output} ...\n")
     err.flush()
-    files = report.render_notebook(
+    files = render_notebook(
         args.notebook, args.output, values, timeout=args.timeout, progress=_progress(args)
     )
     err.write(f"report written in {time.monotonic() - started:.0f} s\n")

@@ -11,8 +11,8 @@ from typing import TextIO
 from ..errors import SuiteError
 from ..formats import load_suite
 from ..formats.convert import convert_suite
-from ..suite.checks import suite_warnings
 from ..suite.code import suite_code
+from ..suite.model import suite_warnings
 
 __all__ = ["cmd_validate", "cmd_convert"]
 

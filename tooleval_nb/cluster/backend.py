@@ -26,7 +26,7 @@ import collections
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ray
 from ray.exceptions import (
@@ -37,13 +37,11 @@ from ray.exceptions import (
     WorkerCrashedError,
 )
 
-from . import session
 from .errors import ClusterError
+from .options import RayOptions
 from .ratelimit import RateLimitHolder
 from .replica import Replica
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .executor import RayExecutor
+from .session import connect, current, job_ended, job_started, register
 
 __all__ = ["ClusterJob", "RayBackend"]
 
@@ -62,20 +60,20 @@ class _Member:
 
 
 class RayBackend:
-    """A :class:`RayExecutor`'s replica pool, in the process's Ray session (:mod:`.session`).
+    """A :class:`~.executor.RayExecutor`'s replica pool, in the process's Ray session (:mod:`.session`).
 
     It holds a copy of the executor's options, not the executor: the executor's finalizer
     (when it is collected) closes this pool."""
 
-    def __init__(self, options: RayExecutor) -> None:
-        self.options = options.model_copy()
+    def __init__(self, options: RayOptions) -> None:
+        self.options = RayOptions.model_validate(options.model_dump())
         self.pool: list[_Member] = []
         self.closed = False
         self._replica = ray.remote(Replica)
         self._holder = ray.remote(RateLimitHolder)
         self._cpus = 1.0
         self._generation = 0
-        session.register(self)
+        register(self)
 
     # -- connection --------------------------------------------------------------------------
     async def open_job(self, job_id: str, runner: Any, *, owned: bool = False) -> ClusterJob:
@@ -89,12 +87,12 @@ class RayBackend:
                 "executor='ray'"
             )
         opts = self.options
-        current = await asyncio.wrap_future(
-            session.connect(opts.address, num_cpus=opts.num_cpus, log_to_driver=opts.log_to_driver)
+        joined = await asyncio.wrap_future(
+            connect(opts.address, num_cpus=opts.num_cpus, log_to_driver=opts.log_to_driver)
         )
-        if current.generation != self._generation:  # a new session: the old pool is gone
+        if joined.generation != self._generation:  # a new session: the old pool is gone
             self.drop()
-            self._generation, self._cpus = current.generation, current.cpus
+            self._generation, self._cpus = joined.generation, joined.cpus
         try:
             box = [ray.put(runner)]
         except Exception as exc:  # an agent or live-tools object that cannot be pickled
@@ -105,7 +103,7 @@ class RayBackend:
                 "importable agent function and live tools as an MCP "
                 "target"
             ) from exc
-        session.job_started(job_id)
+        job_started(job_id)
         return ClusterJob(self, job_id, box, owned=owned)
 
     # -- the pool ----------------------------------------------------------------------------
@@ -145,7 +143,7 @@ class RayBackend:
         """Kill the pool's replicas (their model servers exit with them); the next job starts
         new ones."""
         pool, self.pool = self.pool, []
-        if session.current() is None:  # no session: the replicas ended with it
+        if current() is None:  # no session: the replicas ended with it
             return
         for member in pool:
             with contextlib.suppress(Exception):
@@ -275,7 +273,7 @@ class ClusterJob:
     async def close(self) -> None:
         """Release the job: its runner on the replicas, its rate-limit actors; the replicas
         too when the job owns them (``executor="ray"``)."""
-        session.job_ended(self.job_id)
+        job_ended(self.job_id)
         if self.owned:
             self.backend.close()
         else:

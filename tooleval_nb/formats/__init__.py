@@ -16,7 +16,7 @@ from typing import Literal
 
 from ..errors import SuiteError
 from ..suite import Suite
-from ..suite.checks import warn_suite
+from ..suite.model import warn_suite
 from . import bfcl, seed_json, seed_yaml
 from .bundled import bundled_suites_dir, resolve_suite_path
 from .seed_json import example_suite

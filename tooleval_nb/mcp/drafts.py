@@ -14,9 +14,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from .. import models
 from ..aio import run_sync
 from ..errors import SuiteError
+from ..models import DEFAULT_MODEL, aclose, call_model_async
 from ..suite import EvalCase, FunctionDef, Suite, Tool
 from .extract import (
     clean_arguments,
@@ -141,8 +141,8 @@ async def draft_case_async(
     Returns the case (``draft=True``), or None when the model's answer is unusable and
     ``fallback`` is off; with ``fallback`` a template case stands in (and says so).
     """
-    model = models.DEFAULT_MODEL if model is None else model
-    reply = await models.call_model_async(
+    model = DEFAULT_MODEL if model is None else model
+    reply = await call_model_async(
         model, _messages(tool), timeout=timeout, temperature=temperature, **params
     )
     raw = reply.raw_text if reply.raw_text is not None else reply.content
@@ -309,7 +309,7 @@ def draft_cases(
                 **params,
             )
         finally:  # the HTTP session of the models package belongs to this short-lived loop
-            await models.aclose()
+            await aclose()
 
     return run_sync(drafts_then_close)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .client import MCPTarget
+    from .target import MCPTarget
 
 __all__ = [
     "leaves",

@@ -11,10 +11,10 @@ from .client import (
     DEFAULT_LIST_TIMEOUT,
     DEFAULT_MAX_TOOLS,
     MCPListing,
-    MCPTarget,
     list_tools_async,
 )
 from .convert import convert_tools, suite_from_tools
+from .target import MCPTarget
 
 __all__ = ["import_mcp", "import_mcp_async", "suite_from_listing"]
 

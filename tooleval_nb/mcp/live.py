@@ -25,13 +25,12 @@ from ..suite import Tool
 from .client import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_LIST_TIMEOUT,
-    MCPTarget,
     fetch_tools,
     open_client,
-    resolve_target,
 )
 from .failures import describe_failure
 from .failures import leaves as flatten
+from .target import MCPTarget, resolve_target
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp import Client

@@ -29,8 +29,20 @@ import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import answer, http
+from .answer import (
+    ACCEPT_ENCODING,
+    USER_AGENT,
+    BadEncoding,
+    CertificateError,
+    ConnectError,
+    ConnectionLost,
+    Response,
+    ResponseTooLarge,
+)
 from .endpoint import Network, is_loopback, proxy_environment, ssl_context, tls_environment
+from .http import MAX_IDLE, _target
+from .http import aclose as close_lean
+from .http import post as post_lean
 
 if TYPE_CHECKING:
     import httpx2
@@ -53,7 +65,7 @@ def fast_path(url: str) -> bool:
 
 def _loopback_http(url: str) -> bool:
     try:
-        target = http._target(url)  # lru-cached: the parsed URL of the fast path
+        target = _target(url)  # lru-cached: the parsed URL of the fast path
     except ValueError:
         return False
     return is_loopback(target.host)
@@ -81,7 +93,7 @@ def _limited_stream() -> type:
             async for chunk in self.stream:
                 seen += len(chunk)
                 if seen > self.limit:
-                    raise answer.ResponseTooLarge(self.limit)
+                    raise ResponseTooLarge(self.limit)
                 yield chunk
 
         async def aclose(self) -> None:
@@ -97,7 +109,7 @@ def response_hook(limit: int) -> Any:
     async def hook(response: httpx2.Response) -> None:
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
-            raise answer.ResponseTooLarge(limit, int(length))
+            raise ResponseTooLarge(limit, int(length))
         response.stream = _limited_stream()(response.stream, limit)
 
     return hook
@@ -126,8 +138,8 @@ def http_client(network: Network) -> httpx2.AsyncClient:
             trust_env=True,  # the proxy variables, NO_PROXY included
             follow_redirects=False,  # .direct decides, naming the new location
             timeout=None,  # the caller's asyncio.timeout bounds the whole exchange
-            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=http.MAX_IDLE),
-            headers={"User-Agent": answer.USER_AGENT, "Accept-Encoding": answer.ACCEPT_ENCODING},
+            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=MAX_IDLE),
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
             event_hooks={"response": [response_hook(network.max_response_bytes)]},
         )
     return client
@@ -142,7 +154,7 @@ async def aclose() -> None:
     clients = _CLIENTS.pop(loop, None)
     for client in (clients or {}).values():
         await client.aclose()
-    await http.aclose()
+    await close_lean()
 
 
 def _certificate_failure(exc: BaseException) -> bool:
@@ -160,14 +172,14 @@ def _certificate_failure(exc: BaseException) -> bool:
 
 async def post(
     url: str, body: bytes, headers: Mapping[str, str], *, timeout: float, network: Network
-) -> answer.Response:
+) -> Response:
     """POST ``body`` to ``url`` (through the fast path when :func:`fast_path` holds) and return
     the whole answer, decoded, within ``timeout`` seconds; raises the errors of :mod:`.answer`
     (``ConnectError``, ``CertificateError``, ``ConnectionLost``, ``ResponseTooLarge``,
     ``BadEncoding``), ``TimeoutError`` or ``ValueError`` (a URL or header httpx2 refuses)."""
     limit = network.max_response_bytes
     if fast_path(url):
-        return await http.post(url, body, headers, timeout=timeout, max_bytes=limit)
+        return await post_lean(url, body, headers, timeout=timeout, max_bytes=limit)
     client = http_client(network)
     httpx2 = _httpx2()
     try:
@@ -178,22 +190,20 @@ async def post(
                 async for chunk in response.aiter_bytes():  # decoded
                     size += len(chunk)
                     if size > limit:
-                        raise answer.ResponseTooLarge(limit)
+                        raise ResponseTooLarge(limit)
                     chunks.append(chunk)
-                return answer.Response(
-                    response.status_code, dict(response.headers), b"".join(chunks)
-                )
+                return Response(response.status_code, dict(response.headers), b"".join(chunks))
     except httpx2.ProxyError as exc:
-        raise answer.ConnectError(None, f"the proxy refused or failed: {exc}") from exc
+        raise ConnectError(None, f"the proxy refused or failed: {exc}") from exc
     except httpx2.ConnectError as exc:
         if _certificate_failure(exc):
-            raise answer.CertificateError(None, str(exc)) from exc
-        raise answer.ConnectError(None, f"{type(exc).__name__}: {exc}") from exc
+            raise CertificateError(None, str(exc)) from exc
+        raise ConnectError(None, f"{type(exc).__name__}: {exc}") from exc
     except httpx2.DecodingError as exc:
-        raise answer.BadEncoding(f"the answer's body does not decode: {exc}") from exc
+        raise BadEncoding(f"the answer's body does not decode: {exc}") from exc
     except httpx2.TimeoutException as exc:
         raise TimeoutError(str(exc)) from exc
     except (httpx2.UnsupportedProtocol, httpx2.InvalidURL, httpx2.LocalProtocolError) as exc:
         raise ValueError(str(exc)) from exc
     except httpx2.TransportError as exc:  # read / write errors, a malformed answer
-        raise answer.ConnectionLost(f"{type(exc).__name__}: {exc}") from exc
+        raise ConnectionLost(f"{type(exc).__name__}: {exc}") from exc

@@ -28,7 +28,9 @@ from ..errors import (
 )
 from ..jsontext import dumps_bytes, loads
 from ..memo import IdentityMemo
-from . import answer, client
+from .answer import BadEncoding, CertificateError, ConnectError, Response, ResponseTooLarge
+from .client import aclose as close_clients
+from .client import post
 from .embedded import ChatFormat, embedded_server
 from .endpoint import DEFAULT_NETWORK, Network, check_api_base, check_headers
 from .spec import OPENAI_COMPATIBLE, provider_of
@@ -52,7 +54,7 @@ async def aclose() -> None:
     litellm_transport = sys.modules.get(f"{__package__}.litellm_transport")
     if litellm_transport is not None:  # never loaded: litellm has nothing queued
         await litellm_transport.aclose()
-    await client.aclose()
+    await close_clients()
 
 
 # a loop that aio.run_sync created closes its HTTP connections (and litellm's logging worker)
@@ -122,7 +124,7 @@ def _origin(url: str) -> tuple[str, str | None, int | None]:
     return parts.scheme.lower(), parts.hostname, parts.port
 
 
-def _redirect(url: str, response: answer.Response, hops: int, model: str) -> str:
+def _redirect(url: str, response: Response, hops: int, model: str) -> str:
     """The URL a 307 / 308 answer sends the request to; a configuration error for a redirect
     that would turn the POST into a GET (301, 302, 303) or one too many, naming the location."""
     location = response.headers.get("location", "")
@@ -208,29 +210,29 @@ async def _send(
     timeout: float,
     model: str,
     network: Network,
-) -> answer.Response:
+) -> Response:
     """One POST through :func:`.client.post`, its failures as model errors."""
     try:
-        return await client.post(url, data, headers, timeout=timeout, network=network)
+        return await post(url, data, headers, timeout=timeout, network=network)
     except TimeoutError as exc:
         raise ModelTimeoutError(
             f"{model} at {url} did not answer within {timeout:g} s (raise timeout= if the model "
             "is slow)",
             model=model,
         ) from exc
-    except answer.CertificateError as exc:
+    except CertificateError as exc:
         raise ModelConfigError(certificate_message(model, url, exc)) from exc
-    except answer.ConnectError as exc:
+    except ConnectError as exc:
         raise ModelConnectionError(
             f"cannot connect to {url} for {model}: {exc.strerror or exc}; is the server running "
             "and is api_base right?",
             model=model,
         ) from exc
-    except answer.ResponseTooLarge as exc:
+    except ResponseTooLarge as exc:
         error = ModelResponseError(too_large_message(model, url, exc), model=model)
         error.retryable = False  # the same request would bring the same answer
         raise error from exc
-    except answer.BadEncoding as exc:
+    except BadEncoding as exc:
         raise ModelResponseError(f"{model} at {url}: {exc}", model=model) from exc
     except OSError as exc:
         raise ModelConnectionError(

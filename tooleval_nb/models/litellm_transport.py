@@ -35,7 +35,8 @@ from ..errors import (
     ModelServerError,
     ModelTimeoutError,
 )
-from . import answer, client
+from .answer import CertificateError, ResponseTooLarge
+from .client import http_client
 from .direct import certificate_message, too_large_message
 from .endpoint import Network, check_headers
 from .spec import DEFAULT_TIMEOUT
@@ -270,20 +271,20 @@ def _openai_client(model: str, api_base: str, api_key: str, network: Network) ->
     provider, sep, _ = model.partition("/")
     if sep and provider != "openai":
         return None
-    http_client = client.http_client(network)
+    httpx_client = http_client(network)
     loop = asyncio.get_running_loop()
     clients = _OPENAI_CLIENTS.get(loop)
     if clients is None:
         clients = _OPENAI_CLIENTS[loop] = {}
-    key = (id(http_client), api_base, api_key)
+    key = (id(httpx_client), api_base, api_key)
     found = clients.get(key)
-    if found is None or found[0] is not http_client:
+    if found is None or found[0] is not httpx_client:
         if len(clients) > 256:
             clients.clear()
         sdk = AsyncOpenAI(
-            base_url=api_base, api_key=api_key, http_client=http_client, max_retries=0
+            base_url=api_base, api_key=api_key, http_client=httpx_client, max_retries=0
         )
-        found = clients[key] = (http_client, sdk)
+        found = clients[key] = (httpx_client, sdk)
     return found[1]
 
 
@@ -294,13 +295,11 @@ def _network_error(exc: BaseException, model: str, where: str) -> ModelError | N
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, answer.ResponseTooLarge):
+        if isinstance(current, ResponseTooLarge):
             error = ModelResponseError(too_large_message(model, where, current))
             error.retryable = False
             return error
-        if isinstance(current, answer.CertificateError) or "CERTIFICATE_VERIFY_FAILED" in str(
-            current
-        ):
+        if isinstance(current, CertificateError) or "CERTIFICATE_VERIFY_FAILED" in str(current):
             return ModelConfigError(certificate_message(model, where, current))
         current = current.__cause__ or current.__context__
     return None

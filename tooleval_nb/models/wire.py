@@ -29,8 +29,8 @@ from ..parsers.registry import parse_as, parser_class
 from ..parsers.vllm import VLLM_FORMATS
 from ..suite import Tool
 from ..toolcall import ToolCall
-from . import rawtext
 from .messages import for_chatml_tools, merge_system
+from .rawtext import RAW_FORMATS, prepare_messages
 from .spec import ModelSpec
 
 __all__ = ["NativeWire", "RawTextWire", "Reading", "WireFormat", "WireParts", "wire_for"]
@@ -184,10 +184,8 @@ class RawTextWire:
     chat_format = "chatml"
 
     def __init__(self, format: str, compat: Compat = "default"):
-        if format not in rawtext.RAW_FORMATS:
-            raise ModelConfigError(
-                f"unknown raw-text format {format!r}; use one of {rawtext.RAW_FORMATS}"
-            )
+        if format not in RAW_FORMATS:
+            raise ModelConfigError(f"unknown raw-text format {format!r}; use one of {RAW_FORMATS}")
         if compat == "vllm" and format not in VLLM_FORMATS:
             raise ModelConfigError(
                 f"parser_compat='vllm' does not read the {format!r} format yet; it reads "
@@ -201,7 +199,7 @@ class RawTextWire:
         self, messages: Sequence[dict[str, Any]], tools: list[Tool], tool_choice: Any
     ) -> WireParts:
         choice = (tool_choice or "none") if tools else "none"
-        return WireParts(rawtext.prepare_messages(messages, tools, self.format, choice))
+        return WireParts(prepare_messages(messages, tools, self.format, choice))
 
     def read(self, message: dict[str, Any], tools: list[Tool], names: dict[str, str]) -> Reading:
         text = _text(message)

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from ..errors import ParserError
-from . import vllm
 from .generic_json import GenericJsonParser
 from .hermes import HermesParser
 from .jsontags import (
@@ -35,6 +34,8 @@ from .openai import HarmonyParser
 from .protocol import COMPAT_MODES, Compat, ExtractedToolCallInformation, ToolParser
 from .pythonic import Lfm2Parser, Llama4PythonicParser, Olmo3Parser, PythonicParser
 from .tokencalls import DeepSeekV3Parser, DeepSeekV31Parser, KimiK2Parser, Step3Parser
+from .vllm import check_format as check_vllm_format
+from .vllm import parse as parse_vllm
 from .xmltags import Glm45Parser, MinimaxM2Parser, Qwen3CoderParser, SeedOssParser, Step3p5Parser
 
 __all__ = [
@@ -209,11 +210,11 @@ def compat_parser(
     mode = _check_compat(compat)
     tools = None if tools is None else list(tools)
     if mode == "vllm":
-        vllm.check_format(cls.format)
+        check_vllm_format(cls.format)
     parser = cls(tools)
     parser.compat = mode
     if mode == "vllm":
-        parser.whole_reader = functools.partial(vllm.parse, cls)
+        parser.whole_reader = functools.partial(parse_vllm, cls)
     return parser
 
 
@@ -222,7 +223,7 @@ def parse_as(
 ) -> ExtractedToolCallInformation:
     """The whole-text parse of ``text`` by ``cls`` in the ``compat`` reading."""
     if _check_compat(compat) == "vllm":
-        return vllm.parse(cls, text, None if tools is None else list(tools))
+        return parse_vllm(cls, text, None if tools is None else list(tools))
     return cls.parse(text, tools)
 
 

@@ -18,11 +18,11 @@ from typing import Any
 
 from ..errors import JobError
 from ..runner.store import resolve_store
-from . import site
 from .execute import execute_notebook
 from .experiment import open_experiment
 from .params import ENV_PARAMS, ReportParams, validate_params
 from .runs import Headline, SuiteRuns, headline, latest_run_ids, load_runs
+from .site import INDEX, add_report, check_writable
 from .suites import load_report_suites, run_suites
 
 __all__ = ["ReportFiles", "build_report", "export_html", "render_report", "TEMPLATE"]
@@ -172,7 +172,7 @@ def build_report(
             notebook and its HTML are kept).
     """
     checked = validate_params(runs=list(runs) if runs else None, **params)
-    out_dir = site.check_writable(output)
+    out_dir = check_writable(output)
     if checked.experiment:
         open_experiment(checked)  # an unknown experiment fails before any work
     if checked.runs:
@@ -195,11 +195,11 @@ def build_report(
         progress=progress,
     )
     figures = headline(shown)
-    site.add_report(out_dir, html_path, nb_path, checked.title, figures)
+    add_report(out_dir, html_path, nb_path, checked.title, figures)
     return ReportFiles(
         notebook=nb_path,
         html=html_path,
-        index=out_dir / site.INDEX,
+        index=out_dir / INDEX,
         runs=tuple(shown.run_ids),
         headline=figures,
     )

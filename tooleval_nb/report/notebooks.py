@@ -23,10 +23,10 @@ from pydantic import BaseModel
 from ..credentials import credential_paths, refusal, url_credentials
 from ..errors import JobError, ToolEvalError
 from ..runner.store import resolve_store
-from . import site
 from .build import ReportFiles, export_html
 from .execute import execute_notebook
 from .runs import Headline, headline, load_runs
+from .site import INDEX, add_report, check_writable
 
 __all__ = [
     "NotebookParameter",
@@ -245,7 +245,7 @@ def render_notebook(
 
     path = find_notebook(notebook)
     values = coerce_values(path, parameters or {})
-    out_dir = site.check_writable(output)
+    out_dir = check_writable(output)
     nb_path, html_path = out_dir / f"{path.stem}.ipynb", out_dir / f"{path.stem}.html"
     shown = title or _title(path)
     started = time.time()
@@ -268,11 +268,11 @@ def render_notebook(
         ) from None
     export_html(nb_path, html_path, shown)
     figures = _stored_since(values.get("store"), started)
-    site.add_report(out_dir, html_path, nb_path, shown, figures)
+    add_report(out_dir, html_path, nb_path, shown, figures)
     return ReportFiles(
         notebook=nb_path,
         html=html_path,
-        index=out_dir / site.INDEX,
+        index=out_dir / INDEX,
         runs=tuple(figures.runs),
         headline=figures,
     )

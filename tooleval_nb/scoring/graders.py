@@ -105,10 +105,10 @@ async def grade_llm_async(
     timeout: float | None = None,
 ) -> GradeResult:
     """Run one LLM grader. ``call`` replaces :func:`tooleval_nb.models.call_model_async`."""
-    from .. import models
+    from ..models import DEFAULT_MODEL, call_model_async
 
-    model = spec.model or models.DEFAULT_MODEL
-    caller = call or models.call_model_async
+    model = spec.model or DEFAULT_MODEL
+    caller = call or call_model_async
     prompt = render_prompt(spec.prompt or "", case, trace)
     reply = await caller(model, [{"role": "user", "content": prompt}], timeout=timeout)
     details = {"model": model, "prompt": prompt}

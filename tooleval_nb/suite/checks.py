@@ -3,23 +3,20 @@
 :func:`case_problems` lists what makes a case wrong (loading fails on any); :func:`case_warnings`
 what is suspicious but allowed: an ``expected_tool`` list of acceptable names that names tools the
 case is not offered (seed 001's own example lists ``["search", "web_search"]`` for a suite that
-offers one of them; its web app accepts such files). :func:`suite_warnings` words them with the
-file and the case, and :func:`warn_suite` issues them as :class:`SuiteWarning`.
+offers one of them; its web app accepts such files). A case is checked alone: what a whole
+suite adds (the file, the case's index) is :mod:`.model`'s (``Suite.problems()``,
+:func:`~.model.suite_warnings`, :func:`~.model.warn_suite`, which issues :class:`SuiteWarning`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .case import EvalCase
 from .tool import Tool
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import Suite
-
-__all__ = ["case_problems", "case_warnings", "suite_warnings", "warn_suite", "SuiteWarning"]
+__all__ = ["case_problems", "case_warnings", "SuiteWarning"]
 
 
 class SuiteWarning(UserWarning):
@@ -109,24 +106,6 @@ def case_warnings(case: EvalCase, tools: Sequence[Tool]) -> list[str]:
         for i, name in enumerate(alternatives)
         if name.lower() not in offered
     ]
-
-
-def suite_warnings(suite: Suite) -> list[str]:
-    """:func:`case_warnings` of every case of ``suite``, each naming the file and the case."""
-    prefix = f"{suite.source}: " if suite.source else f"suite {suite.name!r}: "
-    return [
-        f"{prefix}case {i} ({case.label!r}): {w}"
-        for i, case in enumerate(suite.cases)
-        for w in case_warnings(case, suite.tools_for(case))
-    ]
-
-
-def warn_suite(suite: Suite, stacklevel: int = 2) -> list[str]:
-    """Issue :func:`suite_warnings` as :class:`SuiteWarning`; returns them."""
-    found = suite_warnings(suite)
-    for message in found:
-        warnings.warn(message, SuiteWarning, stacklevel=stacklevel + 1)
-    return found
 
 
 def _alternatives(case: EvalCase) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -12,14 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..display import mimebundle
 from ..errors import SuiteError
 from .case import EvalCase
-from .checks import case_problems
+from .checks import SuiteWarning, case_problems, case_warnings
 from .code import suite_code
 from .tool import Tool
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Suite", "SuiteText", "fingerprint_of"]
+__all__ = ["Suite", "SuiteText", "fingerprint_of", "suite_warnings", "warn_suite"]
 
 #: what a suite's fingerprint leaves out: its labels, not its content
 _UNHASHED = ("name", "description")
@@ -335,3 +336,21 @@ def _tool_row(tool: Tool, scope: str, n_cases: int) -> dict[str, Any]:
 
 def _where(source: str | None) -> str:
     return f" in {source}" if source else ""
+
+
+def suite_warnings(suite: Suite) -> list[str]:
+    """:func:`case_warnings` of every case of ``suite``, each naming the file and the case."""
+    prefix = f"{suite.source}: " if suite.source else f"suite {suite.name!r}: "
+    return [
+        f"{prefix}case {i} ({case.label!r}): {w}"
+        for i, case in enumerate(suite.cases)
+        for w in case_warnings(case, suite.tools_for(case))
+    ]
+
+
+def warn_suite(suite: Suite, stacklevel: int = 2) -> list[str]:
+    """Issue :func:`suite_warnings` as :class:`SuiteWarning`; returns them."""
+    found = suite_warnings(suite)
+    for message in found:
+        warnings.warn(message, SuiteWarning, stacklevel=stacklevel + 1)
+    return found

@@ -1,5 +1,6 @@
 """Work a widget starts: a task on the kernel's loop, or (no running loop: scripts, tests) run to
-completion through :mod:`tooleval_nb.aio`; either way ``done(result, error)`` is called once.
+completion through :mod:`tooleval_nb.aio`; either way ``done(result, error)`` is called once,
+when the work ends and before its task does. Every widget that starts work starts it here.
 
 Also :func:`show`, which replaces what an ``Output`` widget displays.
 """
@@ -17,32 +18,50 @@ from ..aio import run_sync, running_loop, spawn
 
 __all__ = ["Done", "start", "show"]
 
-#: called with ``(result, None)``, ``(None, error)``, or ``(None, None)`` when cancelled
+#: called with ``(result, None)`` when the work ends, ``(None, error)`` when it fails, and
+#: ``(None, CancelledError)`` when its task is cancelled
 Done = Callable[[Any, BaseException | None], None]
 
 
-def start(coro: Coroutine[Any, Any, Any], done: Done) -> asyncio.Task[Any] | None:
-    """Run ``coro`` as a task on the running loop (returned, so it can be cancelled), else to
-    completion; call ``done`` when it ends. An error goes to ``done``, never into the caller
-    (a button's event handler)."""
-    if running_loop() is not None:
-        task = spawn(coro)
+def start(
+    work: Coroutine[Any, Any, Any], done: Done, *, name: str | None = None
+) -> asyncio.Task[Any] | None:
+    """Run ``work`` as a task on the running loop (returned, so it can be awaited or cancelled),
+    else to completion; call ``done`` when it ends. The work's error goes to ``done``, never into
+    the caller (a button's event handler) nor into whoever awaits the task, which gives the
+    work's result (None when it failed)."""
 
-        def finished(t: asyncio.Task[Any]) -> None:
-            if t.cancelled():
-                done(None, None)
-            else:
-                done(t.result() if t.exception() is None else None, t.exception())
+    called = False
 
-        task.add_done_callback(finished)
-        return task
-    try:
-        result = run_sync(coro)
-    except BaseException as exc:  # shown in the widget, not raised into the event handler
-        done(None, exc)
+    def end(result: Any, error: BaseException | None) -> None:
+        nonlocal called
+        called = True
+        done(result, error)
+
+    async def run() -> Any:
+        try:
+            result = await work
+        except asyncio.CancelledError as cancelled:
+            end(None, cancelled)
+            raise
+        except Exception as exc:  # shown in the widget, not raised into the event handler
+            end(None, exc)
+            return None
+        end(result, None)
+        return result
+
+    if running_loop() is None:
+        run_sync(run())
         return None
-    done(result, None)
-    return None
+    task = spawn(run(), name=name)
+
+    def cancelled_before_it_ran(task: asyncio.Task[Any]) -> None:
+        if not called and task.cancelled():
+            work.close()  # never started: nothing to clean up, no "never awaited" warning
+            end(None, asyncio.CancelledError())
+
+    task.add_done_callback(cancelled_before_it_ran)
+    return task
 
 
 def show(out: widgets.Output, *items: Any) -> None:

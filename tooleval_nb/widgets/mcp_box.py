@@ -1,8 +1,12 @@
 """The suite editor's "Import from MCP" section (thin ipywidgets over :mod:`.mcp_import`).
 
-Importing and drafting never block the kernel: inside a running event loop (a notebook) each
-runs as a task on that loop (``box.task``, awaitable) while the button is disabled and the status
-line says what is going on; outside a loop (a script) they run to the end before returning.
+Importing and drafting never block the kernel: each starts through :mod:`.background`, inside a
+running event loop (a notebook) as a task on that loop (``box.task``, awaitable; it never raises
+the work's error, which the status line shows) while the buttons are disabled and the status line
+says what is going on; outside a loop (a script) they run to the end before returning.
+
+The section knows its editor only as a :class:`SuiteHost` (what it reads and feeds): the
+:class:`~tooleval_nb.widgets.SuiteEditor` holds the section and is one.
 """
 
 from __future__ import annotations
@@ -10,15 +14,15 @@ from __future__ import annotations
 import asyncio
 import html
 from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import ipywidgets as W
 
-from ..aio import run_sync
 from ..errors import ToolEvalError
 from ..mcp import draft_cases_async
 from ..models import DEFAULT_MODEL
-from ..suite import Suite
+from ..suite import EvalCase, Suite, Tool
+from .background import start
 from .editing import parse_tools
 from .mcp_import import (
     TRANSPORT_CHOICES,
@@ -28,10 +32,28 @@ from .mcp_import import (
     merge_tools,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .editor import SuiteEditor
+__all__ = ["MCPImportBox", "SuiteHost"]
 
-__all__ = ["MCPImportBox"]
+
+class SuiteHost(Protocol):
+    """What the MCP section reads and feeds in the editor that holds it (a
+    :class:`~tooleval_nb.widgets.SuiteEditor`): the tools JSON box and the suite's name (read),
+    the cases (read), and the three ways it changes the suite."""
+
+    @property
+    def tools_input(self) -> W.Textarea: ...
+
+    @property
+    def name_input(self) -> W.Text: ...
+
+    @property
+    def cases(self) -> list[EvalCase]: ...
+
+    def set_tools(self, tools: list[Tool], adopt: Suite | None = None) -> None: ...
+
+    def add_cases(self, cases: list[EvalCase]) -> None: ...
+
+    def accept_drafts(self, indices: list[int] | None = None) -> int: ...
 
 
 def _list_html(messages: list[str], color: str) -> str:
@@ -55,7 +77,7 @@ class MCPImportBox(W.VBox):
 
     def __init__(
         self,
-        editor: SuiteEditor,
+        editor: SuiteHost,
         *,
         draft_model: str | None = None,
         model_specs: Mapping[str, Any] | None = None,
@@ -119,30 +141,20 @@ class MCPImportBox(W.VBox):
         )
 
     def _launch(
-        self, make: Callable[[], Coroutine[Any, Any, Any]], done: Callable[[Any], None]
-    ) -> Any:
-        """Run ``make()`` as a task on the running loop (returned) or, with no loop, to the end;
-        ``done`` gets the result or the exception."""
+        self, work: Coroutine[Any, Any, Any], done: Callable[[Any], None]
+    ) -> asyncio.Task[Any] | None:
+        """Start ``work`` through :func:`.background.start` (a task on the running loop,
+        returned; with no loop, run to the end); ``done`` gets the result or the exception."""
 
-        async def run() -> None:
-            try:
-                result = await make()
-            except asyncio.CancelledError:
-                self._settle()
-                self._show(errors=["cancelled"])
-                raise
-            except Exception as exc:  # shown in the status line, never raised into the kernel
-                result = exc
+        def finished(result: Any, error: BaseException | None) -> None:
             self._settle()
-            done(result)
+            if isinstance(error, asyncio.CancelledError):
+                self._show(errors=["cancelled"])
+            else:
+                done(result if error is None else error)
 
         self.import_button.disabled = self.draft_button.disabled = True
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            run_sync(run)
-            return None
-        self.task = loop.create_task(run(), name="tooleval-mcp-editor")
+        self.task = start(work, finished, name="tooleval-mcp-editor")
         return self.task
 
     def _settle(self) -> None:
@@ -170,7 +182,7 @@ class MCPImportBox(W.VBox):
             self._show(errors=problems)
             return None
         self._show(f"importing tools from {request.label} ({request.transport})...")
-        return self._launch(lambda: fetch_tools_async(request), self._imported)
+        return self._launch(fetch_tools_async(request), self._imported)
 
     def _imported(self, outcome: ImportOutcome | BaseException) -> None:
         if isinstance(outcome, BaseException):
@@ -226,9 +238,7 @@ class MCPImportBox(W.VBox):
         suite = Suite(name=self.editor.name_input.value.strip() or "drafts", tools=tools or [])
         self._show(f"drafting {len(names)} case(s) with {name}...")
 
-        async def drafts() -> Suite:
-            return await draft_cases_async(suite, model, tools=names, timeout=self.draft_timeout)
-
+        drafts = draft_cases_async(suite, model, tools=names, timeout=self.draft_timeout)
         return self._launch(drafts, lambda result: self._drafted(result, name))
 
     def _drafted(self, result: Suite | BaseException, model: str) -> None:
