@@ -74,25 +74,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: the environment variable naming the read end of the parent's pipe
-PARENT_FD_ENV = "TOOLEVAL_PARENT_FD"
-#: the environment variable bounding the tokens one chat request may generate
-MAX_TOKENS_ENV = "TOOLEVAL_LLAMA_MAX_TOKENS"
-DEFAULT_MAX_TOKENS = 512
-#: the environment variable that turns greedy-first grammar sampling off (``0``)
-GREEDY_FIRST_ENV = "TOOLEVAL_LLAMA_GREEDY_FIRST"
-#: the environment variable naming a file where every prompt eval is traced (a JSON line each:
-#: the cached prefix's length, the new tokens and their text), to see what a run re-evaluates
-TRACE_ENV = "TOOLEVAL_LLAMA_TRACE"
-#: the environment variable that keeps llama-cpp-python's HTML escaping of prompts (``1``)
-HTML_ESCAPE_ENV = "TOOLEVAL_LLAMA_HTML_ESCAPE"
-#: the environment variable that turns the handler shortcuts off (``0``; see :func:`_shortcuts`)
-SHORTCUTS_ENV = "TOOLEVAL_LLAMA_SHORTCUTS"
-#: the environment variable that lets the server run the model on any worker thread (``0``; see
-#: :func:`_one_compute_thread`)
-ONE_THREAD_ENV = "TOOLEVAL_LLAMA_ONE_THREAD"
-#: the path of the counters
-STATS_PATH = "/tooleval/stats"
+from .embedded_contract import (
+    DEFAULT_MAX_TOKENS,
+    GREEDY_FIRST_ENV,
+    HTML_ESCAPE_ENV,
+    MAX_TOKENS_ENV,
+    ONE_THREAD_ENV,
+    PARENT_FD_ENV,
+    SHORTCUTS_ENV,
+    STATS_PATH,
+    TRACE_ENV,
+)
 
 #: what the model did since the server started (read by ``GET /tooleval/stats``)
 STATS: dict[str, Any] = {
