@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .collector import collector_paused
+from ..runner.heap import collector_paused
 from .decode import DecodeError
 from .environments import Environments, ExecuteMode, decode_execute, is_empty_execute
 

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ModelConfigError, SuiteError
 from ..models.cache import cache_dir
 from ..runner import Job, Run
+from ..runner.heap import collector_paused
 from ..runner.launch import prepare_job
 from ..runner.plan import make_targets
 from ..runner.results import ResultRow
 from ..suite import Suite
 from .categories import CATEGORIES, folder_of, resolve_categories
-from .collector import collector_paused
 from .data import BfclData, CategoryData
 from .loop import BfclLoop, is_loop_category, loop_cases
 from .multiturn_check import multi_turn_verdict
