@@ -40,7 +40,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 # extras: which optional parts are installed (the one check naming a missing extra), package data
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
 # memo: the one memo keyed by the identity of a list's items (pure, imports nothing of ours)
-_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "jsontext"}
+# _lazy: the one lazy-facade mechanism every facade uses (imports nothing of ours)
+_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "jsontext", "_lazy"}
 #: BFCL's rules: modules of bfcl/ (one home for BFCL, one definition each) that form a room of
 #: their own below scoring and formats: generic scoring (every case's bfcl_pass) and the BFCL
 #: suite format use BFCL's names, data files, prompts and AST checker without reaching the
@@ -63,6 +64,7 @@ SUB_ROOMS: dict[str, str] = {
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
+    "_lazy": set(),
     "display": set(),
     "memo": set(),
     # the JSON a run writes per case and the reply it reads (pydantic-core): pure

@@ -27,6 +27,7 @@ import ast
 import importlib
 import importlib.util
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -96,6 +97,7 @@ def attach(
         ) from exc
     table = lazy_names(package, source, filename)
     namespace = vars(module)
+    module.__class__ = type("LazyFacade", (_Facade,), {"_names": table})
 
     def __getattr__(name: str) -> Any:
         where = table.get(name)
@@ -117,6 +119,22 @@ def attach(
         {n for n, where in table.items() if ":" in where} | ({"__version__"} & set(namespace))
     )
     return __getattr__, __dir__, names
+
+
+class _Facade(types.ModuleType):
+    """A facade module whose public name is also the name of one of its submodules
+    (``tooleval_nb.runner.history``, the module, defines ``history``, the function): importing
+    the submodule binds it on the package (Python's import system does), which would hide the
+    public name. Here the public name wins, as it did when facades imported their names
+    eagerly: the value bound is the one the table names, taken from the submodule just run."""
+
+    _names: dict[str, str] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        where = self._names.get(name, "")
+        if isinstance(value, types.ModuleType) and where.startswith(value.__name__ + ":"):
+            value = getattr(value, where.partition(":")[2])
+        super().__setattr__(name, value)
 
 
 def _is_submodule(name: str) -> bool:
