@@ -142,7 +142,7 @@ class _Handlers(dict[str, Callable[[str], Any]]):
 def _checker(draft: str) -> Callable[[Any], Any]:
     """The compiled meta-check of ``draft`` (once per draft and process)."""
     uri = next(u for u, d in DRAFTS.items() if d == draft)
-    return fastjsonschema.compile(  # type: ignore[no-any-return]
+    return fastjsonschema.compile(
         _load(f"https://{uri}"),
         handlers=_Handlers(),
         formats=dict.fromkeys(_FORMATS, _accept),
