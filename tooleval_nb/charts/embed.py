@@ -235,6 +235,9 @@ class _DrawnOffline:
             return {"text/plain": f"<chart not drawn: {type(exc).__name__}: {exc}>"}
         return offline_renderer(spec)
 
+    def __repr__(self) -> str:  # the Altair class it is (alt.LayerChart(...)), as Altair writes it
+        return f"alt.{type(self).__bases__[-1].__name__}(...)"
+
 
 class OfflineChart(_DrawnOffline, alt.Chart):
     """An :class:`altair.Chart` that draws offline (:func:`offline`)."""
