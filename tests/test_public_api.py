@@ -158,21 +158,29 @@ def test_importing_tooleval_nb_then_altair_changes_nothing_of_the_process():
     renderer (Altair's stays its default, as in a process without us), and ``import
     tooleval_nb`` loads only our modules and the few standard ones it uses; ``import altair``
     then loads none of ours."""
+    finders = "[type(f).__module__ + '.' + type(f).__qualname__ for f in sys.meta_path]"
     code = (
         "import json, sys\n"
         "hooks, before = list(sys.meta_path), set(sys.modules)\n"
         "import tooleval_nb\n"
         "ours = set(sys.modules) - before\n"
-        "middle = set(sys.modules)\n"
+        "middle, unhooked = set(sys.modules), sys.meta_path == hooks\n"
         "import altair as alt\n"
-        "print(json.dumps({'hooks': sys.meta_path == hooks, 'renderer': alt.renderers.active, "
-        "'loaded': sorted(ours), 'with_altair': sorted(m for m in set(sys.modules) - middle "
-        "if m.startswith('tooleval_nb'))}))"
+        f"print(json.dumps({{'hooks': unhooked, 'finders': {finders}, "
+        "'renderer': alt.renderers.active, 'loaded': sorted(ours), 'with_altair': "
+        "sorted(m for m in set(sys.modules) - middle if m.startswith('tooleval_nb'))}))"
     )
     seen = json.loads(_fresh(code))
-    alone = _fresh("import altair as alt; print(alt.renderers.active)").strip()
-    assert seen["hooks"] is True
-    assert seen["renderer"] == alone == "default"
+    alone = json.loads(
+        _fresh(
+            "import json, sys; import altair as alt; "
+            f"print(json.dumps([alt.renderers.active, {finders}]))"
+        )
+    )
+    assert seen["hooks"] is True  # import tooleval_nb added no finder
+    assert seen["finders"] == alone[1]  # after altair: what altair's own import adds, no more
+    assert not [f for f in seen["finders"] if f.startswith("tooleval_nb")]
+    assert seen["renderer"] == alone[0] == "default"
     beyond = [m for m in seen["loaded"] if m.split(".")[0] != "tooleval_nb"]
     assert set(beyond) <= IMPORT_MAY_LOAD, sorted(set(beyond) - IMPORT_MAY_LOAD)
     assert seen["with_altair"] == []
