@@ -394,6 +394,22 @@ def test_a_chart_derived_from_ours_stays_offline_and_keeps_its_spec(results_df, 
     assert "tooleval-chart" in _html(wider)["text/html"]
 
 
+def test_charts_composed_from_ours_draw_offline(results_df, restore_renderer):
+    """The notebooks and the report put two of ours side by side (``|``, ``&``) and resolve
+    their scales: the composition draws offline too."""
+    side = (charts.latency_scatter(results_df) | charts.failure_chart(results_df)).resolve_scale(
+        color="independent"
+    )
+    stacked = charts.format_sensitivity(results_df) & charts.failure_chart(results_df)
+    layered = charts.failure_chart(results_df) + charts.failure_chart(results_df)
+    assert isinstance(side, embed.OfflineHConcatChart) and isinstance(side, alt.HConcatChart)
+    assert isinstance(stacked, embed.OfflineVConcatChart)
+    assert isinstance(layered, embed.OfflineLayerChart)
+    for chart in (side, stacked, layered):
+        assert "tooleval-chart" in _html(chart)["text/html"]
+    assert repr(side) == "alt.HConcatChart(...)"
+
+
 def test_a_user_chart_can_draw_our_way(restore_renderer):
     mine = alt.Chart({"values": [{"x": 1}]}).mark_point().encode(x="x:Q")
     assert "tooleval-chart" not in str(_html(mine))

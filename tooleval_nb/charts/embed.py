@@ -24,8 +24,9 @@ above; ``to_dict()``, ``save()`` and the rest are Altair's). Nothing process-wid
 Altair's active renderer is left as it is, so a chart the user makes with Altair draws with the
 renderer the user chose (``charts.offline(chart)`` draws one of theirs our way). When the user
 has enabled a renderer other than Altair's ``"default"``, our charts use it too: the user's
-choice wins. A chart derived from ours (``.properties()``, ``.interactive()``) stays ours; one
-composed with ``+``, ``|`` or ``&`` is Altair's (wrap it in :func:`offline` to draw it our way).
+choice wins. A chart derived from ours (``.properties()``, ``.interactive()``, ``.resolve_scale()``)
+stays ours, and so does one composed with ours on the left of ``+``, ``|`` or ``&``; a
+composition led by a chart of the user's is Altair's (:func:`offline` draws it our way).
 The single place to opt into a CDN instead is :func:`set_vega_source` (or
 ``TOOLEVAL_VEGA_SOURCE=cdn`` in the environment): the scripts then come from cdn.jsdelivr.net,
 pinned to the versions Altair was built for.
@@ -234,6 +235,17 @@ class _DrawnOffline:
         except Exception as exc:  # display never breaks the notebook
             return {"text/plain": f"<chart not drawn: {type(exc).__name__}: {exc}>"}
         return offline_renderer(spec)
+
+    # a chart composed from ours (``ours | other``, ``ours & other``, ``ours + other``: the
+    # notebooks and the report put two of ours side by side) draws offline too
+    def __or__(self, other: Any) -> Any:
+        return offline(super().__or__(other))  # type: ignore[misc]
+
+    def __and__(self, other: Any) -> Any:
+        return offline(super().__and__(other))  # type: ignore[misc]
+
+    def __add__(self, other: Any) -> Any:
+        return offline(super().__add__(other))  # type: ignore[misc]
 
     def __repr__(self) -> str:  # the Altair class it is (alt.LayerChart(...)), as Altair writes it
         return f"alt.{type(self).__bases__[-1].__name__}(...)"
