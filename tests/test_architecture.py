@@ -46,7 +46,8 @@ ARCHITECTURE_DOC = PACKAGE.parent / "docs" / "architecture.md"
 # extras: which optional parts are installed (the one check naming a missing extra), package data
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
 # memo: the one memo keyed by the identity of a list's items (pure, imports nothing of ours)
-_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "jsontext"}
+# _lazy: the one lazy-facade mechanism every facade uses (imports nothing of ours)
+_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "jsontext", "_lazy"}
 #: BFCL's rules (the bfcl_rules package), below scoring and formats: generic scoring (every
 #: case's bfcl_pass) and the BFCL suite format use BFCL's names, data files, prompts and AST
 #: checker without reaching the benchmark (bfcl) or the runner
@@ -54,6 +55,7 @@ BFCL_RULES = "bfcl_rules"
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
+    "_lazy": set(),
     "display": set(),
     "memo": set(),
     # the JSON a run writes per case and the reply it reads (pydantic-core): pure

@@ -1,561 +1,203 @@
 """tooleval_nb: measure how well LLMs call tools, from a notebook.
 
-The public API is re-exported here and loaded lazily (PEP 562 ``__getattr__``), so that
-``import tooleval_nb`` stays light: pandas, altair and litellm load only when first needed.
+The public API is re-exported here and loaded on first use, so that ``import tooleval_nb`` stays
+light: pandas, altair and litellm load only when first needed, and importing it changes nothing
+else in the process (no import hook, no renderer, no global setting).
 
     >>> import tooleval_nb as te
     >>> suite = te.load_suite("bundled:weather")
     >>> job = te.run_eval(suite, [te.DEFAULT_MODEL])
+
+Each public name is written once, in the ``TYPE_CHECKING`` block below (``name as name``: the
+typing spec's re-export), with the module that defines it; :mod:`tooleval_nb._lazy` reads that
+block to load it on first use, and to make ``__all__`` and ``dir()``. Every subpackage is an
+attribute too (``te.charts``, ``te.bfcl``, ``te.cli``).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .errors import (  # the exception tree is tiny and always needed
-    ClusterError,
-    EmbeddedModelError,
-    ExperimentError,
-    JobCancelled,
-    JobError,
-    MCPImportError,
-    ModelAuthError,
-    ModelBadRequestError,
-    ModelConfigError,
-    ModelConnectionError,
-    ModelError,
-    ModelNotFoundError,
-    ModelRateLimitError,
-    ModelResponseError,
-    ModelServerError,
-    ModelTimeoutError,
-    ParserError,
-    RegexTimeoutError,
-    ScoringError,
-    StoreError,
-    SuiteError,
-    ToolEvalError,
-)
-
-if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
-    from .bfcl.run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
-    from .cluster import RayExecutor, shutdown_cluster
-    from .experiments import (
-        DEFAULT_SPACE,
-        DEFAULT_SYSTEM_PROMPT,
-        TOOL_RULES,
-        BestRecord,
-        Budget,
-        Config,
-        Experiment,
-        FewShot,
-        JudgeReport,
-        PromptTune,
-        Space,
-        Split,
-        Sweep,
-        estimate_async,
-        judge_report,
-        judge_report_async,
-        space,
-        sweep_async,
-        tune_prompt,
-        tune_prompt_async,
-        uniform,
-    )
-
-    # names that are also a submodule's name: from their defining module (else mypy sees the module)
-    from .experiments.compare import compare
-    from .experiments.estimate import estimate
-    from .experiments.experiment import experiment
-    from .experiments.split import split
-    from .experiments.sweep.run import sweep
-    from .formats import example_suite, load_bfcl, load_suite, load_suites, save_bfcl, save_suite
-    from .mcp import (
-        LiveToolResult,
-        MCPImportWarning,
-        MCPTarget,
-        MCPToolRunner,
-        ToolExecutor,
-        accept_drafts,
-        discard_drafts,
-        draft_cases,
-        draft_cases_async,
-        import_mcp,
-        import_mcp_async,
-        list_tools_async,
-    )
-    from .models import (
-        DEFAULT_MODEL,
-        EmbeddedServer,
-        ModelReply,
-        ModelSpec,
-        ResponseCache,
-        RetryPolicy,
-        build_messages,
-        call_model,
-        call_model_async,
-        embed,
-        embed_async,
-        embedded_server,
-        system_prompt_for,
-    )
-    from .parsers import (
-        PARSER_FORMATS,
-        DeltaFunctionCall,
-        DeltaMessage,
-        DeltaToolCall,
-        ExtractedToolCallInformation,
-        ParserCase,
-        ParserCorpus,
-        ParserFormat,
-        StreamingToolReconstructor,
-        ToolParser,
-        check_parser,
-        example_exchange,
-        get_parser,
-        load_corpus,
-        parse_tool_calls,
-        render_tool_calls,
-        render_tools_prompt,
-        repair_tool_call,
-        repair_tool_calls,
-        with_tools_prompt,
-    )
-    from .report import ReportFiles, ReportParams, build_report
-    from .runner import (
-        TOOL_CHOICES,
-        Job,
-        Run,
-        RunSettings,
-        Store,
-        ToolChoice,
-        delete_run,
-        load_run,
-        resume,
-        run_eval,
-        run_eval_async,
-        subscribe,
-    )
-    from .runner.history import history
-    from .scoring import (
-        FAILURE_MODES,
-        SCORE_COLUMNS,
-        BfclVerdict,
-        CaseScore,
-        GradeResult,
-        Trace,
-        bfcl_check,
-        check_expectations,
-        compute_overall,
-        match_value,
-        score_case,
-        score_case_async,
-        score_cases,
-        score_cases_async,
-        score_params,
-        score_tool_selection,
-        scores_df,
-        trajectory_match,
-    )
-    from .suite import (
-        EvalCase,
-        Expectations,
-        ExpectedCall,
-        FunctionDef,
-        GraderSpec,
-        ReferenceTool,
-        ScoringConfig,
-        Suite,
-        Tool,
-        case_problems,
-    )
-    from .toolcall import FunctionCall, ToolCall, to_tool_calls
-    from .widgets import ResultsExplorer, RunPanel, SuiteEditor, SweepForm, sweep_form
+from ._lazy import attach
 
 #: the version, written here only (pyproject.toml reads it: `dynamic = ["version"]`)
 __version__ = "0.1.0"
 
-# public name -> module that defines it
-_LAZY: dict[str, str] = {}
+if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach reads it
+    from . import benchmark as benchmark
+    from . import bfcl as bfcl
+    from . import bfcl_rules as bfcl_rules
+    from . import charts as charts
+    from . import cli as cli
+    from . import cluster as cluster
+    from . import experiments as experiments
+    from . import formats as formats
+    from . import mcp as mcp
+    from . import models as models
+    from . import parsers as parsers
+    from . import report as report
+    from . import runner as runner
+    from . import scoring as scoring
+    from . import suite as suite
+    from . import testing as testing
+    from . import widgets as widgets
+    from .bfcl.run import BfclJob as BfclJob
+    from .bfcl.run import BfclRun as BfclRun
+    from .bfcl.run import run_bfcl as run_bfcl
+    from .bfcl.run import run_bfcl_async as run_bfcl_async
+    from .cluster import RayExecutor as RayExecutor
+    from .cluster import shutdown_cluster as shutdown_cluster
+    from .errors import ClusterError as ClusterError
+    from .errors import EmbeddedModelError as EmbeddedModelError
+    from .errors import ExperimentError as ExperimentError
+    from .errors import JobCancelled as JobCancelled
+    from .errors import JobError as JobError
+    from .errors import MCPImportError as MCPImportError
+    from .errors import ModelAuthError as ModelAuthError
+    from .errors import ModelBadRequestError as ModelBadRequestError
+    from .errors import ModelConfigError as ModelConfigError
+    from .errors import ModelConnectionError as ModelConnectionError
+    from .errors import ModelError as ModelError
+    from .errors import ModelNotFoundError as ModelNotFoundError
+    from .errors import ModelRateLimitError as ModelRateLimitError
+    from .errors import ModelResponseError as ModelResponseError
+    from .errors import ModelServerError as ModelServerError
+    from .errors import ModelTimeoutError as ModelTimeoutError
+    from .errors import ParserError as ParserError
+    from .errors import RegexTimeoutError as RegexTimeoutError
+    from .errors import ScoringError as ScoringError
+    from .errors import StoreError as StoreError
+    from .errors import SuiteError as SuiteError
+    from .errors import ToolEvalError as ToolEvalError
+    from .experiments import DEFAULT_SPACE as DEFAULT_SPACE
+    from .experiments import DEFAULT_SYSTEM_PROMPT as DEFAULT_SYSTEM_PROMPT
+    from .experiments import TOOL_RULES as TOOL_RULES
+    from .experiments import BestRecord as BestRecord
+    from .experiments import Budget as Budget
+    from .experiments import Config as Config
+    from .experiments import Experiment as Experiment
+    from .experiments import FewShot as FewShot
+    from .experiments import JudgeReport as JudgeReport
+    from .experiments import PromptTune as PromptTune
+    from .experiments import Space as Space
+    from .experiments import Split as Split
+    from .experiments import Sweep as Sweep
+    from .experiments import estimate_async as estimate_async
+    from .experiments import judge_report as judge_report
+    from .experiments import judge_report_async as judge_report_async
+    from .experiments import space as space
+    from .experiments import sweep_async as sweep_async
+    from .experiments import tune_prompt as tune_prompt
+    from .experiments import tune_prompt_async as tune_prompt_async
+    from .experiments import uniform as uniform
+    from .experiments.compare import compare as compare
+    from .experiments.estimate import estimate as estimate
+    from .experiments.experiment import experiment as experiment
+    from .experiments.split import split as split
+    from .experiments.sweep.run import sweep as sweep
+    from .formats import example_suite as example_suite
+    from .formats import load_bfcl as load_bfcl
+    from .formats import load_suite as load_suite
+    from .formats import load_suites as load_suites
+    from .formats import save_bfcl as save_bfcl
+    from .formats import save_suite as save_suite
+    from .mcp import LiveToolResult as LiveToolResult
+    from .mcp import MCPImportWarning as MCPImportWarning
+    from .mcp import MCPTarget as MCPTarget
+    from .mcp import MCPToolRunner as MCPToolRunner
+    from .mcp import ToolExecutor as ToolExecutor
+    from .mcp import accept_drafts as accept_drafts
+    from .mcp import discard_drafts as discard_drafts
+    from .mcp import draft_cases as draft_cases
+    from .mcp import draft_cases_async as draft_cases_async
+    from .mcp import import_mcp as import_mcp
+    from .mcp import import_mcp_async as import_mcp_async
+    from .mcp import list_tools_async as list_tools_async
+    from .models import DEFAULT_MODEL as DEFAULT_MODEL
+    from .models import EmbeddedServer as EmbeddedServer
+    from .models import ModelReply as ModelReply
+    from .models import ModelSpec as ModelSpec
+    from .models import ResponseCache as ResponseCache
+    from .models import RetryPolicy as RetryPolicy
+    from .models import build_messages as build_messages
+    from .models import call_model as call_model
+    from .models import call_model_async as call_model_async
+    from .models import embed as embed
+    from .models import embed_async as embed_async
+    from .models import embedded_server as embedded_server
+    from .models import system_prompt_for as system_prompt_for
+    from .parsers import PARSER_FORMATS as PARSER_FORMATS
+    from .parsers import DeltaFunctionCall as DeltaFunctionCall
+    from .parsers import DeltaMessage as DeltaMessage
+    from .parsers import DeltaToolCall as DeltaToolCall
+    from .parsers import ExtractedToolCallInformation as ExtractedToolCallInformation
+    from .parsers import ParserCase as ParserCase
+    from .parsers import ParserCorpus as ParserCorpus
+    from .parsers import ParserFormat as ParserFormat
+    from .parsers import StreamingToolReconstructor as StreamingToolReconstructor
+    from .parsers import ToolParser as ToolParser
+    from .parsers import check_parser as check_parser
+    from .parsers import example_exchange as example_exchange
+    from .parsers import get_parser as get_parser
+    from .parsers import load_corpus as load_corpus
+    from .parsers import parse_tool_calls as parse_tool_calls
+    from .parsers import render_tool_calls as render_tool_calls
+    from .parsers import render_tools_prompt as render_tools_prompt
+    from .parsers import repair_tool_call as repair_tool_call
+    from .parsers import repair_tool_calls as repair_tool_calls
+    from .parsers import with_tools_prompt as with_tools_prompt
+    from .report import ReportFiles as ReportFiles
+    from .report import ReportParams as ReportParams
+    from .report import build_report as build_report
+    from .runner import TOOL_CHOICES as TOOL_CHOICES
+    from .runner import Job as Job
+    from .runner import Run as Run
+    from .runner import RunSettings as RunSettings
+    from .runner import Store as Store
+    from .runner import ToolChoice as ToolChoice
+    from .runner import delete_run as delete_run
+    from .runner import load_run as load_run
+    from .runner import resume as resume
+    from .runner import run_eval as run_eval
+    from .runner import run_eval_async as run_eval_async
+    from .runner import subscribe as subscribe
+    from .runner.history import history as history
+    from .scoring import FAILURE_MODES as FAILURE_MODES
+    from .scoring import SCORE_COLUMNS as SCORE_COLUMNS
+    from .scoring import BfclVerdict as BfclVerdict
+    from .scoring import CaseScore as CaseScore
+    from .scoring import GradeResult as GradeResult
+    from .scoring import Trace as Trace
+    from .scoring import bfcl_check as bfcl_check
+    from .scoring import check_expectations as check_expectations
+    from .scoring import compute_overall as compute_overall
+    from .scoring import match_value as match_value
+    from .scoring import score_case as score_case
+    from .scoring import score_case_async as score_case_async
+    from .scoring import score_cases as score_cases
+    from .scoring import score_cases_async as score_cases_async
+    from .scoring import score_params as score_params
+    from .scoring import score_tool_selection as score_tool_selection
+    from .scoring import scores_df as scores_df
+    from .scoring import trajectory_match as trajectory_match
+    from .suite import EvalCase as EvalCase
+    from .suite import Expectations as Expectations
+    from .suite import ExpectedCall as ExpectedCall
+    from .suite import FunctionDef as FunctionDef
+    from .suite import GraderSpec as GraderSpec
+    from .suite import ReferenceTool as ReferenceTool
+    from .suite import ScoringConfig as ScoringConfig
+    from .suite import Suite as Suite
+    from .suite import Tool as Tool
+    from .suite import case_problems as case_problems
+    from .toolcall import FunctionCall as FunctionCall
+    from .toolcall import ToolCall as ToolCall
+    from .toolcall import to_tool_calls as to_tool_calls
+    from .widgets import ResultsExplorer as ResultsExplorer
+    from .widgets import RunPanel as RunPanel
+    from .widgets import SuiteEditor as SuiteEditor
+    from .widgets import SweepForm as SweepForm
+    from .widgets import sweep_form as sweep_form
 
-
-def _export(module: str, *names: str) -> None:
-    for name in names:
-        _LAZY[name] = module
-
-
-_export("tooleval_nb.toolcall", "ToolCall", "FunctionCall", "to_tool_calls")
-_export(
-    "tooleval_nb.suite",
-    "Tool",
-    "FunctionDef",
-    "EvalCase",
-    "Suite",
-    "ExpectedCall",
-    "Expectations",
-    "GraderSpec",
-    "ScoringConfig",
-    "ReferenceTool",
-    "case_problems",
-)
-_export(
-    "tooleval_nb.formats",
-    "load_suite",
-    "load_suites",
-    "load_bfcl",
-    "example_suite",
-    "save_suite",
-    "save_bfcl",
-)
-_export(
-    "tooleval_nb.scoring",
-    "score_case",
-    "score_cases",
-    "CaseScore",
-    "bfcl_check",
-    "GradeResult",
-    "Trace",
-    "score_case_async",
-    "score_cases_async",
-    "scores_df",
-    "BfclVerdict",
-    "FAILURE_MODES",
-    "SCORE_COLUMNS",
-    "match_value",
-    "score_params",
-    "score_tool_selection",
-    "compute_overall",
-    "check_expectations",
-    "trajectory_match",
-)
-_export(
-    "tooleval_nb.parsers",
-    "parse_tool_calls",
-    "get_parser",
-    "ExtractedToolCallInformation",
-    "DeltaMessage",
-    "DeltaToolCall",
-    "DeltaFunctionCall",
-    "StreamingToolReconstructor",
-    "check_parser",
-    "load_corpus",
-    "PARSER_FORMATS",
-    "repair_tool_call",
-    "render_tools_prompt",
-    "render_tool_calls",
-    "example_exchange",
-    "with_tools_prompt",
-    "repair_tool_calls",
-    "ToolParser",
-    "ParserCase",
-    "ParserCorpus",
-    "ParserFormat",
-)
-_export(
-    "tooleval_nb.models",
-    "DEFAULT_MODEL",
-    "call_model",
-    "call_model_async",
-    "ModelReply",
-    "ModelSpec",
-    "EmbeddedServer",
-    "embedded_server",
-    "embed",
-    "embed_async",
-    "RetryPolicy",
-    "ResponseCache",
-    "build_messages",
-    "system_prompt_for",
-)
-_export(
-    "tooleval_nb.runner",
-    "run_eval",
-    "run_eval_async",
-    "resume",
-    "history",
-    "load_run",
-    "delete_run",
-    "Job",
-    "Run",
-    "Store",
-    "RunSettings",
-    "ToolChoice",
-    "TOOL_CHOICES",
-)
-_export("tooleval_nb.runner", "subscribe")
-_export("tooleval_nb.cluster", "RayExecutor", "shutdown_cluster")
-_export("tooleval_nb.bfcl.run", "run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun")
-_export(
-    "tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm", "sweep_form"
-)
-_export("tooleval_nb.report", "build_report", "ReportParams", "ReportFiles")
-_export(
-    "tooleval_nb.experiments",
-    "Config",
-    "FewShot",
-    "split",
-    "Split",
-    "Budget",
-    "space",
-    "uniform",
-    "Space",
-    "DEFAULT_SPACE",
-    "compare",
-    "estimate",
-    "estimate_async",
-    "experiment",
-    "Experiment",
-    "BestRecord",
-    "sweep",
-    "sweep_async",
-    "Sweep",
-    "tune_prompt",
-    "tune_prompt_async",
-    "PromptTune",
-    "judge_report",
-    "judge_report_async",
-    "JudgeReport",
-    "TOOL_RULES",
-    "DEFAULT_SYSTEM_PROMPT",
-)
-_export(
-    "tooleval_nb.mcp",
-    "import_mcp",
-    "import_mcp_async",
-    "draft_cases",
-    "draft_cases_async",
-    "accept_drafts",
-    "discard_drafts",
-    "MCPToolRunner",
-    "LiveToolResult",
-    "ToolExecutor",
-    "MCPTarget",
-    "MCPImportWarning",
-    "list_tools_async",
-)
-
-#: the public names, sorted (tests/test_public_api.py checks them against the lazy table)
-__all__ = [
-    "BestRecord",
-    "BfclJob",
-    "BfclRun",
-    "BfclVerdict",
-    "Budget",
-    "CaseScore",
-    "ClusterError",
-    "Config",
-    "DEFAULT_MODEL",
-    "DEFAULT_SPACE",
-    "DEFAULT_SYSTEM_PROMPT",
-    "DeltaFunctionCall",
-    "DeltaMessage",
-    "DeltaToolCall",
-    "EmbeddedModelError",
-    "EmbeddedServer",
-    "EvalCase",
-    "Expectations",
-    "ExpectedCall",
-    "Experiment",
-    "ExperimentError",
-    "ExtractedToolCallInformation",
-    "FAILURE_MODES",
-    "FewShot",
-    "FunctionCall",
-    "FunctionDef",
-    "GradeResult",
-    "GraderSpec",
-    "Job",
-    "JobCancelled",
-    "JobError",
-    "JudgeReport",
-    "LiveToolResult",
-    "MCPImportError",
-    "MCPImportWarning",
-    "MCPTarget",
-    "MCPToolRunner",
-    "ModelAuthError",
-    "ModelBadRequestError",
-    "ModelConfigError",
-    "ModelConnectionError",
-    "ModelError",
-    "ModelNotFoundError",
-    "ModelRateLimitError",
-    "ModelReply",
-    "ModelResponseError",
-    "ModelServerError",
-    "ModelSpec",
-    "ModelTimeoutError",
-    "PARSER_FORMATS",
-    "ParserCase",
-    "ParserCorpus",
-    "ParserError",
-    "ParserFormat",
-    "PromptTune",
-    "RayExecutor",
-    "ReferenceTool",
-    "RegexTimeoutError",
-    "ReportFiles",
-    "ReportParams",
-    "ResponseCache",
-    "ResultsExplorer",
-    "RetryPolicy",
-    "Run",
-    "RunPanel",
-    "RunSettings",
-    "SCORE_COLUMNS",
-    "ScoringConfig",
-    "ScoringError",
-    "Space",
-    "Split",
-    "Store",
-    "StoreError",
-    "StreamingToolReconstructor",
-    "Suite",
-    "SuiteEditor",
-    "SuiteError",
-    "Sweep",
-    "SweepForm",
-    "TOOL_CHOICES",
-    "TOOL_RULES",
-    "Tool",
-    "ToolCall",
-    "ToolChoice",
-    "ToolEvalError",
-    "ToolExecutor",
-    "ToolParser",
-    "Trace",
-    "__version__",
-    "accept_drafts",
-    "bfcl_check",
-    "build_messages",
-    "build_report",
-    "call_model",
-    "call_model_async",
-    "case_problems",
-    "check_expectations",
-    "check_parser",
-    "compare",
-    "compute_overall",
-    "delete_run",
-    "discard_drafts",
-    "draft_cases",
-    "draft_cases_async",
-    "embed",
-    "embed_async",
-    "embedded_server",
-    "estimate",
-    "estimate_async",
-    "example_exchange",
-    "example_suite",
-    "experiment",
-    "get_parser",
-    "history",
-    "import_mcp",
-    "import_mcp_async",
-    "judge_report",
-    "judge_report_async",
-    "list_tools_async",
-    "load_bfcl",
-    "load_corpus",
-    "load_run",
-    "load_suite",
-    "load_suites",
-    "match_value",
-    "parse_tool_calls",
-    "render_tool_calls",
-    "render_tools_prompt",
-    "repair_tool_call",
-    "repair_tool_calls",
-    "resume",
-    "run_bfcl",
-    "run_bfcl_async",
-    "run_eval",
-    "run_eval_async",
-    "save_bfcl",
-    "save_suite",
-    "score_case",
-    "score_case_async",
-    "score_cases",
-    "score_cases_async",
-    "score_params",
-    "score_tool_selection",
-    "scores_df",
-    "shutdown_cluster",
-    "space",
-    "split",
-    "subscribe",
-    "sweep",
-    "sweep_async",
-    "sweep_form",
-    "system_prompt_for",
-    "to_tool_calls",
-    "trajectory_match",
-    "tune_prompt",
-    "tune_prompt_async",
-    "uniform",
-    "with_tools_prompt",
-]
-
-
-_SUBPACKAGES = {
-    "charts",
-    "formats",
-    "widgets",
-    "report",
-    "scoring",
-    "parsers",
-    "models",
-    "runner",
-    "experiments",
-    "mcp",
-    "testing",
-    "suite",
-}
-
-
-class _AfterAltair(importlib.abc.MetaPathFinder):
-    """Imports ``tooleval_nb.charts`` right after ``altair``: importing it enables the one
-    offline renderer (``tooleval_nb.charts.embed``), so a chart made with Altair directly in a
-    notebook that imported tooleval_nb draws with no network too."""
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != "altair":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        loader = spec.loader if spec is not None else None
-        if loader is not None and hasattr(loader, "exec_module"):
-            run = loader.exec_module
-
-            def exec_module(module: Any) -> None:
-                run(module)
-                importlib.import_module("tooleval_nb.charts")
-
-            loader.exec_module = exec_module  # type: ignore[method-assign]
-        return spec
-
-
-if "altair" in sys.modules:
-    importlib.import_module("tooleval_nb.charts")
-elif not any(isinstance(f, _AfterAltair) for f in sys.meta_path):
-    sys.meta_path.insert(0, _AfterAltair())
-
-
-def __getattr__(name: str) -> Any:
-    if name in _SUBPACKAGES:
-        return importlib.import_module(f"tooleval_nb.{name}")
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooleval_nb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+if not TYPE_CHECKING:  # hidden from type checkers: they read the block above as plain imports
+    __getattr__, __dir__, __all__ = attach(__name__)

@@ -371,8 +371,8 @@ def test_an_enable_offline_never_shown_leaves_the_bundle_to_the_first_chart(
 def test_charts_are_offline_by_default_and_the_first_carries_the_bundle(
     results_df, restore_renderer
 ):
-    """Importing the charts enabled the renderer: no enable_offline() call is needed."""
-    assert alt.renderers.active == embed.RENDERER
+    """Our charts draw offline by themselves: no enable_offline() call, no global renderer."""
+    assert alt.renderers.active == "default"  # Altair's, untouched
     embed.set_vega_source(None)  # also forgets that the bundle was shown
     first = _html(charts.case_heatmap(results_df))["text/html"]
     second = _html(charts.failure_chart(results_df))["text/html"]
@@ -380,12 +380,50 @@ def test_charts_are_offline_by_default_and_the_first_carries_the_bundle(
     for page in (first, second):
         assert "https://" not in page.split("<script", 1)[0]
         assert not re.search(r"<script[^>]*\bsrc=", page) and "cdn.jsdelivr" not in page
+    assert alt.renderers.active == "default"
 
 
-def test_a_chosen_renderer_is_kept():
+def test_a_chart_derived_from_ours_stays_offline_and_keeps_its_spec(results_df, restore_renderer):
+    chart = charts.leaderboard_chart(results_df)
+    assert isinstance(chart, alt.LayerChart) and isinstance(chart, embed.OfflineLayerChart)
+    wider = chart.properties(width=600)
+    assert isinstance(wider, embed.OfflineLayerChart)
+    assert wider.to_dict()["width"] == 600
+    plain = alt.LayerChart.from_dict(chart.to_dict())
+    assert plain.to_dict() == chart.to_dict()  # the class changes the display, not the spec
+    assert "tooleval-chart" in _html(wider)["text/html"]
+
+
+def test_charts_composed_from_ours_draw_offline(results_df, restore_renderer):
+    """The notebooks and the report put two of ours side by side (``|``, ``&``) and resolve
+    their scales: the composition draws offline too."""
+    side = (charts.latency_scatter(results_df) | charts.failure_chart(results_df)).resolve_scale(
+        color="independent"
+    )
+    stacked = charts.format_sensitivity(results_df) & charts.failure_chart(results_df)
+    layered = charts.failure_chart(results_df) + charts.failure_chart(results_df)
+    assert isinstance(side, embed.OfflineHConcatChart) and isinstance(side, alt.HConcatChart)
+    assert isinstance(stacked, embed.OfflineVConcatChart)
+    assert isinstance(layered, embed.OfflineLayerChart)
+    for chart in (side, stacked, layered):
+        assert "tooleval-chart" in _html(chart)["text/html"]
+    assert repr(side) == "alt.HConcatChart(...)"
+
+
+def test_a_user_chart_can_draw_our_way(restore_renderer):
+    mine = alt.Chart({"values": [{"x": 1}]}).mark_point().encode(x="x:Q")
+    assert "tooleval-chart" not in str(_html(mine))
+    assert charts.offline(mine) is mine
+    assert "tooleval-chart" in _html(mine)["text/html"]
+
+
+def test_a_chosen_renderer_is_kept_and_draws_ours_too():
     code = (
-        "import altair as alt; alt.renderers.enable('html'); "
-        "from tooleval_nb import charts; print(alt.renderers.active)"
+        "import altair as alt, pandas as pd; alt.renderers.enable('html'); "
+        "from tooleval_nb import charts; "
+        "out = charts.failure_modes_chart(pd.DataFrame({'failure_mode': ['a'], 'count': [1], "
+        "'share': [1.0]}))._repr_mimebundle_(); out = out[0] if isinstance(out, tuple) else out; "
+        "print(alt.renderers.active, 'tooleval-chart' in out.get('text/html', ''))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -394,25 +432,25 @@ def test_a_chosen_renderer_is_kept():
         timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert done.stdout.strip() == "html", done.stderr
+    assert done.stdout.split() == ["html", "False"], done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("order", ["tooleval_nb first", "altair first"])
-def test_altair_charts_in_a_notebook_that_imported_tooleval_nb_draw_offline(order):
-    """A chart made with Altair directly (not through tooleval_nb.charts) gets the renderer too,
-    whichever of the two was imported first; importing tooleval_nb alone loads no altair."""
+def test_altair_charts_of_the_user_keep_altairs_renderer(order):
+    """A chart made with Altair directly (not through tooleval_nb.charts) draws with Altair's
+    renderer, whichever of the two was imported first, even once our charts are loaded;
+    importing tooleval_nb alone loads no altair."""
     imports = (
-        "import tooleval_nb; import altair as alt"
+        "import tooleval_nb; import altair as alt; from tooleval_nb import charts"
         if order == "tooleval_nb first"
-        else "import altair as alt; import tooleval_nb"
+        else "import altair as alt; import tooleval_nb; from tooleval_nb import charts"
     )
     code = (
         f"import sys; {imports}\n"
         "out = alt.Chart({'values': [{'x': 1}]}).mark_point().encode(x='x:Q')"
         "._repr_mimebundle_()\n"
         "out = out[0] if isinstance(out, tuple) else out\n"
-        "print(alt.renderers.active, 'window.vegaEmbed=' in out['text/html'], "
-        "'cdn.jsdelivr' in out['text/html'])"
+        "print(alt.renderers.active, 'tooleval-chart' in str(out))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -421,7 +459,7 @@ def test_altair_charts_in_a_notebook_that_imported_tooleval_nb_draw_offline(orde
         timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert done.stdout.split() == [embed.RENDERER, "True", "False"], done.stderr[-2000:]
+    assert done.stdout.split() == ["default", "False"], done.stderr[-2000:]
     light = subprocess.run(
         [sys.executable, "-c", "import sys, tooleval_nb; print('altair' in sys.modules)"],
         capture_output=True,

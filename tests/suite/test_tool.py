@@ -116,21 +116,31 @@ _INVALID = [
 ]
 
 
-def test_the_compiled_meta_check_agrees_with_jsonschema(monkeypatch) -> None:
-    """After the compile threshold, fastjsonschema's acceptance is trusted: it must accept
-    what jsonschema accepts (BFCL's reference tools, when present, and our bundled suites) and
-    must never accept what jsonschema refuses."""
+_DRAFTS = {
+    "draft4": "http://json-schema.org/draft-04/schema#",
+    "draft6": "http://json-schema.org/draft-06/schema#",
+    "draft7": "http://json-schema.org/draft-07/schema#",
+    "draft201909": "https://json-schema.org/draft/2019-09/schema",
+    "draft202012": "https://json-schema.org/draft/2020-12/schema",
+}
+
+
+@pytest.mark.parametrize("draft", list(_DRAFTS))
+def test_the_meta_check_agrees_with_jsonschema(monkeypatch, draft) -> None:
+    """Our one validator (fastjsonschema, suite/meta.py) gives jsonschema's verdict, the
+    reference implementation's, draft by draft: it accepts what jsonschema accepts (BFCL's
+    reference tools, when present, and our bundled suites), refuses what jsonschema refuses,
+    and never changes the schema it checks."""
     import json
     from pathlib import Path
 
     import jsonschema
 
     from tooleval_nb.formats import load_suites
+    from tooleval_nb.suite import meta
     from tooleval_nb.suite import tool as tool_mod
 
     monkeypatch.setattr(tool_mod, "_SCHEMA_VERDICTS", {})
-    monkeypatch.setattr(tool_mod, "_checks", tool_mod._COMPILE_AFTER)
-    meta = jsonschema.Draft7Validator(jsonschema.Draft7Validator.META_SCHEMA)
     valid = [
         {
             "type": "object",
@@ -138,6 +148,7 @@ def test_the_compiled_meta_check_agrees_with_jsonschema(monkeypatch) -> None:
             "required": ["a"],
         },
         {"type": "object", "properties": {"d": {"type": "string", "format": "date"}}},
+        {"type": "object", "properties": {"p": {"type": "string", "pattern": "(?<x>a)"}}},
     ]
     root = Path(__file__).resolve().parents[2]
     for path in sorted((root / "data").glob("*.json")):
@@ -152,14 +163,39 @@ def test_the_compiled_meta_check_agrees_with_jsonschema(monkeypatch) -> None:
                 for t in bfcl_tools(json.loads(line)["function"], "live_multiple")
             ]
     assert len(valid) > 20
-    for schema in valid:
-        assert meta.is_valid(schema)
-        before = json.dumps(schema, sort_keys=True)
-        assert tool_mod._compiled_accepts(jsonschema.Draft7Validator, schema), schema
-        assert json.dumps(schema, sort_keys=True) == before  # checked, never changed
+    for schema in valid:  # valid in Draft 7, the default: ours accepts each as is
+        assert meta.meta_problem(schema) is None, schema
         assert schema_problem(schema) is None
-    assert jsonschema.Draft7Validator in tool_mod._COMPILED
-    for schema in _INVALID:
-        assert not meta.is_valid(schema)
-        assert not tool_mod._compiled_accepts(jsonschema.Draft7Validator, schema), schema
-        assert schema_problem(schema), schema
+    agreed = refused = 0
+    for schema in [{**schema, "$schema": _DRAFTS[draft]} for schema in valid + _INVALID]:
+        assert meta.draft_of(schema) == draft
+        reference = jsonschema.validators.validator_for(schema)
+        expected = reference(reference.META_SCHEMA).is_valid(schema)
+        before = json.dumps(schema, sort_keys=True)
+        assert (meta.meta_problem(schema) is None) == expected, schema
+        assert json.dumps(schema, sort_keys=True) == before  # checked, never changed
+        agreed += 1
+        refused += not expected
+    assert agreed == len(valid) + len(_INVALID) and refused >= len(_INVALID) - 1
+
+
+def test_the_meta_check_changes_nothing_in_the_process_and_never_fetches() -> None:
+    """No module hidden or replaced (the old check hid one from jsonschema), no network: an
+    unknown remote meta-schema is refused by the loader, never fetched."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; before = dict(sys.modules)\n"
+        "from tooleval_nb.suite import schema_problem\n"
+        "assert schema_problem({'type': 'object', 'properties': {'a': {'type': 'strin'}}})\n"
+        "assert all(sys.modules[k] is v for k, v in before.items())\n"
+        "assert all(v is not None for v in sys.modules.values())\n"
+        "print('jsonschema' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"  # one validator: jsonschema is not loaded
+    from tooleval_nb.suite import meta
+
+    with pytest.raises(ValueError, match="never fetched"):
+        meta._load("https://example.com/schema")

@@ -22,67 +22,27 @@ Names load on first use: scoring result files never imports the runner or model 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..bfcl_rules.categories import CATEGORIES, GROUPS, resolve_categories
-    from ..bfcl_rules.data import BfclData, locate_data
-    from .environments import Environments
-    from .memory_check import memory_verdict
-    from .multiturn_check import multi_turn_verdict
-    from .rescore import score_result_files
-    from .run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
-    from .scores import category_table, leaderboard
-    from .verdicts import ENTRY_COLUMNS
+from .._lazy import attach
 
-__all__ = [
-    "run_bfcl",
-    "run_bfcl_async",
-    "BfclJob",
-    "BfclRun",
-    "BfclData",
-    "locate_data",
-    "CATEGORIES",
-    "GROUPS",
-    "resolve_categories",
-    "score_result_files",
-    "leaderboard",
-    "category_table",
-    "ENTRY_COLUMNS",
-    "Environments",
-    "multi_turn_verdict",
-    "memory_verdict",
-]
+if TYPE_CHECKING:  # each public name once: mypy and IDEs read it, attach() loads from it
+    from ..bfcl_rules.categories import CATEGORIES as CATEGORIES
+    from ..bfcl_rules.categories import GROUPS as GROUPS
+    from ..bfcl_rules.categories import resolve_categories as resolve_categories
+    from ..bfcl_rules.data import BfclData as BfclData
+    from ..bfcl_rules.data import locate_data as locate_data
+    from .environments import Environments as Environments
+    from .memory_check import memory_verdict as memory_verdict
+    from .multiturn_check import multi_turn_verdict as multi_turn_verdict
+    from .rescore import score_result_files as score_result_files
+    from .run import BfclJob as BfclJob
+    from .run import BfclRun as BfclRun
+    from .run import run_bfcl as run_bfcl
+    from .run import run_bfcl_async as run_bfcl_async
+    from .scores import category_table as category_table
+    from .scores import leaderboard as leaderboard
+    from .verdicts import ENTRY_COLUMNS as ENTRY_COLUMNS
 
-_WHERE = {
-    "run_bfcl": ".run",
-    "run_bfcl_async": ".run",
-    "BfclJob": ".run",
-    "BfclRun": ".run",
-    "BfclData": "..bfcl_rules.data",
-    "locate_data": "..bfcl_rules.data",
-    "CATEGORIES": "..bfcl_rules.categories",
-    "GROUPS": "..bfcl_rules.categories",
-    "resolve_categories": "..bfcl_rules.categories",
-    "score_result_files": ".rescore",
-    "leaderboard": ".scores",
-    "category_table": ".scores",
-    "ENTRY_COLUMNS": ".verdicts",
-    "Environments": ".environments",
-    "multi_turn_verdict": ".multiturn_check",
-    "memory_verdict": ".memory_check",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooleval_nb.bfcl' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+if not TYPE_CHECKING:
+    __getattr__, __dir__, __all__ = attach(__name__)

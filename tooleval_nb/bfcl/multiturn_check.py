@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bfcl_rules.decode import DecodeError
-from .collector import collector_paused
+from ..runner.heap import collector_paused
 from .environments import Environments, ExecuteMode, decode_execute, is_empty_execute
 
 __all__ = [

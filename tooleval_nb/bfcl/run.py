@@ -38,9 +38,9 @@ from ..bfcl_rules.data import BfclData, CategoryData
 from ..bfcl_rules.prompt import PROMPT_FORMATS, PromptFormat
 from ..errors import SuiteError
 from ..runner import Job, Run
+from ..runner.heap import collector_paused
 from ..runner.results import ResultRow
 from ..suite import Suite
-from .collector import collector_paused
 from .loop import BfclLoop, is_loop_category, loop_cases
 from .multiturn_check import multi_turn_verdict
 from .results import (

@@ -22,8 +22,9 @@ The experiment layer's charts take the frames its objects return::
     charts.failure_modes_chart(report.failure_modes_df())       # a judge report
 
 Every chart draws without a network, in a cell, a widget, an exported notebook or a report:
-importing this package enables the offline renderer of :mod:`.embed` (unless you chose another
-Altair renderer). ``enable_offline()`` at the top of a notebook keeps the Vega bundle in the saved
+each carries its own offline drawing (:mod:`.embed`), and Altair's renderer, which draws the
+charts you make yourself, is left as you set it (``charts.offline(chart)`` draws one of yours
+our way). ``enable_offline()`` at the top of a notebook keeps the Vega bundle in the saved
 notebook; ``set_vega_source("cdn")`` (or ``TOOLEVAL_VEGA_SOURCE=cdn``) is the one switch to load
 Vega from a CDN instead.
 """
@@ -43,10 +44,10 @@ from .calls import format_call, format_calls, parse_calls
 from .cases import worst_cases
 from .embed import (
     VegaSource,
-    activate,
     bundle_html,
     chart_html,
     enable_offline,
+    offline,
     set_vega_source,
     vega_source,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "cost_scatter",
     "effects_chart",
     "enable_offline",
+    "offline",
     "failure_chart",
     "failure_modes_chart",
     "failure_table",
@@ -100,5 +102,3 @@ __all__ = [
     "vega_source",
     "VegaSource",
 ]
-
-activate()  # the one way charts are embedded: offline, see .embed

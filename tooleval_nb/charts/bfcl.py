@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..bfcl_rules.categories import OVERALL_WEIGHTS
+from .embed import drawn_offline
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -50,6 +51,7 @@ def accuracy_table(categories: pd.DataFrame) -> pd.DataFrame:
     ].reset_index(drop=True)
 
 
+@drawn_offline
 def accuracy_chart(categories: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
     """Accuracy per category (bars, one colour per model and mode) with its Wilson interval."""
     import altair as alt
@@ -169,6 +171,7 @@ def overall_table(scores: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+@drawn_offline
 def overall_chart(scores: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
     """BFCL V4's overall per model and mode, one bar stacked by its weighted parts; a partial
     overall (a category not run, as web search offline) is said in the title."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from ..scoring import FAILURE_MODES  # scoring's list, in its order (how they are stacked)
+from .embed import drawn_offline
 from .frame import empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,6 +61,7 @@ def breakdown_table(results: pd.DataFrame, by: By = "tag") -> pd.DataFrame:
     return pd.DataFrame(table, columns=BREAKDOWN_COLUMNS)
 
 
+@drawn_offline
 def breakdown_chart(
     results: pd.DataFrame, by: By = "tag", title: str | None = None
 ) -> alt.TopLevelMixin:
@@ -117,6 +119,7 @@ def failure_table(results: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+@drawn_offline
 def failure_chart(results: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
     """Stacked bars: the share of cases per failure mode, one bar per model."""
     import altair as alt

@@ -1,4 +1,5 @@
-"""The one way the package embeds Altair charts: offline by default, wherever a chart appears.
+"""The one way the package's charts draw: offline, wherever a chart appears, without touching
+Altair's global renderer.
 
 A chart shows in a cell's output, inside a widget's ``Output`` (the experiment, sweep, tune and
 results views), in a notebook exported to HTML and in a report. Altair's own renderers load Vega
@@ -17,21 +18,33 @@ vl-convert-python builds, about 0.9 MB; ``scripts/vega_bundle.py`` writes it, an
 * every output carries a ``text/plain`` fallback, and a chart whose bundle never arrives says
   so in place of the chart.
 
-Importing :mod:`tooleval_nb.charts` enables this renderer (:func:`activate`), unless the user
-has chosen another Altair renderer. The single place to opt into a CDN instead is
-:func:`set_vega_source` (or ``TOOLEVAL_VEGA_SOURCE=cdn`` in the environment): the scripts then
-come from cdn.jsdelivr.net, pinned to the versions Altair was built for.
+Each chart our functions return carries this drawing itself (:func:`offline`: the chart's class
+becomes the matching ``Offline*`` subclass of Altair's, whose ``_repr_mimebundle_`` draws as
+above; ``to_dict()``, ``save()`` and the rest are Altair's). Nothing process-wide changes:
+Altair's active renderer is left as it is, so a chart the user makes with Altair draws with the
+renderer the user chose (``charts.offline(chart)`` draws one of theirs our way). When the user
+has enabled a renderer other than Altair's ``"default"``, our charts use it too: the user's
+choice wins. A chart derived from ours (``.properties()``, ``.interactive()``, ``.resolve_scale()``)
+stays ours, and so does one composed with ours on the left of ``+``, ``|`` or ``&``; a
+composition led by a chart of the user's is Altair's (:func:`offline` draws it our way).
+The single place to opt into a CDN instead is :func:`set_vega_source` (or
+``TOOLEVAL_VEGA_SOURCE=cdn`` in the environment): the scripts then come from cdn.jsdelivr.net,
+pinned to the versions Altair was built for.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
 import re
 import uuid
+from collections.abc import Callable
 from importlib import resources
-from typing import Any, Literal, get_args
+from typing import Any, Literal, ParamSpec, TypeVar, get_args
+
+import altair as alt
 
 from ..errors import ToolEvalError
 
@@ -39,17 +52,22 @@ __all__ = [
     "bundle_html",
     "chart_html",
     "offline_renderer",
+    "offline",
+    "drawn_offline",
     "enable_offline",
-    "activate",
     "set_vega_source",
     "vega_source",
     "VegaSource",
-    "RENDERER",
     "SOURCE_ENV",
+    "OfflineChart",
+    "OfflineLayerChart",
+    "OfflineHConcatChart",
+    "OfflineVConcatChart",
+    "OfflineConcatChart",
+    "OfflineFacetChart",
+    "OfflineRepeatChart",
 ]
 
-#: The name the renderer is registered under in ``alt.renderers``.
-RENDERER = "tooleval_offline"
 #: The environment variable that may opt into the CDN (``cdn``; default ``inline``).
 SOURCE_ENV = "TOOLEVAL_VEGA_SOURCE"
 #: Where a page gets Vega from: the bundle inline (no network) or cdn.jsdelivr.net.
@@ -91,8 +109,6 @@ def vega_source() -> VegaSource:
 
 
 def _versions() -> tuple[str, str, str]:
-    import altair as alt
-
     return alt.VEGA_VERSION, alt.VEGALITE_VERSION, alt.VEGAEMBED_VERSION
 
 
@@ -207,24 +223,104 @@ class _Bundle:
         return self.text
 
 
-def _register() -> Any:
-    import altair as alt
+class _DrawnOffline:
+    """What makes a chart draw offline: its own ``_repr_mimebundle_`` (Altair's other methods
+    are untouched). Mixed into each ``Offline*`` subclass below."""
 
-    if RENDERER not in alt.renderers.names():
-        alt.renderers.register(RENDERER, offline_renderer)
-    return alt
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        if alt.renderers.active != "default":  # the user chose a renderer: it draws ours too
+            return super()._repr_mimebundle_(include, exclude)  # type: ignore[misc]
+        try:
+            spec = self.to_dict()  # type: ignore[attr-defined]
+        except Exception as exc:  # display never breaks the notebook
+            return {"text/plain": f"<chart not drawn: {type(exc).__name__}: {exc}>"}
+        return offline_renderer(spec)
+
+    # a chart composed from ours (``ours | other``, ``ours & other``, ``ours + other``: the
+    # notebooks and the report put two of ours side by side) draws offline too
+    def __or__(self, other: Any) -> Any:
+        return offline(super().__or__(other))  # type: ignore[misc]
+
+    def __and__(self, other: Any) -> Any:
+        return offline(super().__and__(other))  # type: ignore[misc]
+
+    def __add__(self, other: Any) -> Any:
+        return offline(super().__add__(other))  # type: ignore[misc]
+
+    def __repr__(self) -> str:  # the Altair class it is (alt.LayerChart(...)), as Altair writes it
+        return f"alt.{type(self).__bases__[-1].__name__}(...)"
 
 
-def activate() -> None:
-    """Register the renderer and enable it, unless another renderer than Altair's default was
-    chosen (the user's choice wins). Called when :mod:`tooleval_nb.charts` is imported."""
-    alt = _register()
-    if alt.renderers.active in ("default", RENDERER):
-        alt.renderers.enable(RENDERER)
+class OfflineChart(_DrawnOffline, alt.Chart):
+    """An :class:`altair.Chart` that draws offline (:func:`offline`)."""
+
+
+class OfflineLayerChart(_DrawnOffline, alt.LayerChart):
+    """An :class:`altair.LayerChart` that draws offline (:func:`offline`)."""
+
+
+class OfflineHConcatChart(_DrawnOffline, alt.HConcatChart):
+    """An :class:`altair.HConcatChart` that draws offline (:func:`offline`)."""
+
+
+class OfflineVConcatChart(_DrawnOffline, alt.VConcatChart):
+    """An :class:`altair.VConcatChart` that draws offline (:func:`offline`)."""
+
+
+class OfflineConcatChart(_DrawnOffline, alt.ConcatChart):
+    """An :class:`altair.ConcatChart` that draws offline (:func:`offline`)."""
+
+
+class OfflineFacetChart(_DrawnOffline, alt.FacetChart):
+    """An :class:`altair.FacetChart` that draws offline (:func:`offline`)."""
+
+
+class OfflineRepeatChart(_DrawnOffline, alt.RepeatChart):
+    """An :class:`altair.RepeatChart` that draws offline (:func:`offline`)."""
+
+
+_OFFLINE: dict[type, type] = {
+    alt.Chart: OfflineChart,
+    alt.LayerChart: OfflineLayerChart,
+    alt.HConcatChart: OfflineHConcatChart,
+    alt.VConcatChart: OfflineVConcatChart,
+    alt.ConcatChart: OfflineConcatChart,
+    alt.FacetChart: OfflineFacetChart,
+    alt.RepeatChart: OfflineRepeatChart,
+}
+
+C = TypeVar("C")
+P = ParamSpec("P")
+
+
+def offline(chart: C) -> C:
+    """``chart`` itself, made to draw offline when shown (its class becomes the ``Offline*``
+    subclass of its Altair class; the spec, ``to_dict()`` and every method are unchanged).
+    Altair's global renderer is not touched. A chart of another class is returned as it is.
+
+        from tooleval_nb import charts
+        charts.offline(alt.Chart(df).mark_bar().encode(x="a", y="b"))
+    """
+    target = _OFFLINE.get(type(chart))
+    if target is not None:
+        object.__setattr__(chart, "__class__", target)  # Altair's __setattr__ writes the spec
+    return chart
+
+
+def drawn_offline(make: Callable[P, C]) -> Callable[P, C]:
+    """Decorator of the chart functions of :mod:`tooleval_nb.charts`: the chart they return
+    draws offline (:func:`offline`)."""
+
+    @functools.wraps(make)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> C:
+        return offline(make(*args, **kwargs))
+
+    return wrapper
 
 
 def enable_offline() -> _Bundle:
-    """Enable the renderer (whatever was chosen before) and return the bundle to display once.
+    """The bundle, to display once at the top of a notebook (no renderer is enabled: our charts
+    draw offline by themselves, and Altair's renderer stays the user's).
 
     Charts draw without it (the first one carries the bundle); showing it at the top of a
     notebook keeps the bundle in the saved notebook even when that first chart's cell is
@@ -234,6 +330,4 @@ def enable_offline() -> _Bundle:
         from tooleval_nb import charts
         charts.enable_offline()
     """
-    alt = _register()
-    alt.renderers.enable(RENDERER)
     return _Bundle(bundle_html(), f"Vega charts enabled ({vega_source()} bundle)")

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolEvalError
+from .embed import drawn_offline
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -117,6 +118,7 @@ def prepare(results: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+@drawn_offline
 def empty_chart(message: str, title: str = "") -> alt.TopLevelMixin:
     """A small chart that states why there is nothing to draw (rather than failing)."""
     import altair as alt

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .calls import format_calls
+from .embed import drawn_offline
 from .frame import SCORE_SCALE, empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,6 +72,7 @@ def heatmap_table(results: pd.DataFrame, max_cases: int | None = 60) -> pd.DataF
     return pd.DataFrame(table, columns=HEATMAP_COLUMNS).reset_index(drop=True)
 
 
+@drawn_offline
 def case_heatmap(
     results: pd.DataFrame, max_cases: int | None = 60, title: str | None = None
 ) -> alt.TopLevelMixin:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .embed import drawn_offline
+
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
@@ -11,6 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["failure_modes_chart"]
 
 
+@drawn_offline
 def failure_modes_chart(modes: pd.DataFrame) -> alt.Chart:
     """Count of each failure mode (from the facts)."""
     import altair as alt

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from ..scoring.interval import interval_method, mean_ci
+from .embed import drawn_offline
 from .frame import SCORE_SCALE, empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,6 +92,7 @@ def leaderboard_table(
     ).reset_index(drop=True)
 
 
+@drawn_offline
 def leaderboard_chart(
     results: pd.DataFrame, metric: Metric = "overall", ci: float = 0.95, title: str | None = None
 ) -> alt.TopLevelMixin:

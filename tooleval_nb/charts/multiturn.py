@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .embed import drawn_offline
 from .frame import empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,6 +64,7 @@ def multiturn_table(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+@drawn_offline
 def multiturn_chart(results: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
     """Grouped bars: per model, the mean completion, efficiency, penalties and overall."""
     import altair as alt

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from .embed import drawn_offline
 from .frame import empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,6 +66,7 @@ def model_stats(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=STATS_COLUMNS)
 
 
+@drawn_offline
 def _scatter(stats: pd.DataFrame, x: str, x_title: str, title: str) -> alt.TopLevelMixin:
     import altair as alt
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .embed import drawn_offline
 from .frame import empty_chart, prepare, require_columns
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,6 +62,7 @@ def sensitivity_table(results: pd.DataFrame, baseline: str = "native") -> pd.Dat
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
 
 
+@drawn_offline
 def format_sensitivity(
     results: pd.DataFrame, baseline: str = "native", title: str | None = None
 ) -> alt.TopLevelMixin:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .embed import drawn_offline
+
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
@@ -16,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["forest_chart", "effects_chart"]
 
 
+@drawn_offline
 def forest_chart(trials: pd.DataFrame) -> alt.LayerChart:
     """Paired delta vs the base with CI per trial; eliminated trials in grey."""
     import altair as alt
@@ -57,6 +60,7 @@ def forest_chart(trials: pd.DataFrame) -> alt.LayerChart:
     )
 
 
+@drawn_offline
 def effects_chart(effects: pd.DataFrame) -> alt.FacetChart:
     """One panel per swept parameter: each value's marginal delta with CI."""
     import altair as alt

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .embed import drawn_offline
+
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
@@ -21,6 +23,7 @@ _KIND_COLOURS = {
 }
 
 
+@drawn_offline
 def timeline_chart(timeline: pd.DataFrame) -> alt.LayerChart:
     """Score with CI per entry (judge rows have no score and are left out)."""
     import altair as alt

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .embed import drawn_offline
+
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
@@ -17,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["candidates_chart", "best_so_far_chart", "candidate_heatmap"]
 
 
+@drawn_offline
 def candidates_chart(candidates: pd.DataFrame) -> alt.LayerChart:
     """Dev and holdout delta CIs side by side for every evaluated candidate."""
     import altair as alt
@@ -59,6 +62,7 @@ def candidates_chart(candidates: pd.DataFrame) -> alt.LayerChart:
     )
 
 
+@drawn_offline
 def best_so_far_chart(generations: pd.DataFrame) -> alt.Chart:
     """Best dev LCB against the calls used."""
     import altair as alt
@@ -77,6 +81,7 @@ def best_so_far_chart(generations: pd.DataFrame) -> alt.Chart:
     )
 
 
+@drawn_offline
 def candidate_heatmap(matrix: pd.DataFrame) -> alt.Chart:
     """Candidate × dev case, coloured fixed / broken / same against the base prompt."""
     import altair as alt

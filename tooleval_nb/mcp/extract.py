@@ -22,7 +22,6 @@ from urllib.parse import unquote
 
 from ..models.json_reply import extract_json_object, loads_lenient
 from ..suite import Tool
-from ..suite.tool import _jsonschema
 
 __all__ = [
     "extract_json_object",
@@ -93,9 +92,9 @@ def _root_validator(parameters: dict[str, Any]) -> Any:
 
     Its registry is empty: a remote ``$ref`` is never fetched, it fails to resolve instead.
     """
+    import jsonschema  # the argument values' check (loaded only while drafting cases)
     from referencing import Registry
 
-    jsonschema = _jsonschema()  # the light import the suite's tool checks use
     try:  # the draft the tool was validated with (its $schema, else Draft 7)
         cls = jsonschema.validators.validator_for(parameters, default=jsonschema.Draft7Validator)
         return cls(parameters, registry=Registry())

@@ -1,64 +1,36 @@
-"""The embedded server process: ``python -m llama_cpp.server`` with a few patches.
+"""The embedded server process: ``python -m llama_cpp.server``, run unchanged after a few
+patches of llama-cpp-python, each its own function below.
 
-On CPUs that advertise AMX (``amx_*`` in /proc/cpuinfo), llama.cpp's extra CPU buffer types (AMX and
-repacked weights) crash inside VMs that do not grant AMX tile state (seen as SIGSEGV / SIGILL on the
-first decode). This module turns them off (``use_extra_bufts = False``) before running the server
-unchanged. ``TOOLEVAL_LLAMA_EXTRA_BUFTS=1`` keeps them on, ``=0`` always turns them off.
+Read this module without knowing llama-cpp-python: each patch's docstring says what
+llama-cpp-python does, what we change, and what goes wrong without the change. The four that change how the model
+decodes can each be turned off by an environment variable (:mod:`.embedded_contract` names
+them), so a difference in the model's replies can be traced to one patch or to none. The patches, in the order
+:func:`main` applies them:
 
-Parent-death watchdog: the process that starts the server passes the read end of a pipe
-(``TOOLEVAL_PARENT_FD``) and keeps the write end open. When that process dies in any way (SIGKILL
-included: no atexit, no signal handler runs), the kernel closes the write end, the read here returns
-EOF and the server exits at once. A pipe, unlike ``PR_SET_PDEATHSIG``, follows the parent
-*process*, not the thread that spawned the server, and works on every POSIX system.
+* :func:`_exit_when_parent_dies`: the server ends when the process that started it dies;
+* :func:`_bound_and_count`: a budget of generated tokens per chat request, and counters;
+* :func:`_greedy_first`: at temperature 0, the argmax first, the grammar on that token only;
+* :func:`_plain_templates`: prompts rendered without HTML escaping;
+* :func:`_shortcuts`: two completions of the tool-call handler that need no decoding;
+* :func:`_one_compute_thread`: every model call on one thread;
+* :func:`_serve_stats`: ``GET /tooleval/stats``, what the model did;
+* :func:`configure_buffer_types`: llama.cpp's extra CPU buffer types off where they crash.
 
-A token bound per request: llama-cpp-python's ``chatml-function-calling`` handler generates a
-call's arguments, and a plain message, with ``max_tokens=None`` (until the context is full), and
-loops for as long as the model names another function. A weak model's runaway argument string
-then takes half a minute. Here every chat request gets a budget of generated tokens (its own
-``max_tokens``, else ``TOOLEVAL_LLAMA_MAX_TOKENS``, default 512) that the handler's inner
-completions share: a runaway call is cut (its arguments are then invalid JSON, scored as such),
-and a call loop ends when the budget is spent.
-
-Greedy-first grammar sampling: at temperature 0 a grammar-constrained token is the argmax of the
-(penalised) logits among the tokens the grammar allows. llama-cpp-python runs the grammar over the
-whole 49k-token vocabulary for every token (a third of the server's time); here, as llama.cpp's
-own ``common_sampler`` does, the argmax is taken first and the grammar checks that one token; only
-when it rejects it does the grammar filter the vocabulary. The chosen token is the same either way
-(the grammar only sets rejected tokens to -inf, and the first argmax kept is kept first).
-``TOOLEVAL_LLAMA_GREEDY_FIRST=0`` turns this off.
-
-Two completions of the ``chatml-function-calling`` handler (``tool_choice="auto"``) that need not
-decode token by token (:func:`_shortcuts`; ``TOOLEVAL_LLAMA_SHORTCUTS=0`` turns both off):
-
-- *The choice.* The handler first generates ``functions.<name>:`` or ``message:`` under a grammar
-  that allows nothing else, one token at a time. Once the text generated so far is the start of
-  one alternative only, the rest is forced: generation stops there and the completion answers
-  that alternative (cut at its ``:``, as the handler's stop string cuts it). The handler then
-  sends the same prompt text it would have sent, and llama.cpp evaluates the forced tokens in
-  one batch with the next prompt, at a third of a decode step's cost each.
-- *The follow-up that is thrown away.* After a call's arguments the handler asks the model
-  whether another call follows (``functions.<name>:`` or ``<|im_end|>``). The completion stops
-  only at ``<|im_end|>``, so the answer keeps its ``:`` and names no tool
-  (``"get_time:"``): the handler ends the loop either way, and its reply never holds more than
-  one call. That completion (a prompt eval and about seven decode steps per call) is answered
-  empty here when its result provably cannot name a tool: the token budget left is longer than
-  every alternative, no stop string can cut one short of its ``:``, and no tool's name ends in
-  ``:``. It is done only when the handler's source still reads the answer that way. The reply
-  is the same but for the legacy ``function_call`` field, whose name the handler takes from
-  that unread answer (``"get_time:"``, or empty); it is now empty, and we never read it.
-
-One compute thread (:func:`_one_compute_thread`; ``TOOLEVAL_LLAMA_ONE_THREAD=0`` turns it off):
-every model call of the server runs on one thread of its own, not on whichever worker of anyio's
-pool is free. Each thread that calls llama.cpp gets its own OpenMP team, and with more teams than
-CPUs libgomp's threads sleep between decode steps instead of spinning: decoding was about 2.5
-times slower (the bundled suites: 247 s of wall time, 144 s with one thread; replies identical).
+The one handler these patches mostly concern is llama-cpp-python's ``chatml-function-calling``
+(``llama_cpp.llama_chat_format.chatml_function_calling``): the chat format the embedded model
+serves tools with. For ``tool_choice="auto"`` it makes several inner completions per request:
+first *the choice* (``functions.<name>:`` or ``message:``, under a grammar allowing only those),
+then a call's arguments (JSON, under the tool's grammar), then *the follow-up* (another call,
+``functions.<name>:``, or the end, ``<|im_end|>``), looping for as long as the model names
+another function.
 
 Counters: ``GET /tooleval/stats`` answers the tokens the model actually evaluated (prompt tokens
 after the KV-cache prefix reuse, in how many batches, and generated tokens), the seconds spent in
-``Llama.eval`` (decode), in sampling and in the whole chat handler, the greedy-first checks, their
-rejections and how many of those needed the grammar over the whole vocabulary, and the inner completions' lengths by finish reason (``"stop<=16"``: stopped by
-themselves after 9 to 16 tokens; ``"length<=256"``: cut by the bound), so a benchmark can tell
-the model's own work from ours.
+``Llama.eval`` (decode), in sampling and in the whole chat handler, the greedy-first checks,
+their rejections and how many of those needed the grammar over the whole vocabulary, and the
+inner completions' lengths by finish reason (``"stop<=16"``: stopped by themselves after 9 to 16
+tokens; ``"length<=256"``: cut by the bound), so a benchmark can tell the model's own work from
+ours.
 """
 
 from __future__ import annotations
@@ -74,25 +46,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: the environment variable naming the read end of the parent's pipe
-PARENT_FD_ENV = "TOOLEVAL_PARENT_FD"
-#: the environment variable bounding the tokens one chat request may generate
-MAX_TOKENS_ENV = "TOOLEVAL_LLAMA_MAX_TOKENS"
-DEFAULT_MAX_TOKENS = 512
-#: the environment variable that turns greedy-first grammar sampling off (``0``)
-GREEDY_FIRST_ENV = "TOOLEVAL_LLAMA_GREEDY_FIRST"
-#: the environment variable naming a file where every prompt eval is traced (a JSON line each:
-#: the cached prefix's length, the new tokens and their text), to see what a run re-evaluates
-TRACE_ENV = "TOOLEVAL_LLAMA_TRACE"
-#: the environment variable that keeps llama-cpp-python's HTML escaping of prompts (``1``)
-HTML_ESCAPE_ENV = "TOOLEVAL_LLAMA_HTML_ESCAPE"
-#: the environment variable that turns the handler shortcuts off (``0``; see :func:`_shortcuts`)
-SHORTCUTS_ENV = "TOOLEVAL_LLAMA_SHORTCUTS"
-#: the environment variable that lets the server run the model on any worker thread (``0``; see
-#: :func:`_one_compute_thread`)
-ONE_THREAD_ENV = "TOOLEVAL_LLAMA_ONE_THREAD"
-#: the path of the counters
-STATS_PATH = "/tooleval/stats"
+from .embedded_contract import (
+    DEFAULT_MAX_TOKENS,
+    GREEDY_FIRST_ENV,
+    HTML_ESCAPE_ENV,
+    MAX_TOKENS_ENV,
+    ONE_THREAD_ENV,
+    PARENT_FD_ENV,
+    SHORTCUTS_ENV,
+    STATS_PATH,
+    TRACE_ENV,
+)
 
 #: what the model did since the server started (read by ``GET /tooleval/stats``)
 STATS: dict[str, Any] = {
@@ -126,6 +90,8 @@ def _cpu_has_amx() -> bool:
 
 
 def _disable_extra_buffer_types() -> None:
+    """The patch behind :func:`configure_buffer_types`: every model loaded in this process gets
+    ``use_extra_bufts = False`` in llama.cpp's default model parameters."""
     import llama_cpp.llama_cpp as lib
 
     original = lib.llama_model_default_params
@@ -140,10 +106,18 @@ def _disable_extra_buffer_types() -> None:
 
 
 def configure_buffer_types() -> bool:
-    """Turn llama.cpp's extra CPU buffer types off where they would crash (a CPU that advertises
-    AMX), or as ``TOOLEVAL_LLAMA_EXTRA_BUFTS`` says; call before a model is loaded. Anything that
-    loads the model in its own process (the server, ``benchmarks/bench_embedded.py``) calls it.
-    Returns whether they were turned off."""
+    """Turn llama.cpp's extra CPU buffer types off where they would crash; call before a model
+    is loaded. Anything that loads the model in its own process (the server,
+    ``benchmarks/bench_embedded.py``) calls it. Returns whether they were turned off.
+
+        What llama-cpp-python does: loads a model with llama.cpp's default parameters, which use
+        the extra CPU buffer types (AMX tiles and repacked weights) on a CPU that advertises AMX
+        (``amx_*`` in /proc/cpuinfo).
+        What we change: on such a CPU they are turned off (``use_extra_bufts = False``).
+        ``TOOLEVAL_LLAMA_EXTRA_BUFTS=1`` keeps them on, ``=0`` always turns them off.
+        Otherwise: inside a VM that advertises AMX but does not grant its tile state, the first
+        decode crashes the server (SIGSEGV or SIGILL).
+    """
     choice = os.environ.get("TOOLEVAL_LLAMA_EXTRA_BUFTS", "")
     if choice == "0" or (choice != "1" and _cpu_has_amx()):
         _disable_extra_buffer_types()
@@ -152,7 +126,17 @@ def configure_buffer_types() -> bool:
 
 
 def _exit_when_parent_dies() -> None:
-    """Start a daemon thread that ends the process when the parent's pipe reaches EOF."""
+    """End this process when the process that started it dies (a daemon thread watching a pipe).
+
+    What llama-cpp-python does: its server runs until it is stopped; it knows nothing of the
+    process that started it.
+    What we change: the parent passes the read end of a pipe (``TOOLEVAL_PARENT_FD``) and keeps
+    the write end open. When the parent dies in any way (SIGKILL included: no atexit, no signal
+    handler runs), the kernel closes the write end, the read here returns EOF and the server
+    exits at once. A pipe, unlike ``PR_SET_PDEATHSIG``, follows the parent *process*, not the
+    thread that spawned the server, and works on every POSIX system.
+    Otherwise: a killed kernel leaves an orphan server holding the model's memory and its port.
+    """
     value = os.environ.pop(PARENT_FD_ENV, "")
     if not value.isdigit():
         return
@@ -291,7 +275,18 @@ class GreedyFirstSampler:
 
 
 def _greedy_first() -> None:
-    """Patch ``Llama._init_sampler``: greedy-first sampling for grammars at temperature 0."""
+    """Greedy-first sampling for grammars at temperature 0 (patches ``Llama._init_sampler``).
+
+    What llama-cpp-python does: under a grammar, it runs the grammar over the whole vocabulary
+    (49k tokens for the embedded model) for every generated token, then takes the best token
+    allowed: a third of the server's time.
+    What we change: as llama.cpp's own ``common_sampler`` does, the (penalised) argmax is taken
+    first and the grammar checks that one token; only when it rejects it does the grammar filter
+    the vocabulary (:class:`GreedyFirstSampler`). The token chosen is the same either way: the
+    grammar only sets rejected tokens to -inf, and the first argmax kept is kept first.
+    ``TOOLEVAL_LLAMA_GREEDY_FIRST=0`` turns this off.
+    Otherwise: nothing breaks; tool calls decode about a third slower.
+    """
     from llama_cpp import Llama
 
     original = Llama._init_sampler
@@ -319,7 +314,21 @@ def _greedy_first() -> None:
 
 
 def _bound_and_count() -> None:
-    """Patch ``Llama`` in this process: the per-request token budget and the counters."""
+    """A budget of generated tokens per chat request, and the counters (patches ``Llama``'s
+    ``create_chat_completion``, ``create_completion``, ``generate``, ``eval`` and ``sample``).
+
+    What llama-cpp-python does: the ``chatml-function-calling`` handler generates a call's
+    arguments, and a plain message, with ``max_tokens=None`` (until the context is full), and
+    loops for as long as the model names another function.
+    What we change: every chat request gets a budget of generated tokens (its own
+    ``max_tokens``, else ``TOOLEVAL_LLAMA_MAX_TOKENS``, default 512) that the handler's inner
+    completions share: a runaway call is cut (its arguments are then invalid JSON, scored as
+    such), and a call loop ends when the budget is spent. The same wrappers count what the
+    model evaluates and generates (the module docstring lists the counters), and, with
+    ``TOOLEVAL_LLAMA_TRACE`` naming a file, trace every prompt eval there (a JSON line each).
+    Otherwise: a weak model's runaway argument string takes half a minute, and a benchmark
+    cannot tell the model's work from ours.
+    """
     from llama_cpp import Llama
 
     trace_path = os.environ.get(TRACE_ENV)
@@ -430,16 +439,19 @@ def _bound_and_count() -> None:
 
 
 def _plain_templates() -> None:
-    """Render the chat handlers' prompts without HTML escaping.
+    """Render the chat handlers' prompts without HTML escaping (patches the handler's Jinja
+    environment class).
 
-    llama-cpp-python's ``chatml-function-calling`` handler builds its Jinja environment with
-    ``select_autoescape(["html", "xml"])``, which escapes templates given as strings: every
-    ``"`` of a message reaches the model as ``&#34;`` (``'`` as ``&#39;``, ``<`` as ``&lt;``).
-    The model then sees its own earlier calls as ``{&#34;city&#34;: ...}``, copies the entities
-    into new arguments, pays three or four tokens for each quote, and the history no longer
-    matches the tokens it generated, so llama.cpp re-evaluates every turn after the first
-    quote. The other handlers render unescaped; here this one does too.
-    ``TOOLEVAL_LLAMA_HTML_ESCAPE=1`` keeps llama-cpp-python's escaping.
+    What llama-cpp-python does: the ``chatml-function-calling`` handler builds its Jinja
+    environment with ``select_autoescape(["html", "xml"])``, which escapes templates given as
+    strings: every ``"`` of a message reaches the model as ``&#34;`` (``'`` as ``&#39;``, ``<``
+    as ``&lt;``). The other handlers render unescaped.
+    What we change: this one renders unescaped too. ``TOOLEVAL_LLAMA_HTML_ESCAPE=1`` keeps
+    llama-cpp-python's escaping.
+    Otherwise: the model sees its own earlier calls as ``{&#34;city&#34;: ...}``, copies the
+    entities into new arguments, pays three or four tokens for each quote, and the history no
+    longer matches the tokens it generated, so llama.cpp re-evaluates every turn after the
+    first quote.
     """
     import llama_cpp.llama_chat_format as chat_format
 
@@ -500,8 +512,32 @@ def _handler_discards_follow_up() -> bool:
 
 
 def _shortcuts() -> None:
-    """Patch ``Llama``: the handler's choice stops once it is forced, and its thrown-away
-    follow-up is answered without the model (see the module docstring)."""
+    """Two completions of the ``chatml-function-calling`` handler (``tool_choice="auto"``) that
+    need not decode token by token (patches ``Llama.create_completion`` and ``Llama.generate``).
+    ``TOOLEVAL_LLAMA_SHORTCUTS=0`` turns both off.
+
+    *The choice.* What llama-cpp-python does: it first generates ``functions.<name>:`` or
+    ``message:`` under a grammar that allows nothing else, one token at a time. What we change:
+    once the text generated so far is the start of one alternative only, the rest is forced:
+    generation stops there and the completion answers that alternative (cut at its ``:``, as
+    the handler's stop string cuts it). The handler then sends the same prompt text it would
+    have sent, and llama.cpp evaluates the forced tokens in one batch with the next prompt, at a
+    third of a decode step's cost each. Otherwise: each forced token costs a full decode step;
+    the reply is the same.
+
+    *The follow-up that is thrown away.* What llama-cpp-python does: after a call's arguments
+    the handler asks the model whether another call follows (``functions.<name>:`` or
+    ``<|im_end|>``). The completion stops only at ``<|im_end|>``, so the answer keeps its ``:``
+    and names no tool (``"get_time:"``): the handler ends the loop either way, and its reply
+    never holds more than one call. What we change: that completion (a prompt eval and about
+    seven decode steps per call) is answered empty when its result provably cannot name a tool:
+    the token budget left is longer than every alternative, no stop string can cut one short of
+    its ``:``, and no tool's name ends in ``:``; and only when the handler's source still reads
+    the answer that way (:func:`_handler_discards_follow_up`). The reply is the same but for the
+    legacy ``function_call`` field, whose name the handler takes from that unread answer
+    (``"get_time:"``, or empty); it is now empty, and we never read it. Otherwise: every call
+    pays for a completion whose answer is discarded.
+    """
     from llama_cpp import Llama, StoppingCriteriaList
 
     discards = _handler_discards_follow_up()
@@ -578,16 +614,20 @@ def _shortcuts() -> None:
 
 
 def _one_compute_thread() -> None:
-    """Run every model call of the server on one thread of its own.
+    """Run every model call of the server on one thread of its own (patches the server app's
+    ``run_in_threadpool`` and ``iterate_in_threadpool``).
 
-    llama-cpp-python's server hands each request to a worker thread of anyio's pool, a different
-    one from request to request. llama.cpp (built with OpenMP) starts a team of compute threads
-    for each thread that calls it, and once the process has more of them than CPUs, libgomp's
-    idle threads stop spinning between parallel regions and sleep: every decode step then waits
-    for its team to be woken. Measured here (2 cores, n_threads=2): 65-71 generated tokens/s on
-    the thread that always calls, 24-28 on any other. The server's model lock already serves one
-    request at a time, so one thread costs no concurrency.
+    What llama-cpp-python does: its server hands each request to a worker thread of anyio's
+    pool, a different one from request to request. llama.cpp (built with OpenMP) starts a team
+    of compute threads for each thread that calls it, and once the process has more of them
+    than CPUs, libgomp's idle threads stop spinning between parallel regions and sleep: every
+    decode step then waits for its team to be woken.
+    What we change: one executor thread makes every call. The server's model lock already
+    serves one request at a time, so one thread costs no concurrency.
     ``TOOLEVAL_LLAMA_ONE_THREAD=0`` turns this off.
+    Otherwise: decoding is about 2.5 times slower (2 cores, n_threads=2: 65-71 generated
+    tokens/s on the thread that always calls, 24-28 on any other; the bundled suites took 247 s
+    of wall time, 144 s with one thread; replies identical).
     """
     import asyncio
     import contextvars
@@ -618,7 +658,13 @@ def _one_compute_thread() -> None:
 
 
 def _serve_stats() -> None:
-    """Add ``GET /tooleval/stats`` to the server's app."""
+    """Add ``GET /tooleval/stats`` to the server's app (patches ``create_app``).
+
+    What llama-cpp-python does: its server reports no timings or token counts of its own.
+    What we change: one more route, answering :data:`STATS` (see the module docstring).
+    Otherwise: :meth:`~tooleval_nb.models.EmbeddedServer.stats` and the benchmarks have
+    nothing to read; the model's replies are the same.
+    """
     import llama_cpp.server.app as server_app
 
     original = server_app.create_app
@@ -632,6 +678,8 @@ def _serve_stats() -> None:
 
 
 def main() -> None:
+    """Apply the patches (the table of the module docstring), then run llama-cpp-python's
+    server module unchanged, with this process's arguments."""
     _exit_when_parent_dies()
     _bound_and_count()
     if os.environ.get(GREEDY_FIRST_ENV, "") != "0":

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from ..errors import EmbeddedModelError
 from ..extras import install_command, require_extra
-from ._llama_main import DEFAULT_MAX_TOKENS, MAX_TOKENS_ENV, PARENT_FD_ENV, STATS_PATH
+from .embedded_contract import DEFAULT_MAX_TOKENS, MAX_TOKENS_ENV, PARENT_FD_ENV, STATS_PATH
 
 __all__ = ["ChatFormat", "EmbeddedServer", "embedded_server", "find_gguf", "stop_all"]
 

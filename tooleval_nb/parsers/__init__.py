@@ -30,49 +30,41 @@ Streaming: ``get_parser(format)`` gives a fresh parser; ``feed(delta)`` returns 
 :class:`DeltaMessage` (or None) and ``finish()`` flushes the rest; a
 :class:`StreamingToolReconstructor` rebuilds the calls and checks the protocol. The conformance
 kit (``load_corpus``, ``check_parser``) runs any parser over the standard corpus.
+
+The names load on first use (:mod:`tooleval_nb._lazy`: each is written once, in the
+``TYPE_CHECKING`` block below), and a format's module loads when the format is first asked for
+(:mod:`.registry`): the models' raw-text wire imports the few names it needs without loading
+the thirty formats or the conformance kit.
 """
 
 from __future__ import annotations
 
-from .conformance import (
-    ExpectedParsedCall,
-    ParserCase,
-    ParserCorpus,
-    check_parser,
-    load_corpus,
-)
-from .prompting import example_exchange, render_tool_calls, render_tools_prompt, with_tools_prompt
-from .protocol import (
-    DeltaFunctionCall,
-    DeltaMessage,
-    DeltaToolCall,
-    ExtractedToolCallInformation,
-    ToolParser,
-)
-from .reconstruct import StreamingToolReconstructor
-from .registry import PARSER_FORMATS, ParserFormat, get_parser, parse_tool_calls
-from .repair import repair_tool_call, repair_tool_calls
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "parse_tool_calls",
-    "get_parser",
-    "PARSER_FORMATS",
-    "ParserFormat",
-    "ToolParser",
-    "ExtractedToolCallInformation",
-    "DeltaMessage",
-    "DeltaToolCall",
-    "DeltaFunctionCall",
-    "StreamingToolReconstructor",
-    "repair_tool_call",
-    "repair_tool_calls",
-    "check_parser",
-    "load_corpus",
-    "ParserCase",
-    "ParserCorpus",
-    "ExpectedParsedCall",
-    "render_tools_prompt",
-    "render_tool_calls",
-    "example_exchange",
-    "with_tools_prompt",
-]
+from .._lazy import attach
+
+if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach reads it
+    from .conformance import ExpectedParsedCall as ExpectedParsedCall
+    from .conformance import ParserCase as ParserCase
+    from .conformance import ParserCorpus as ParserCorpus
+    from .conformance import check_parser as check_parser
+    from .conformance import load_corpus as load_corpus
+    from .prompting import example_exchange as example_exchange
+    from .prompting import render_tool_calls as render_tool_calls
+    from .prompting import render_tools_prompt as render_tools_prompt
+    from .prompting import with_tools_prompt as with_tools_prompt
+    from .protocol import DeltaFunctionCall as DeltaFunctionCall
+    from .protocol import DeltaMessage as DeltaMessage
+    from .protocol import DeltaToolCall as DeltaToolCall
+    from .protocol import ExtractedToolCallInformation as ExtractedToolCallInformation
+    from .protocol import ToolParser as ToolParser
+    from .reconstruct import StreamingToolReconstructor as StreamingToolReconstructor
+    from .registry import PARSER_FORMATS as PARSER_FORMATS
+    from .registry import ParserFormat as ParserFormat
+    from .registry import get_parser as get_parser
+    from .registry import parse_tool_calls as parse_tool_calls
+    from .repair import repair_tool_call as repair_tool_call
+    from .repair import repair_tool_calls as repair_tool_calls
+
+if not TYPE_CHECKING:  # hidden from type checkers: they read the block above as plain imports
+    __getattr__, __dir__, __all__ = attach(__name__)

@@ -8,35 +8,14 @@ from __future__ import annotations
 
 import difflib
 import functools
+import pkgutil
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from ..errors import ParserError
-from .generic_json import GenericJsonParser
-from .hermes import HermesParser
-from .jsontags import (
-    Ernie45Parser,
-    GigaChat3Parser,
-    Granite4Parser,
-    Granite20bFCParser,
-    GraniteParser,
-    HunyuanA13BParser,
-    InternLMParser,
-    JambaParser,
-    LongcatParser,
-    MinimaxParser,
-    Phi4MiniJsonParser,
-    XLAMParser,
-)
-from .llama3_json import Llama3JsonParser
-from .mistral import MistralParser
-from .openai import HarmonyParser
-from .protocol import COMPAT_MODES, Compat, ExtractedToolCallInformation, ToolParser
-from .pythonic import Lfm2Parser, Llama4PythonicParser, Olmo3Parser, PythonicParser
-from .tokencalls import DeepSeekV3Parser, DeepSeekV31Parser, KimiK2Parser, Step3Parser
 from .vllm import check_format as check_vllm_format
 from .vllm import parse as parse_vllm
-from .xmltags import Glm45Parser, MinimaxM2Parser, Qwen3CoderParser, SeedOssParser, Step3p5Parser
+from .protocol import COMPAT_MODES, Compat, ExtractedToolCallInformation, ToolParser
 
 __all__ = [
     "ParserFormat",
@@ -84,45 +63,40 @@ ParserFormat = Literal[
     "lfm2",
 ]
 
-#: format name -> parser class
-PARSERS: dict[str, type[ToolParser]] = {
-    cls.format: cls
-    for cls in (
-        HermesParser,
-        PythonicParser,
-        MistralParser,
-        Llama3JsonParser,
-        HarmonyParser,
-        GenericJsonParser,
-        # XML-ish arguments
-        Qwen3CoderParser,
-        Glm45Parser,
-        SeedOssParser,
-        Step3p5Parser,
-        MinimaxM2Parser,
-        # special-token sections
-        DeepSeekV3Parser,
-        DeepSeekV31Parser,
-        KimiK2Parser,
-        Step3Parser,
-        # JSON in tags or after a marker
-        GraniteParser,
-        Granite4Parser,
-        Granite20bFCParser,
-        XLAMParser,
-        Phi4MiniJsonParser,
-        InternLMParser,
-        HunyuanA13BParser,
-        MinimaxParser,
-        JambaParser,
-        LongcatParser,
-        Ernie45Parser,
-        GigaChat3Parser,
-        # Python syntax
-        Llama4PythonicParser,
-        Olmo3Parser,
-        Lfm2Parser,
-    )
+#: format name -> ``"module:Class"`` of its parser in this package, imported when the format is
+#: first asked for (:func:`parser_class`): importing the registry loads none of the thirty
+#: format modules, so a run in native mode, or in one raw-text format, loads only what it uses
+PARSERS: dict[str, str] = {
+    "hermes": "hermes:HermesParser",
+    "pythonic": "pythonic:PythonicParser",
+    "mistral": "mistral:MistralParser",
+    "llama3_json": "llama3_json:Llama3JsonParser",
+    "openai": "openai:HarmonyParser",
+    "json": "generic_json:GenericJsonParser",
+    "qwen3_coder": "xmltags:Qwen3CoderParser",
+    "glm45": "xmltags:Glm45Parser",
+    "seed_oss": "xmltags:SeedOssParser",
+    "step3p5": "xmltags:Step3p5Parser",
+    "minimax_m2": "xmltags:MinimaxM2Parser",
+    "deepseek_v3": "tokencalls:DeepSeekV3Parser",
+    "deepseek_v31": "tokencalls:DeepSeekV31Parser",
+    "kimi_k2": "tokencalls:KimiK2Parser",
+    "step3": "tokencalls:Step3Parser",
+    "granite": "jsontags:GraniteParser",
+    "granite4": "jsontags:Granite4Parser",
+    "granite-20b-fc": "jsontags:Granite20bFCParser",
+    "xlam": "jsontags:XLAMParser",
+    "phi4_mini_json": "jsontags:Phi4MiniJsonParser",
+    "internlm": "jsontags:InternLMParser",
+    "hunyuan_a13b": "jsontags:HunyuanA13BParser",
+    "minimax": "jsontags:MinimaxParser",
+    "jamba": "jsontags:JambaParser",
+    "longcat": "jsontags:LongcatParser",
+    "ernie45": "jsontags:Ernie45Parser",
+    "gigachat3": "jsontags:GigaChat3Parser",
+    "llama4_pythonic": "pythonic:Llama4PythonicParser",
+    "olmo3": "pythonic:Olmo3Parser",
+    "lfm2": "pythonic:Lfm2Parser",
 }
 
 #: The format names accepted by ``get_parser`` and ``parse_tool_calls``.
@@ -163,14 +137,24 @@ def parser_class(format: str) -> type[ToolParser]:
         )
     key = format.strip().lower()
     key = ALIASES.get(key, key)
-    cls = PARSERS.get(key)
-    if cls is None:
+    where = PARSERS.get(key)
+    if where is None:
         nearest = _nearest(key)
         raise ParserError(
             f"unknown parser format {format!r}; did you mean {nearest[0]!r}? "
             f"Known formats, nearest first: {', '.join(nearest)} (formats are "
             "never guessed from a model name)"
         )
+    return _load(key, where)
+
+
+@functools.cache
+def _load(key: str, where: str) -> type[ToolParser]:
+    """The class named by ``where`` (``"module:Class"`` of this package), checked to be the
+    parser of the format ``key``."""
+    cls: type[ToolParser] = pkgutil.resolve_name(f"{__package__}.{where}")
+    if cls.format != key:  # the table and the class disagree: a bug of ours, said at once
+        raise ParserError(f"parser table: {where} parses {cls.format!r}, not {key!r}")
     return cls
 
 

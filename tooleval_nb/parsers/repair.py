@@ -25,7 +25,7 @@ from typing import Any
 
 from ..toolcall import FunctionCall, ToolCall
 from ._calls import call_from_object, load_json, load_literal
-from .pythonic import PythonicParser
+from .registry import parser_class
 
 __all__ = ["repair_tool_call", "repair_tool_calls"]
 
@@ -77,7 +77,7 @@ def _from_name(name: str) -> tuple[str, str] | None:
                 return found
     if _PY_CALL.fullmatch(text):
         source = text if text.startswith("[") else f"[{text}]"
-        parsed = PythonicParser.parse(source)
+        parsed = parser_class("pythonic").parse(source)
         if len(parsed.tool_calls) == 1:
             call = parsed.tool_calls[0]
             return call.function.name, call.function.arguments

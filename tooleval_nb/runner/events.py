@@ -20,7 +20,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-__all__ = ["EventType", "EVENT_TYPES", "Event", "EventBus", "Callback", "as_callbacks", "BUS"]
+__all__ = [
+    "EventType",
+    "EVENT_TYPES",
+    "Event",
+    "EventBus",
+    "Callback",
+    "as_callbacks",
+    "BUS",
+    "subscribe",
+]
 
 log = logging.getLogger("tooleval_nb.runner")
 
@@ -161,3 +170,9 @@ def as_callbacks(
 
 #: The process-wide bus: subscribe here to hear every job's events.
 BUS = EventBus()
+
+
+def subscribe(callback, types=None):  # type: ignore[no-untyped-def]
+    """Hear every job's events in this process: ``callback(event)``; returns an unsubscribe
+    function. ``types`` limits it to some event names (:data:`EVENT_TYPES`)."""
+    return BUS.subscribe(callback, types)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .meta import meta_problem
 
 __all__ = ["FunctionDef", "Tool", "schema_problem", "strip_extensions"]
 
@@ -38,9 +39,10 @@ class FunctionDef(BaseModel):
 def schema_problem(schema: Any) -> str | None:
     """Why ``schema`` is not a usable JSON Schema for tool parameters, or None when it is.
 
-    The schema is checked against its declared ``$schema`` draft, else Draft 7 (the draft OpenAI
-    function schemas and most MCP servers follow; its meta-schema checks about four times as fast
-    as 2020-12's). Verdicts are cached by the schema's JSON text: suites repeat tools a lot.
+    The schema is checked against the meta-schema of its declared ``$schema`` draft (4, 6, 7,
+    2019-09 or 2020-12), else Draft 7 (the draft OpenAI function schemas and most MCP servers
+    follow), by one validator, fastjsonschema (:mod:`.meta`). Verdicts are cached by the
+    schema's JSON text: suites repeat tools a lot.
     """
     if not isinstance(schema, dict):
         return f"parameters must be a JSON Schema object, got {type(schema).__name__}"
@@ -59,77 +61,19 @@ def schema_problem(schema: Any) -> str | None:
 
 _SCHEMA_VERDICTS: dict[str, str | None] = {}
 _SCHEMA_CACHE_SIZE = 20_000
-_META_VALIDATORS: dict[type, Any] = {}
-#: after this many meta-checks in a process, the Draft 7 meta-schema is compiled to Python by
-#: fastjsonschema (about 40 ms, once): it checks a schema about ten times as fast as jsonschema
-#: (36 against 390 µs on BFCL's tools), which counts for suites of thousands of tools
-_COMPILE_AFTER = 64
-_checks = 0
-_COMPILED: dict[type, Any] = {}
-
-
-def _jsonschema() -> Any:
-    """Import jsonschema without its optional ``rfc3987_syntax`` format checker.
-
-    That optional module compiles about 40 grammars when imported (1.5-2 s, ~90% of importing
-    jsonschema); meta-schema checks never use it. When nobody has imported it yet, it is hidden
-    while jsonschema loads, so only the "iri"/"iri-reference" *format* checks are missing in this
-    process (jsonschema skips them when the module is absent).
-    """
-    if "jsonschema" in sys.modules:
-        return sys.modules["jsonschema"]
-    hide = "rfc3987_syntax" not in sys.modules
-    if hide:
-        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # makes import fail
-    try:
-        import jsonschema
-    finally:
-        if hide:
-            del sys.modules["rfc3987_syntax"]
-    return jsonschema
-
-
-def _compiled_accepts(cls: Any, schema: dict[str, Any]) -> bool:
-    """True when the compiled Draft 7 meta-schema accepts ``schema``; False when it rejects
-    it, when it is not compiled yet, or for another draft. Only an acceptance is trusted: a
-    rejection goes to jsonschema, whose verdict and message stand (the compiled check also
-    checks ``format``, which jsonschema's meta-check does not)."""
-    global _checks
-    _checks += 1
-    check = _COMPILED.get(cls)
-    if check is None:
-        jsonschema = _jsonschema()
-        if cls is not jsonschema.Draft7Validator or _checks <= _COMPILE_AFTER:
-            return False
-        import fastjsonschema
-
-        # use_default=False: by default it writes the meta-schema's defaults into the schema
-        check = _COMPILED[cls] = fastjsonschema.compile(cls.META_SCHEMA, use_default=False)
-    try:
-        check(schema)
-    except Exception:  # noqa: BLE001  # any rejection (or a crash) is jsonschema's to judge
-        return False
-    return True
 
 
 def _schema_problem(schema: dict[str, Any]) -> str | None:
-    jsonschema = _jsonschema()
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
-    error = None
-    if not _compiled_accepts(cls, schema):
-        meta = _META_VALIDATORS.get(cls)
-        if meta is None:
-            meta = _META_VALIDATORS[cls] = cls(cls.META_SCHEMA)
-        error = jsonschema.exceptions.best_match(meta.iter_errors(schema))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-        if error.absolute_path and error.absolute_path[-1] == "type":
+    problem = meta_problem(schema)
+    if problem is not None:
+        where, value, text = problem
+        if where.endswith("/type") or where == "type":
             return (
-                f"parameters are not valid JSON Schema at {where}: {error.instance!r} is not "
+                f"parameters are not valid JSON Schema at {where}: {value!r} is not "
                 "a JSON Schema type; use string, number, integer, boolean, array, object "
                 "or null"
             )
-        return f"parameters are not valid JSON Schema at {where}: {error.message}"
+        return f"parameters are not valid JSON Schema at {where}: {text}"
     kind = schema.get("type", "object")
     if kind != "object" and not (isinstance(kind, list) and "object" in kind):
         return f"parameters must describe an object (type 'object'), got type {kind!r}"

@@ -1,0 +1,40 @@
+"""What the embedded model's parent (:mod:`.embedded`) and its server process
+(:mod:`._llama_main`) agree on: the environment variables the launcher reads and the path of its
+counters. A module of its own so that the parent (imported with :mod:`tooleval_nb.models`, hence
+with the runner) never loads the launcher and its llama-cpp-python patches.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PARENT_FD_ENV",
+    "MAX_TOKENS_ENV",
+    "DEFAULT_MAX_TOKENS",
+    "GREEDY_FIRST_ENV",
+    "TRACE_ENV",
+    "HTML_ESCAPE_ENV",
+    "SHORTCUTS_ENV",
+    "ONE_THREAD_ENV",
+    "STATS_PATH",
+]
+
+#: the environment variable naming the read end of the parent's pipe
+PARENT_FD_ENV = "TOOLEVAL_PARENT_FD"
+#: the environment variable bounding the tokens one chat request may generate
+MAX_TOKENS_ENV = "TOOLEVAL_LLAMA_MAX_TOKENS"
+DEFAULT_MAX_TOKENS = 512
+#: the environment variable that turns greedy-first grammar sampling off (``0``)
+GREEDY_FIRST_ENV = "TOOLEVAL_LLAMA_GREEDY_FIRST"
+#: the environment variable naming a file where every prompt eval is traced (a JSON line each:
+#: the cached prefix's length, the new tokens and their text), to see what a run re-evaluates
+TRACE_ENV = "TOOLEVAL_LLAMA_TRACE"
+#: the environment variable that keeps llama-cpp-python's HTML escaping of prompts (``1``)
+HTML_ESCAPE_ENV = "TOOLEVAL_LLAMA_HTML_ESCAPE"
+#: the environment variable that turns the handler shortcuts off (``0``; see
+#: :func:`._llama_main._shortcuts`)
+SHORTCUTS_ENV = "TOOLEVAL_LLAMA_SHORTCUTS"
+#: the environment variable that lets the server run the model on any worker thread (``0``; see
+#: :func:`._llama_main._one_compute_thread`)
+ONE_THREAD_ENV = "TOOLEVAL_LLAMA_ONE_THREAD"
+#: the path of the counters
+STATS_PATH = "/tooleval/stats"
