@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from ..errors import ParserError
+from .protocol import COMPAT_MODES, Compat, ExtractedToolCallInformation, ToolParser
 from .vllm import check_format as check_vllm_format
 from .vllm import parse as parse_vllm
-from .protocol import COMPAT_MODES, Compat, ExtractedToolCallInformation, ToolParser
 
 __all__ = [
     "ParserFormat",
