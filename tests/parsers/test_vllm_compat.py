@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tooleval_nb.errors import ParserError
 from tooleval_nb.parsers import StreamingToolReconstructor, get_parser, parse_tool_calls
-from tooleval_nb.parsers.vllm import VLLM_FORMATS
+from tooleval_nb.parsers.vllm import VLLM_FORMATS, VLLM_UNREAD
 from tooleval_nb.parsers.vllm._pythonic import looks_like_calls
 
 V3B, V3E = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -480,6 +480,89 @@ VECTORS: list[tuple[str, str, str, list[tuple[str, dict[str, Any]]], str | None]
     ),
 ]
 
+_QC = "<tool_call>\n<function=get_weather>\n{}</function>\n</tool_call>"
+_MM = '<minimax:tool_call>\n<invoke name="get_weather">\n{}</invoke>\n</minimax:tool_call>'
+
+
+def _qp(key: str, value: str) -> str:
+    return f"<parameter={key}>\n{value}\n</parameter>\n"
+
+
+def _mp(key: str, value: str) -> str:
+    return f'<parameter name="{key}">{value}</parameter>\n'
+
+
+#: the second step's formats: values typed by the tools' schema, and what vLLM does not catch
+VECTORS += [
+    (
+        "qwen3_coder",
+        "values_typed_by_the_schema",
+        _QC.format(
+            _qp("city", "42") + _qp("days", "3") + _qp("metric", "yes") + _qp("temp", "2.0")
+        ),
+        [("get_weather", {"city": "42", "days": 3, "metric": False, "temp": 2})],
+        None,
+    ),
+    (
+        "qwen3_coder",
+        "malformed_infinite_number_is_content",
+        _QC.format(_qp("temp", "inf")),
+        [],
+        _QC.format(_qp("temp", "inf")),
+    ),
+    (
+        "seed_oss",
+        "unknown_tool_values_stay_text",
+        "<seed:tool_call>\n<function=other>\n<parameter=n>\n3\n</parameter>\n</function>\n"
+        "</seed:tool_call>",
+        [("other", {"n": "3"})],
+        None,
+    ),
+    (
+        "minimax_m2",
+        "values_typed_by_the_schema",
+        _MM.format(_mp("metric", "yes") + _mp("temp", "2.5") + _mp("days", "x") + _mp("city", "7")),
+        [("get_weather", {"metric": True, "temp": 2.5, "days": "x", "city": "7"})],
+        None,
+    ),
+    (
+        "glm45",
+        "string_values_raw_others_decoded",
+        "<tool_call>get_weather\n<arg_key>city</arg_key><arg_value> 07 </arg_value>"
+        "<arg_key>days</arg_key><arg_value> 3 </arg_value></tool_call>",
+        [("get_weather", {"city": " 07 ", "days": 3})],
+        None,
+    ),
+    (
+        "mistral",
+        "malformed_second_marker_raises_in_vllm_pre_v11",
+        '[TOOL_CALLS][{"name": "f", "arguments": {}}][TOOL_CALLS][{"name": "g", "arguments": {}}]',
+        [],
+        '[TOOL_CALLS][{"name": "f", "arguments": {}}][TOOL_CALLS][{"name": "g", "arguments": {}}]',
+    ),
+    (
+        "mistral",
+        "v11_args_token_dropped_from_the_name",
+        'Ok [TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+        [("get_weather", {"city": "Paris"})],
+        "Ok",
+    ),
+    (
+        "xlam",
+        "calls_after_think",
+        '<think>hm</think>[{"name": "f", "arguments": {"a": 1}}, {"name": "g"}]',
+        [("f", {"a": 1})],
+        "<think>hm</think>",
+    ),
+    (
+        "xlam",
+        "a_list_that_is_not_calls_is_an_empty_message",
+        "[1, 2]",
+        [],
+        "",
+    ),
+]
+
 TOOLS = [_WEATHER]
 
 
@@ -528,9 +611,19 @@ def test_unknown_compat_and_unread_format_say_what_to_do() -> None:
     with pytest.raises(ParserError, match="unknown compat"):
         get_parser("hermes", compat="VLLM")  # type: ignore[arg-type]
     unread = sorted(set(__import__("tooleval_nb").parsers.PARSER_FORMATS) - set(VLLM_FORMATS))
-    if unread:
-        with pytest.raises(ParserError, match="compat='default'"):
-            parse_tool_calls("x", unread[0], compat="vllm")
+    assert unread == sorted(VLLM_UNREAD) == ["json", "openai", "step3p5"]
+    for fmt in unread:  # each says why, names the formats read, and what to use instead
+        for call in (
+            lambda: parse_tool_calls("x", fmt, compat="vllm"),
+            lambda: get_parser(fmt, compat="vllm"),
+        ):
+            with pytest.raises(ParserError) as raised:
+                call()
+            message = str(raised.value)
+            assert VLLM_UNREAD[fmt] in message and "compat='default'" in message
+            assert "hermes" in message and "qwen3_coder" in message
+    with pytest.raises(ParserError, match="no tool-call parser of that name"):
+        parse_tool_calls("x", "json", compat="vllm")
 
 
 _VLLM_PATTERN = re.compile(
@@ -581,20 +674,22 @@ def test_the_raw_text_mode_reads_replies_in_the_models_compat() -> None:
 
 
 # ---------------------------------------------------------------------------- the corpus
-@pytest.mark.parametrize(
-    "fmt", ["longcat", "internlm", "granite-20b-fc", "gigachat3", "lfm2", "deepseek_v3", "step3"]
-)
+@pytest.mark.parametrize("fmt", sorted(__import__("tooleval_nb").parsers.PARSER_FORMATS))
 def test_the_corpus_cases_of_vllms_shapes_pass_in_both_modes(fmt: str) -> None:
     """The corpus's ``vllm_*`` cases (malformed input, text after calls, nested and escaped
     arguments, several calls) pass in our reading and, with their ``vllm`` expectation where
-    vLLM differs, in vLLM's; streamed or whole."""
+    vLLM differs, in vLLM's; streamed or whole. Every format has them; the formats without a
+    vLLM reading (``VLLM_UNREAD``) run in our reading only."""
     from tooleval_nb.parsers import check_parser, load_corpus
 
     corpus = load_corpus(fmt)
     cases = [c for c in corpus.cases if c.scenario_name.startswith("vllm_")]
-    assert len(cases) >= 3
-    assert any(c.vllm is not None for c in cases) or fmt == "gigachat3"
-    for compat in ("default", "vllm"):
+    assert len(cases) >= 2
+    if fmt in VLLM_UNREAD:
+        assert all(c.vllm is None for c in cases)
+    else:
+        assert any(c.vllm is not None for c in cases) or fmt in ("gigachat3", "xlam")
+    for compat in ("default",) if fmt in VLLM_UNREAD else ("default", "vllm"):
         frame = check_parser(fmt, cases, compat=compat)  # type: ignore[arg-type]
         failed = frame[~frame["passed"]]
         assert failed.empty, (compat, failed[["scenario", "mode", "reason"]].to_string())

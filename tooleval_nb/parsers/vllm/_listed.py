@@ -59,7 +59,9 @@ def _mistral(text: str, schemas: Any) -> Reading:
     try:
         calls = [(c["name"], dumps(c.get("arguments", {}))) for c in listed]
     except Exception as exc:  # not caught by vLLM: the server answers with an error
-        return Reading(error=f"the [TOOL_CALLS] value is not a list of calls ({type(exc).__name__})")
+        return Reading(
+            error=f"the [TOOL_CALLS] value is not a list of calls ({type(exc).__name__})"
+        )
     return Reading(calls, content or None)
 
 

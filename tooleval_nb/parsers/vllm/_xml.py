@@ -34,7 +34,9 @@ def _properties(schemas: Any, name: str) -> dict[str, Any]:
 
 def _declared_type(config: dict[str, Any], key: str) -> str:
     spec = config[key]
-    return str(spec["type"]).strip().lower() if isinstance(spec, dict) and "type" in spec else "string"
+    return (
+        str(spec["type"]).strip().lower() if isinstance(spec, dict) and "type" in spec else "string"
+    )
 
 
 def _number(value: str) -> Any:
