@@ -613,12 +613,12 @@ def test_unknown_compat_and_unread_format_say_what_to_do() -> None:
     unread = sorted(set(__import__("tooleval_nb").parsers.PARSER_FORMATS) - set(VLLM_FORMATS))
     assert unread == sorted(VLLM_UNREAD) == ["json", "openai", "step3p5"]
     for fmt in unread:  # each says why, names the formats read, and what to use instead
-        for call in (
-            lambda: parse_tool_calls("x", fmt, compat="vllm"),
-            lambda: get_parser(fmt, compat="vllm"),
-        ):
+        for call in (parse_tool_calls, get_parser):
             with pytest.raises(ParserError) as raised:
-                call()
+                if call is parse_tool_calls:
+                    parse_tool_calls("x", fmt, compat="vllm")
+                else:
+                    get_parser(fmt, compat="vllm")
             message = str(raised.value)
             assert VLLM_UNREAD[fmt] in message and "compat='default'" in message
             assert "hermes" in message and "qwen3_coder" in message
