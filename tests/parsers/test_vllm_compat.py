@@ -693,3 +693,75 @@ def test_the_corpus_cases_of_vllms_shapes_pass_in_both_modes(fmt: str) -> None:
         frame = check_parser(fmt, cases, compat=compat)  # type: ignore[arg-type]
         failed = frame[~frame["passed"]]
         assert failed.empty, (compat, failed[["scenario", "mode", "reason"]].to_string())
+
+
+# ---------------------------------------------------------------------------- linear-time finders
+_FINDER_PIECES = [
+    "<a>",
+    "</a>",
+    "<a",
+    "a>",
+    "x",
+    "\n",
+    " ",
+    "```",
+    "json",
+    "<k>",
+    "</k>",
+    "<v>",
+    "</v>",
+]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_FINDER_PIECES), max_size=16))
+def test_the_linear_finders_find_what_vllms_patterns_find(pieces: list[str]) -> None:
+    """vLLM's lazy patterns rescan to the end from every opening tag that is never closed; the
+    readings find the same matches in one pass."""
+    from tooleval_nb.parsers.vllm import _listed, _reading, _xml
+
+    text = "".join(pieces)
+    assert _reading.blocks(text, "<a>", "</a>") == [
+        (m.start(), m.end(), m.group(1)) for m in re.finditer(r"<a>(.*?)</a>", text, re.S)
+    ]
+    assert _listed._fences(text) == [
+        (m.start(), m.end(), m.group(1)) for m in re.finditer(r"```(?:json)?\s*([\s\S]*?)```", text)
+    ]
+    keyed = text.replace("<k>", "<arg_key>").replace("</k>", "</arg_key>")
+    keyed = keyed.replace("<v>", "<arg_value>").replace("</v>", "</arg_value>")
+    assert _xml._glm_pairs(keyed) == re.findall(
+        r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", keyed, re.S
+    )
+    bracketed = text.replace("<a>", "[{").replace("</a>", "}]")
+    span = re.search(r"\[{.*}\]", bracketed, re.S)
+    expected = None
+    if span is not None:
+        try:
+            expected = json.loads(span.group(0))
+        except ValueError:
+            expected = None
+    assert _listed._pre_v11_span(bracketed) == expected
+
+
+@pytest.mark.parametrize(
+    ("fmt", "unit"),
+    [
+        ("xlam", "<tool_call>"),
+        ("xlam", "```json "),
+        ("glm45", "<tool_call>a\n<arg_key>k</arg_key> "),
+        ("minimax_m2", "<minimax:tool_call><invoke name="),
+        ("mistral", "[TOOL_CALLS] [{"),
+        ("qwen3_coder", "<tool_call><function="),
+        ("seed_oss", "<seed:tool_call><function=a><parameter="),
+    ],
+)
+def test_junk_of_unclosed_tags_reads_in_linear_time(fmt: str, unit: str) -> None:
+    """20,000 unclosed tags (a few hundred KB): vLLM's own patterns take minutes on such junk
+    (each opening tag rescans to the end); the readings take well under a second, so the bound
+    here is loose enough for a loaded machine and still far below the quadratic time."""
+    import time
+
+    started = time.perf_counter()
+    info = parse_tool_calls(unit * 20_000, fmt, compat="vllm")
+    assert time.perf_counter() - started < 10
+    assert not info.tool_calls or fmt in ("qwen3_coder", "seed_oss")

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ._reading import Reading, dumps, no_calls
+from ._reading import Reading, blocks, dumps, no_calls
 
 __all__ = ["LISTED_READERS"]
 
@@ -52,9 +52,8 @@ def _mistral(text: str, schemas: Any) -> Reading:
     try:
         listed = json.JSONDecoder().raw_decode(rest)[0]
     except json.JSONDecodeError:
-        try:
-            listed = json.loads(_PRE_V11_LIST.findall(rest)[0])
-        except (IndexError, json.JSONDecodeError):
+        listed = _pre_v11_span(rest)
+        if listed is None:
             return Reading(content=rest, problems=["the [TOOL_CALLS] list does not decode"])
     try:
         calls = [(c["name"], dumps(c.get("arguments", {}))) for c in listed]
@@ -65,13 +64,48 @@ def _mistral(text: str, schemas: Any) -> Reading:
     return Reading(calls, content or None)
 
 
-#: the places xLAM's calls are looked for, in vLLM's order
-_XLAM_BLOCKS = (
-    re.compile(r"```(?:json)?\s*([\s\S]*?)```"),
-    re.compile(r"\[TOOL_CALLS\]([\s\S]*?)(?=\n|$)"),
-    re.compile(r"<tool_call>([\s\S]*?)</tool_call>"),
-)
+_FENCE = "```"
+_SPACE = re.compile(r"\s*")
+_TOOL_CALLS_LINE = re.compile(r"\[TOOL_CALLS\]([\s\S]*?)(?=\n|$)")
 _THINK_END = re.compile(r"</think>([\s\S]*)")
+
+
+def _fences(text: str) -> list[tuple[int, int, str]]:
+    """Every ``re.finditer(```(?:json)?\\s*([\\s\\S]*?)```)`` match as (start, end, body), in
+    linear time (no closing fence after one start means none after a later one)."""
+    found, pos = [], 0
+    while (i := text.find(_FENCE, pos)) != -1:
+        k = i + 3 + (4 if text.startswith("json", i + 3) else 0)
+        k = _SPACE.match(text, k).end()  # type: ignore[union-attr]
+        j = text.find(_FENCE, k)
+        if j == -1:
+            break
+        found.append((i, j + 3, text[k:j]))
+        pos = j + 3
+    return found
+
+
+def _pre_v11_span(rest: str) -> Any:
+    """The decoded first ``\\[{.*}\\]`` span (DOTALL: from the first ``[{`` to the last ``}]``),
+    or None when there is none or it does not decode. Checked before the search, which would
+    otherwise scan to the end from every ``[{`` when no ``}]`` follows."""
+    first = rest.find("[{")
+    if first == -1 or rest.rfind("}]") < first + 2:
+        return None
+    span = _PRE_V11_LIST.search(rest)
+    try:
+        return json.loads(span.group(0)) if span else None
+    except json.JSONDecodeError:
+        return None
+
+
+#: the places xLAM's calls are looked for, in vLLM's order: fenced blocks, ``[TOOL_CALLS]``
+#: lines, ``<tool_call>`` blocks
+_XLAM_BLOCKS: tuple[Callable[[str], list[tuple[int, int, str]]], ...] = (
+    _fences,
+    lambda text: [(m.start(), m.end(), m.group(1)) for m in _TOOL_CALLS_LINE.finditer(text)],
+    lambda text: blocks(text, "<tool_call>", "</tool_call>"),
+)
 
 
 def _decodes(text: str) -> bool:
@@ -90,14 +124,19 @@ def _xlam_split(text: str) -> tuple[str | None, str | None]:
         after = think.group(1).strip()
         if _decodes(after):
             return content, after
-        for pattern in _XLAM_BLOCKS:
-            for found in pattern.findall(after):
+        for finder in _XLAM_BLOCKS:
+            for _, _, found in finder(after):
                 if _decodes(found):
                     return content, found
-    for pattern in _XLAM_BLOCKS:
-        for found in pattern.findall(text):
-            if _decodes(found):
-                return pattern.sub("", text).strip(), found
+    for finder in _XLAM_BLOCKS:
+        spans = finder(text)
+        for _, _, found in spans:
+            if _decodes(found):  # content: the output less every block of this kind
+                kept, cut = [], 0
+                for start, end, _ in spans:
+                    kept.append(text[cut:start])
+                    cut = end
+                return ("".join(kept) + text[cut:]).strip(), found
     if text.strip().startswith("["):
         if _decodes(text) or ("{" in text and "name" in text and "arguments" in text):
             return None, text

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ._reading import Reading, no_calls
+from ._reading import Reading, blocks, no_calls
 
 __all__ = ["XML_READERS"]
 
@@ -127,9 +127,31 @@ def _qwen_family(start: str, end: str, *, seed: bool) -> Callable[[str, Any], Re
     return read
 
 
-_GLM_CALL = re.compile(r"<tool_call>.*?</tool_call>", re.S)
-_GLM_DETAIL = re.compile(r"<tool_call>([^\n]*)\n(.*)</tool_call>", re.S)
-_GLM_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+_SPACE = re.compile(r"\s*")
+_KEY, _KEY_END, _VALUE, _VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
+
+
+def _glm_pairs(body: str) -> list[tuple[str, str]]:
+    """``(key, value)`` pairs as ``re.findall(<arg_key>(.*?)</arg_key>\\s*<arg_value>(.*?)
+    </arg_value>, re.S)`` finds them, in linear time. A match starts at the first ``<arg_key>``;
+    its key runs to the first ``</arg_key>`` followed (after whitespace) by ``<arg_value>``, its
+    value to the next ``</arg_value>``; when there is none, no later pair can end either."""
+    pairs, pos, close = [], 0, 0
+    while (i := body.find(_KEY, pos)) != -1:
+        close = max(close, i + len(_KEY))
+        while (e := body.find(_KEY_END, close)) != -1:
+            v = _SPACE.match(body, e + len(_KEY_END)).end()  # type: ignore[union-attr]
+            if body.startswith(_VALUE, v):
+                break
+            close = e + 1
+        if e == -1:
+            break
+        f = body.find(_VALUE_END, v + len(_VALUE))
+        if f == -1:
+            break
+        pairs.append((body[i + len(_KEY) : e], body[v + len(_VALUE) : f]))
+        pos = close = f + len(_VALUE_END)
+    return pairs
 
 
 def _glm_value(value: str) -> Any:
@@ -151,14 +173,14 @@ def _glm45(text: str, schemas: Any) -> Reading:
     is the text before the first ``<tool_call>``; text after and between is dropped."""
     try:
         calls = []
-        for block in _GLM_CALL.findall(text):
-            detail = _GLM_DETAIL.search(block)
-            if not detail:
+        for _, _, block in blocks(text, "<tool_call>", "</tool_call>"):
+            if "\n" not in block:  # vLLM's <tool_call>([^\n]*)\n(.*)</tool_call>
                 continue
-            name = detail.group(1).strip()
+            head, rest = block.split("\n", 1)
+            name = head.strip()
             config = _properties(schemas, name)
             args: dict[str, Any] = {}
-            for key, value in _GLM_PAIR.findall(detail.group(2)):
+            for key, value in _glm_pairs(rest):
                 key = key.strip()
                 spec = config.get(key, {})
                 raw = isinstance(spec, dict) and spec.get("type") == "string"
@@ -173,9 +195,6 @@ def _glm45(text: str, schemas: Any) -> Reading:
     return Reading(calls, content if content.strip() else None)
 
 
-_MM_BLOCK = re.compile(r"<minimax:tool_call>(.*?)</minimax:tool_call>", re.S)
-_MM_INVOKE = re.compile(r"<invoke name=(.*?)</invoke>", re.S)
-_MM_PARAM = re.compile(r"<parameter name=(.*?)</parameter>", re.S)
 _MM_NAME = re.compile(r"^([^>]+)")
 _MM_NAMED = re.compile(r"^([^>]+)>(.*)", re.S)
 _MM_PRIORITY = ("integer", "int", "number", "float", "boolean", "bool", "object", "array")
@@ -273,15 +292,15 @@ def _minimax_m2(text: str, schemas: Any) -> Reading:
         return no_calls(text)
     try:
         calls = []
-        for block in _MM_BLOCK.findall(text):
-            for invoke in _MM_INVOKE.findall(block):
+        for _, _, block in blocks(text, "<minimax:tool_call>", "</minimax:tool_call>"):
+            for _, _, invoke in blocks(block, "<invoke name=", "</invoke>"):
                 named = _MM_NAME.search(invoke)
                 if not named:
                     continue
                 name = _unquote(named.group(1))
                 config = _properties(schemas, name)
                 args: dict[str, Any] = {}
-                for param in _MM_PARAM.findall(invoke):
+                for _, _, param in blocks(invoke, "<parameter name=", "</parameter>"):
                     found = _MM_NAMED.search(param)
                     if not found:
                         continue
