@@ -37,11 +37,13 @@ from ...toolcall import FunctionCall, ToolCall, make_call_id
 from ..messages import ExtractedToolCallInformation, final_content
 from ..protocol import ToolParser, tool_schemas
 from ._json import JSON_READERS
+from ._listed import LISTED_READERS
 from ._pythonic import PYTHONIC_READERS
 from ._reading import Reading
 from ._tokens import TOKEN_READERS
+from ._xml import XML_READERS
 
-__all__ = ["VLLM_VERSION", "VLLM_FORMATS", "parse", "check_format", "Reading"]
+__all__ = ["VLLM_VERSION", "VLLM_FORMATS", "VLLM_UNREAD", "parse", "check_format", "Reading"]
 
 #: the vLLM release line whose parsers this mode follows (``vllm/tool_parsers/``)
 VLLM_VERSION = "0.14"
@@ -51,10 +53,25 @@ READERS: dict[str, Callable[[str, dict[str, dict[str, Any]] | None], Reading]] =
     **JSON_READERS,
     **TOKEN_READERS,
     **PYTHONIC_READERS,
+    **LISTED_READERS,
+    **XML_READERS,
 }
 
 #: the formats ``compat="vllm"`` reads (the others raise ParserError naming these)
 VLLM_FORMATS: tuple[str, ...] = tuple(READERS)
+
+#: the formats this mode does not read, and why
+VLLM_UNREAD: dict[str, str] = {
+    "json": "vLLM has no tool-call parser of that name (our generic JSON reading is ours alone)",
+    "openai": (
+        "vLLM's openai parser reads gpt-oss output from its token ids through openai_harmony "
+        "and raises on text alone, so a text has no vLLM reading to follow"
+    ),
+    "step3p5": (
+        "vLLM's step3p5 parser feeds the output through an expat XML parser with repair "
+        "heuristics; that reading is not written here yet"
+    ),
+}
 
 
 def parse(
@@ -92,8 +109,9 @@ def parse(
 def check_format(fmt: str) -> str:
     """``fmt`` when this mode reads it; otherwise a ParserError that names the formats read."""
     if fmt not in READERS:
+        why = VLLM_UNREAD.get(fmt, "it is not written yet")
         raise ParserError(
-            f"compat='vllm' does not read the {fmt!r} format yet; it reads "
+            f"compat='vllm' does not read the {fmt!r} format: {why}. It reads "
             f"{', '.join(VLLM_FORMATS)} (vLLM {VLLM_VERSION}); use compat='default' for {fmt!r}"
         )
     return fmt

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ._reading import Reading, dumps, no_calls
+from ._reading import Reading, blocks, dumps, no_calls
 
 __all__ = ["JSON_READERS"]
 
@@ -148,7 +148,7 @@ def _llama3_json(text: str, schemas: Any) -> Reading:
     return Reading(calls, None) if calls else no_calls(text)
 
 
-_PHI4 = re.compile(r"functools\[(.*?)\]", re.S)
+_PHI4 = "functools["
 
 
 def _phi4_mini_json(text: str, schemas: Any) -> Reading:
@@ -156,11 +156,13 @@ def _phi4_mini_json(text: str, schemas: Any) -> Reading:
     a JSON list of calls. A list that does not decode leaves vLLM with no call and no content
     (an empty message); a call without ``name`` or ``arguments``/``parameters`` serves the
     whole output as content. No content when there are calls."""
-    found = _PHI4.search(text)
-    if not found:
+    # vLLM's first ``functools\[(.*?)\]`` match, found without rescanning from every marker
+    at = text.find(_PHI4)
+    close = text.find("]", at + len(_PHI4)) if at != -1 else -1
+    if close == -1:
         return no_calls(text)
     try:
-        items = json.loads("[" + found.group(1) + "]")
+        items = json.loads("[" + text[at + len(_PHI4) : close] + "]")
     except json.JSONDecodeError as exc:
         return Reading(content=None, problems=[f"the functools list does not decode ({exc})"])
     calls = []
@@ -179,7 +181,7 @@ def _jamba(text: str, schemas: Any) -> Reading:
     if "<tool_calls>" not in text:
         return no_calls(text)
     try:
-        body = re.findall(r"<tool_calls>(.*?)</tool_calls>", text, re.S)[0]
+        body = blocks(text, "<tool_calls>", "</tool_calls>")[0][2]
         calls = [(c["name"], dumps(c["arguments"])) for c in json.loads(body)]
     except Exception as exc:
         return no_calls(text, f"the <tool_calls> list does not read ({type(exc).__name__})")
@@ -203,8 +205,22 @@ def _granite(text: str, schemas: Any) -> Reading:
     return Reading(calls, None)
 
 
+_TC = ("<tool_calls>", "</tool_calls>")
+
+
+def _cut(text: str, start: str, end: str, keep: Callable[[str], str] | None) -> str:
+    """``re.sub(start(.*?)end, ..., re.S)`` in one pass: each block dropped (``keep`` None) or
+    rewritten as ``start + keep(body) + end``."""
+    out, cut = [], 0
+    for i, j, body in blocks(text, start, end):
+        out.append(text[cut:i])
+        if keep is not None:
+            out.append(start + keep(body) + end)
+        cut = j
+    return "".join(out) + text[cut:]
+
+
 _MM_BLOCK = re.compile(r"<tool_calls>(.*?)</tool_calls>|<tool_calls>(.*)", re.S)
-_MM_THINK = re.compile(r"<think>(.*?)</think>", re.S)
 
 
 def _minimax(text: str, schemas: Any) -> Reading:
@@ -213,11 +229,7 @@ def _minimax(text: str, schemas: Any) -> Reading:
     is a call, the other lines are skipped. Content is the text before the first block (up to
     its last non-empty line), stripped, even without a call; text after a block is dropped."""
 
-    def unthink(match: re.Match[str]) -> str:
-        inner = re.sub(r"<tool_calls>.*?</tool_calls>", "", match.group(1), flags=re.S)
-        return f"<think>{inner}</think>"
-
-    processed = _MM_THINK.sub(unthink, text)
+    processed = _cut(text, "<think>", "</think>", keep=lambda inner: _cut(inner, *_TC, keep=None))
     if "<tool_calls>" not in processed:
         return no_calls(text)
     calls = []
@@ -306,23 +318,18 @@ def _ernie45(text: str, schemas: Any) -> Reading:
     return Reading(calls, content or None, problems=problems)
 
 
-_HY_BLOCK = re.compile(r"<tool_calls>([\s\S]*?)</tool_calls>")
-_HY_THINK = re.compile(r"<think>(.*?)</think>", re.S)
-
-
 def _hunyuan_a13b(text: str, schemas: Any) -> Reading:
     """The first closed ``<tool_calls>`` block outside ``<think>`` whose body decodes as JSON
     holds a list of calls; items without ``name`` and ``arguments`` are skipped; object
     arguments are re-written with ASCII escapes (``json.dumps`` defaults), string arguments
     served as written. Content is the text before that block (text after is dropped); with no
     such block, the output less its first ``助手：`` (the chat template's prefix)."""
-    thinks = [(m.start(), m.end()) for m in _HY_THINK.finditer(text)]
+    thinks = [(a, b) for a, b, _ in blocks(text, "<think>", "</think>")]
     found, undecoded = None, 0
-    for match in _HY_BLOCK.finditer(text):
-        start, end = match.span()
+    for start, end, body in blocks(text, *_TC):
         if any(start > a and end < b for a, b in thinks):
             continue
-        body = match.group(1).strip()
+        body = body.strip()
         try:
             json.loads(body)
         except ValueError:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Reading", "dumps", "no_calls"]
+__all__ = ["Reading", "blocks", "dumps", "no_calls"]
 
 
 @dataclass
@@ -28,3 +28,18 @@ def no_calls(text: str, problem: str | None = None) -> Reading:
 def dumps(value: Any) -> str:
     """Arguments as vLLM writes them: ``json.dumps(value, ensure_ascii=False)``."""
     return json.dumps(value, ensure_ascii=False)
+
+
+def blocks(text: str, start: str, end: str, pos: int = 0) -> list[tuple[int, int, str]]:
+    """``(start index, end index, body)`` of every ``start ... end`` block, as
+    ``re.finditer(start(.*?)end, re.S)`` finds them, in linear time: where no ``end`` follows a
+    ``start``, none follows a later one, so the search stops instead of scanning to the end of
+    the text again from each later ``start``."""
+    found = []
+    while (i := text.find(start, pos)) != -1:
+        j = text.find(end, i + len(start))
+        if j == -1:
+            break
+        found.append((i, j + len(end), text[i + len(start) : j]))
+        pos = j + len(end)
+    return found

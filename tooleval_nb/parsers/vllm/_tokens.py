@@ -42,8 +42,25 @@ def _deepseek_v3(text: str, schemas: Any) -> Reading:
     return Reading(calls, content or None, problems=problems)
 
 
-#: name and arguments on one line each (no DOTALL), the shortest that close
-_V31_CALL = re.compile(r"<｜tool▁call▁begin｜>(.*?)<｜tool▁sep｜>(.*?)<｜tool▁call▁end｜>")
+_V31_BEGIN, _V31_SEP, _V31_END = "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"
+
+
+def _v31_calls(text: str) -> list[tuple[str, str]]:
+    """vLLM's ``BEGIN(.*?)SEP(.*?)END`` matches (no DOTALL: all on one line), in one pass: a
+    begin whose line has no separator followed by an end cannot match, nor can a later begin on
+    that line, so the search moves to the next line."""
+    calls, pos = [], 0
+    while (i := text.find(_V31_BEGIN, pos)) != -1:
+        line_end = text.find("\n", i)
+        line_end = len(text) if line_end == -1 else line_end
+        s = text.find(_V31_SEP, i + len(_V31_BEGIN), line_end)
+        e = text.find(_V31_END, s + len(_V31_SEP), line_end) if s != -1 else -1
+        if e == -1:
+            pos = line_end
+            continue
+        calls.append((text[i + len(_V31_BEGIN) : s], text[s + len(_V31_SEP) : e]))
+        pos = e + len(_V31_END)
+    return calls
 
 
 def _deepseek_v31(text: str, schemas: Any) -> Reading:
@@ -52,7 +69,7 @@ def _deepseek_v31(text: str, schemas: Any) -> Reading:
     dropped (also when no call matches)."""
     if _V3_BEGIN not in text:
         return no_calls(text)
-    calls = [(m.group(1), m.group(2)) for m in _V31_CALL.finditer(text)]
+    calls = _v31_calls(text)
     content = text[: text.find(_V3_BEGIN)]
     problems = [] if calls else ["the tool-call section holds no call vLLM reads; dropped"]
     return Reading(calls, content or None, problems=problems)
