@@ -160,7 +160,10 @@ def evaluate_many(
         return [evaluate(domain, task, sim, solo_mode=solo_mode) for task, sim in jobs]
     tau2_registry()
     # spawn: a forked kernel (threads, an event loop) is not safe to copy
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+    # each worker loads tau2 (quiet, offline) before it unpickles its first tau2 object
+    with ProcessPoolExecutor(
+        workers, mp_context=get_context("spawn"), initializer=tau2_registry
+    ) as pool:
         chunk = max(1, len(jobs) // (workers * 8))
         args = [(domain, task, sim, solo_mode) for task, sim in jobs]
         return list(pool.map(_evaluate_job, args, chunksize=chunk))
