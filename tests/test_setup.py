@@ -104,6 +104,7 @@ def test_every_imported_package_is_declared():
         "jupyter_client": "jupyter-client",
         "pydantic_core": "pydantic-core",
         "loguru": "loguru",
+        "deepdiff": "deepdiff",
     }
     assert not {d for d in imported.values() if d not in declared}
     found = set()

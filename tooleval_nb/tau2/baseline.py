@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .evaluate import Verdict, evaluate
+from .scores import is_successful
 from .trajectory import noop_simulation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,8 +45,6 @@ def inaction_baseline(domain: str, tasks: Iterable[Task]) -> pd.DataFrame:
     :data:`BASELINE_COLUMNS`; a task tau2's evaluator cannot score on it is not passed, with the
     reason in ``not_scored``)."""
     import pandas as pd
-
-    from .scores import is_successful
 
     rows = []
     for task in tasks:

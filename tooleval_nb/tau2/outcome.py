@@ -23,6 +23,7 @@ from ..display import mimebundle
 from .baseline import inaction_baseline
 from .evaluate import Verdict
 from .explain import db_diff, failed_assertions, missing_actions, missing_communicate
+from .scores import is_successful, task_pass_hat_k, tau2_scores
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -200,8 +201,6 @@ class Tau2Run:
         (``pass^k_low``, ``pass^k_high``), the average reward and cost per task
         (:func:`.scores.tau2_scores`). ``without_inaction``: leave out the tasks an agent that
         only greets and stops passes (:meth:`inaction_baseline`)."""
-        from .scores import tau2_scores
-
         frame = self.tau2_results_df()
         if not without_inaction:
             return tau2_scores(frame, ci=ci)
@@ -215,8 +214,6 @@ class Tau2Run:
         """pass^k per model, domain and task (``case_id`` = ``domain/task_id``): the frame
         ``te.compare`` pairs two runs on, with ``metric="pass^k"``."""
         import pandas as pd
-
-        from .scores import task_pass_hat_k
 
         frame = self.tau2_results_df()
         frames = []
@@ -233,8 +230,6 @@ class Tau2Run:
         """The simulations in the runner's columns (``case_id`` = ``domain/task_id``,
         ``sample`` = trial, ``passed``, ``overall`` = reward, ``model``), for ``te.compare``.
         A simulation that is not scored is left out."""
-        from .scores import is_successful
-
         frame = self.tau2_results_df()
         frame = frame[frame["scored"]].copy()
         frame["case_id"] = frame["domain"] + "/" + frame["task_id"].astype(str)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .domains import Tau2Error, tau2_registry
-from .evaluate import evaluate_many, is_solo_mode
+from .evaluate import Verdict, evaluate_many, is_solo_mode
 from .outcome import ScoredResults, Tau2Run
 from .results import load_results, unknown_fields
 
@@ -51,8 +51,6 @@ def score_results(
 ) -> ScoredResults:
     """tau2's verdict on every simulation of ``results`` (a simulation whose task the results
     do not hold is not scored, with that reason)."""
-    from .evaluate import Verdict
-
     registry = tau2_registry()
     domain = str(results.info.environment_info.domain_name)
     if domain not in registry.get_domains():

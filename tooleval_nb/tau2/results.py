@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .domains import TAU2_VERSION, Tau2Error, load_tau2
+from .domains import TAU2_VERSION, Tau2Error, load_tau2, make_environment
 
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic import ValidationError
@@ -148,8 +148,6 @@ def new_results(
     """
     load_tau2()
     from tau2.data_model.simulation import AgentInfo, Info, Results, UserInfo
-
-    from .domains import make_environment
 
     if source is None:
         from importlib.metadata import PackageNotFoundError, version
