@@ -39,12 +39,15 @@ if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach read
     from . import runner as runner
     from . import scoring as scoring
     from . import suite as suite
+    from . import tau2 as tau2
     from . import testing as testing
     from . import widgets as widgets
     from .bfcl.run import BfclJob as BfclJob
     from .bfcl.run import BfclRun as BfclRun
     from .bfcl.run import run_bfcl as run_bfcl
     from .bfcl.run import run_bfcl_async as run_bfcl_async
+    from .tau2.outcome import Tau2Run as Tau2Run
+    from .tau2.rescore import rescore_tau2 as rescore_tau2
     from .cluster import RayExecutor as RayExecutor
     from .cluster import shutdown_cluster as shutdown_cluster
     from .errors import ClusterError as ClusterError
