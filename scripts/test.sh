@@ -26,8 +26,10 @@ export TOOLEVAL_SETUP_DONE=1
 
 export LITELLM_LOCAL_MODEL_COST_MAP=True
 # A private run store and reply cache per test command: nothing answers from an earlier one. The
-# embedded model's answers are computed once per pytest run: the model tests and the notebooks in
-# the browser share this cache (tests/conftest.py), as a user's repeated runs do; nbval has its own.
+# embedded model's answers are computed once per test command: the model tests and the notebooks
+# in the browser share this cache (tests/conftest.py), and nbval then runs the same notebooks on
+# it, as a user's second run of a notebook does (nbval checks the outputs marked
+# NBVAL_CHECK_OUTPUT, none of which depends on a reply being fresh).
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 export TOOLEVAL_STORE="$scratch/store.db" TOOLEVAL_CACHE_DIR="$scratch/cache"
@@ -58,7 +60,7 @@ echo "test.sh: pytest ($tier) took $((SECONDS - start)) s" >&2
 # the notebooks' checked outputs (# NBVAL_CHECK_OUTPUT); the report notebook evaluates one case per
 # suite here (its defaults are the real ones: `tooleval-nb report` evaluates every case)
 start=$SECONDS
-TOOLEVAL_CACHE_DIR="$scratch/nbval-cache" TOOLEVAL_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}' \
+TOOLEVAL_CACHE_DIR="$scratch/cache" TOOLEVAL_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}' \
 .venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg -p no:randomly notebooks \
   -o addopts="" -W ignore::DeprecationWarning "${DURATIONS[@]}" --junitxml=artifacts/junit-nbval.xml
 echo "test.sh: nbval took $((SECONDS - start)) s" >&2
