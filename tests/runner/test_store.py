@@ -62,13 +62,13 @@ def store(tmp_path) -> Store:
 def test_schema_wal_and_reopen(tmp_path):
     path = tmp_path / "sub" / "runs.db"
     first = Store(path)
-    assert path.exists() and first.schema_version == len(MIGRATIONS) == 2
+    assert path.exists() and first.schema_version == len(MIGRATIONS) == 3
     mode = first.connection().execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     second = Store(path)  # migrations are not applied twice
-    assert second.schema_version == 2
+    assert second.schema_version == 3
     versions = second.connection().execute("SELECT COUNT(*) FROM schema_version").fetchone()[0]
-    assert versions == 2
+    assert versions == 3
 
 
 def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
@@ -85,7 +85,7 @@ def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
     old.close()
     monkeypatch.undo()
     new = Store(path)
-    assert new.schema_version == 2
+    assert new.schema_version == len(MIGRATIONS)
     assert new.run_row("run_1").drafts_skipped == 0  # the column came with its default
 
 
