@@ -141,10 +141,10 @@ class Job:
                         "mode": t.mode,
                         "api_base": t.api_base,
                         "total": len(self.plan.cases) * self.plan.settings.repeats,
-                        "done": s["n_cases"],
-                        "passed": s["n_passed"],
-                        "errors": s["n_errored"],
-                        "overall": s["overall"],
+                        "done": s.n_cases,
+                        "passed": s.n_passed,
+                        "errors": s.n_errored,
+                        "overall": s.overall,
                     }
                 )
             self.emit(
