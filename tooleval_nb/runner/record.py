@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, cast
 
 from ..jsontext import dumps as _dumps
 from ..scoring.summary import SCORE_SUMMARY_COLUMNS
@@ -46,6 +46,7 @@ __all__ = [
     "SUMMARY_COLUMNS",
     "RESULT_FIELDS",
     "CaseOutcome",
+    "Hop",
     "ResultRow",
     "build_record",
     "expected_json",
@@ -164,13 +165,59 @@ class ResultRow(NamedTuple):
     detail: str | None
 
 
+class Hop(TypedDict, total=False):
+    """One model call of a case, as the outcome keeps it and its row's ``detail.hops`` stores
+    it (:func:`tooleval_nb.runner.chains.add_hop` builds it; keys that do not apply are
+    absent, not None). A dict on the wire and in SQLite, typed here."""
+
+    #: the loop's round (0 for a single call)
+    round: int
+    #: the calls the model made (OpenAI shape), its text, and usage
+    tool_calls: list[dict[str, Any]]
+    content: str | None
+    latency_ms: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    tries: int
+    fallback: bool
+    cached: bool
+    #: raw-text modes: the text parsed, when it differs from ``content``
+    raw_text: str
+    #: what a raw-text parser kept apart from the content (``<think>``, analysis)
+    reasoning_content: str
+    parse_problems: list[str]
+    #: the model call's error after retries
+    error: str
+    error_type: str | None
+    #: the provider's raw reply, when kept
+    raw: Any
+    #: a chain's or agent loop's answers to the hop's calls
+    tool_results: list[Any]
+    #: the Ray replica that served the cell (``executor="ray"``)
+    replica: str
+    #: a user's agent callable: its one hop holds its trace's steps and status
+    agent: bool
+    steps: Any
+    status: str
+    #: BFCL's multi-turn loop (:mod:`tooleval_nb.bfcl.loop`): the turn and step, the turn's
+    #: query, BFCL's reading of the reply, its decoding and the environment's results
+    turn: int
+    step: int
+    turn_query: Any
+    bfcl_result: Any
+    decode_error: str
+    decoded: Any
+    execution_results: Any
+    force_quit: bool
+
+
 @dataclass(slots=True)
 class CaseOutcome:
     """What running one case produced, before scoring."""
 
     tool_calls: list[ToolCall] = field(default_factory=list)
     content: str | None = None
-    hops: list[dict[str, Any]] = field(default_factory=list)
+    hops: list[Hop] = field(default_factory=list)
     latency_ms: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
