@@ -219,11 +219,6 @@ ONE_DEFINITION: dict[tuple[str, str], object] = {
 }
 #: literals that equal a one-definition value yet are not that concept: (module, value) -> why
 ONE_DEFINITION_EXCEPTIONS: dict[tuple[str, object], str] = {
-    (
-        "tooleval_nb.experiments.store",
-        "local/smollm2-135m",
-    ): "a migration records the default model of the version that wrote old rows: history, "
-    "not the current default",
     ("tooleval_nb.runner.limits", 60.0): "a rate limit's window is a minute, not a timeout",
     ("tooleval_nb.models.retry", 60.0): "the longest Retry-After honoured, not a timeout",
     ("tooleval_nb.experiments.budget", 60.0): "seconds per minute",

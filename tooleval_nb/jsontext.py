@@ -2,8 +2,8 @@
 by pydantic-core's encoder and parser.
 
 One definition for the JSON a run writes per case: the request body sent to a model, the stored
-columns of a result row (``tool_calls``, ``expected``, ``tags``, ``detail``) and the stored
-events; and the reader of the model's reply on the direct path. (Stored columns read back and the
+columns of a result row (``tool_calls``, ``expected``, ``tags``, ``detail``), the stored
+events and the experiment tables' JSON columns (the run store's :func:`dumps`); and the reader of the model's reply on the direct path. (Stored columns read back and the
 reply cache still use the standard library's ``json``; the cache's keys must stay as they are.)
 pydantic-core (Rust) writes these in a third to a half of the standard library's time and reads
 a reply in under half, and JSON was the largest single cost of a case's CPU (issue 31). Pure;

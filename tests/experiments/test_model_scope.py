@@ -1,16 +1,15 @@
 """Experiments comparing several models: one baseline per model, deltas per model; a bound
-experiment gives other models no delta; stores from before per-model baselines are migrated."""
+experiment gives other models no delta; stores from before per-model baselines are migrated
+(tests/experiments/test_store.py)."""
 
 from __future__ import annotations
 
 import math
-import sqlite3
 
 import pytest
 
 import tooleval_nb.experiments as tx
 from tooleval_nb.errors import ExperimentError
-from tooleval_nb.experiments import store as store_mod
 
 PHRASE = "Always answer with a tool call."
 WRONG = {"role": "assistant", "content": "Not sure."}
@@ -78,16 +77,3 @@ def test_bound_experiment_gives_other_models_no_delta(suite, store, models):
     assert exp.best.config.model == "openai/fake-a"
     with pytest.raises(ExperimentError, match="bound to model"):
         exp.pin_baseline(run_b)
-
-
-def test_store_before_per_model_baselines_is_migrated(suite, store, models):
-    a, _ = models
-    exp = tx.experiment("old", suite=suite, store=store)
-    run = exp.run(a)
-    with sqlite3.connect(store) as conn:  # make the file look like schema version 1
-        conn.execute("DROP TABLE experiment_baselines")
-        conn.execute("DELETE FROM experiments_schema_version WHERE version = 2")
-    store_mod._CACHE.clear()  # a new ExperimentStore migrates the file again
-    again = tx.experiment("old", store=store)
-    assert again.baseline_for("openai/fake-a").run_id == run.id
-    assert again.timeline()["is_baseline"].tolist() == [True]

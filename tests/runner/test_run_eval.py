@@ -274,7 +274,7 @@ def test_faults_are_counted(fake, make_suite, model_of, store_path):
     assert fake.requests == 65 + 20 * 2 + 15 * 3
     # the summary event, from the rows the job wrote, is the store's summary of them
     event = [e.data for e in job.events if e.type == "tool_eval_summary"][0]
-    stored = job.store.summary(job.run_id, "openai/fake")
+    stored = job.store.summary(job.run_id, "openai/fake").as_data()
     assert {k: event[k] for k in stored} == stored and stored["n_errored"] == 15
     assert stored["latency_mean_ms"] is not None and stored["param_score"] is not None
 

@@ -11,7 +11,7 @@ import pytest
 
 from tooleval_nb.errors import StoreError
 from tooleval_nb.runner.record import RESULT_FIELDS
-from tooleval_nb.runner.results import EventRow, ResultRow, RunListing
+from tooleval_nb.runner.results import EventRow, ModelSummary, ResultRow, RunListing
 from tooleval_nb.runner.schema import MIGRATIONS
 from tooleval_nb.runner.slots import JobRow, owner_alive, owner_id
 from tooleval_nb.runner.store import Store, resolve_store
@@ -34,8 +34,8 @@ def make_job(
     )
 
 
-def record(run_id: str = "run_1", case_id: str = "c1", sample: int = 0, **extra) -> dict:
-    row = dict.fromkeys(RESULT_FIELDS)
+def record(run_id: str = "run_1", case_id: str = "c1", sample: int = 0, **extra) -> ResultRow:
+    row: dict = dict.fromkeys(RESULT_FIELDS)
     row.update(
         run_id=run_id,
         model="m",
@@ -50,7 +50,7 @@ def record(run_id: str = "run_1", case_id: str = "c1", sample: int = 0, **extra)
         case_index=0,
     )
     row.update(extra)
-    return row
+    return ResultRow(**row)
 
 
 @pytest.fixture
@@ -62,13 +62,13 @@ def store(tmp_path) -> Store:
 def test_schema_wal_and_reopen(tmp_path):
     path = tmp_path / "sub" / "runs.db"
     first = Store(path)
-    assert path.exists() and first.schema_version == len(MIGRATIONS) == 2
+    assert path.exists() and first.schema_version == len(MIGRATIONS) == 3
     mode = first.connection().execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     second = Store(path)  # migrations are not applied twice
-    assert second.schema_version == 2
+    assert second.schema_version == 3
     versions = second.connection().execute("SELECT COUNT(*) FROM schema_version").fetchone()[0]
-    assert versions == 2
+    assert versions == 3
 
 
 def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
@@ -85,7 +85,7 @@ def test_a_version_1_store_is_migrated(tmp_path, monkeypatch):
     old.close()
     monkeypatch.undo()
     new = Store(path)
-    assert new.schema_version == 2
+    assert new.schema_version == len(MIGRATIONS)
     assert new.run_row("run_1").drafts_skipped == 0  # the column came with its default
 
 
@@ -184,15 +184,16 @@ def test_transaction_rolls_back(store):
 def test_summary_and_runs(store):
     make_job(store)
     empty = store.summary("run_1", "m")  # nothing stored yet: counts 0, nothing measured
-    assert (empty["n_cases"], empty["n_passed"], empty["n_errored"]) == (0, 0, 0)
-    assert empty["overall"] is None and empty["pass_rate"] is None
-    assert empty["latency_mean_ms"] is None
+    assert isinstance(empty, ModelSummary)
+    assert (empty.n_cases, empty.n_passed, empty.n_errored) == (0, 0, 0)
+    assert empty.overall is None and empty.pass_rate is None
+    assert empty.latency_mean_ms is None
     store.write_result("job_1", record(case_id="a", overall=1.0, passed=1))
     store.write_result("job_1", record(case_id="b", overall=0.0, passed=0, error="429"))
     s = store.summary("run_1", "m")
     # scoring's summary: n_cases = n_passed + n_failed + n_errored
-    assert (s["n_cases"], s["n_passed"], s["n_failed"], s["n_errored"]) == (2, 1, 0, 1)
-    assert s["overall"] == pytest.approx(0.5)
+    assert (s.n_cases, s.n_passed, s.n_failed, s.n_errored) == (2, 1, 0, 1)
+    assert s.overall == pytest.approx(0.5)
     (run,) = store.runs()
     assert isinstance(run, RunListing) and run.id == "run_1" and run.n_errored == 1
     assert run.n_results == 2 and run.n_passed == 1 and run.targets == [{"label": "m"}]

@@ -28,19 +28,19 @@ def test_a_full_disk_says_so_and_the_batch_waits(fake, make_suite, model_of, tmp
     path = tmp_path / "runs.db"
     job = _stored_job(fake, make_suite, model_of, path)
     store = job.store
-    record = dict(store.connection().execute("SELECT * FROM results LIMIT 1").fetchone())
+    (record,) = store.results(job.run_id)[:1]
     published = []
     writer = ResultWriter(store, job.id, published.append)
     conn = store.connection()
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
     for i in range(2):  # twice in one process
         writer.add(
-            {**record, "case_id": f"extra{i}"},
+            record._replace(case_id=f"extra{i}"),
             [Event(type="tool_eval_result", job_id=job.id, data={"i": i})],
         )
     conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full from here on
     big = "x" * 200_000
-    writer._rows = [({**r, "content": big}, e, d) for r, e, d in writer._rows]
+    writer._rows = [(r._replace(content=big), e, d) for r, e, d in writer._rows]
     for _ in range(2):
         with pytest.raises(StoreError) as info:
             writer.commit()

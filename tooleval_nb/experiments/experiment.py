@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..aio import run_sync
 from ..display import mimebundle
 from ..errors import ExperimentError
+from ..runner.database import new_id
 from ..runner.run import Run
 from ..suite import Suite as SuiteModel
 from .compare import case_scores, run_label
@@ -31,7 +32,7 @@ from .evaluate import combine, config_from_run, evaluate_async, load_evaluation
 from .judge.run import judge_report
 from .split import Split, SplitName, split
 from .stats import mean_ci
-from .store import ExperimentStore, experiment_store, new_id
+from .store import ExperimentStore, experiment_store
 from .sweep.run import sweep
 from .timeline import best_history_frame, timeline_frame
 from .tracking import BestRecord, Tracking

@@ -1,4 +1,4 @@
-"""The experiment layer's tables, in the same SQLite file as the runner's runs.
+"""The experiment layer's tables, read and written in the run store.
 
 Every trial, candidate and confirmation is an ordinary run in the runner's tables; these tables
 only link runs to experiments, sweeps, prompt tunes and judge reports. ``eval_cells`` records each
@@ -6,109 +6,28 @@ evaluation a job asked for (an item on some cases, in some round): a resumed swe
 every finished cell and re-issues only unfinished ones, which the runner in turn resumes case by
 case.
 
-Schema versions live in ``experiments_schema_version`` (separate from the runner's).
+The tables are the run store's own: created and migrated with the runner's
+(:mod:`tooleval_nb.runner.schema`, migration 3, which also opens a store written when they had a
+numbering of their own), their ids are the store's (:func:`~tooleval_nb.runner.database.new_id`)
+and their JSON columns are written as the store writes JSON
+(:func:`~tooleval_nb.runner.database.dumps`).
 """
 
 from __future__ import annotations
 
-import json
+import os
 import time
-import uuid
 from typing import Any
 
-from ..runner.store import resolve_store
+from ..runner.database import dumps
+from ..runner.store import Store, resolve_store
 
-__all__ = ["ExperimentStore", "experiment_store", "new_id"]
-
-_MIGRATIONS: list[str] = [
-    """
-    CREATE TABLE IF NOT EXISTS experiments (
-        id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, suite_name TEXT, suite_fp TEXT NOT NULL,
-        split_json TEXT, model_scope TEXT, baseline_run_id TEXT, baseline_config_json TEXT,
-        best_config_json TEXT, best_run_id TEXT, best_score REAL, best_ci_low REAL,
-        best_ci_high REAL, best_delta REAL, best_source TEXT, best_confirmed INTEGER,
-        best_rule TEXT NOT NULL DEFAULT 'ci', created_at REAL NOT NULL,
-        status TEXT NOT NULL DEFAULT 'active', suite_json TEXT);
-    CREATE TABLE IF NOT EXISTS experiment_entries (
-        id INTEGER PRIMARY KEY AUTOINCREMENT, experiment_id TEXT NOT NULL, kind TEXT NOT NULL,
-        ref_id TEXT, run_id TEXT, model TEXT, config_json TEXT, suite_fp TEXT, split_used TEXT,
-        n_cases INTEGER, score REAL, ci_low REAL, ci_high REAL, created_at REAL NOT NULL,
-        promoted_from TEXT, selection_biased INTEGER NOT NULL DEFAULT 0,
-        comparable INTEGER NOT NULL DEFAULT 1, note TEXT, extra_json TEXT);
-    CREATE INDEX IF NOT EXISTS entries_by_exp ON experiment_entries(experiment_id, id);
-    CREATE TABLE IF NOT EXISTS experiment_best_history (
-        id INTEGER PRIMARY KEY AUTOINCREMENT, experiment_id TEXT NOT NULL, at REAL NOT NULL,
-        config_json TEXT, run_id TEXT, score REAL, delta_vs_prev REAL, ci_low REAL,
-        ci_high REAL, source TEXT, reason TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS sweeps (
-        id TEXT PRIMARY KEY, key TEXT NOT NULL, experiment_id TEXT, suite_fp TEXT NOT NULL,
-        base_config_json TEXT NOT NULL, space_json TEXT NOT NULL, strategy TEXT NOT NULL,
-        budget_json TEXT, seed INTEGER, on_split TEXT, select_rule TEXT, settings_json TEXT,
-        status TEXT NOT NULL, best_trial_id INTEGER, calls_used INTEGER NOT NULL DEFAULT 0,
-        message TEXT, created_at REAL NOT NULL, finished_at REAL);
-    CREATE INDEX IF NOT EXISTS sweeps_by_key ON sweeps(key);
-    CREATE TABLE IF NOT EXISTS sweep_trials (
-        sweep_id TEXT NOT NULL, id INTEGER NOT NULL, params_json TEXT NOT NULL,
-        config_json TEXT NOT NULL, canonical_key TEXT NOT NULL, is_base INTEGER NOT NULL,
-        status TEXT NOT NULL, eliminated_at_case INTEGER, score REAL, ci_low REAL, ci_high REAL,
-        delta REAL, delta_ci_low REAL, delta_ci_high REAL, p_value REAL, p_holm REAL,
-        PRIMARY KEY (sweep_id, id));
-    CREATE TABLE IF NOT EXISTS eval_cells (
-        owner_id TEXT NOT NULL, item_id TEXT NOT NULL, round INTEGER NOT NULL,
-        split TEXT NOT NULL, case_ids_json TEXT NOT NULL, run_id TEXT, status TEXT NOT NULL,
-        calls INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL,
-        PRIMARY KEY (owner_id, item_id, round, split));
-    CREATE TABLE IF NOT EXISTS prompt_tunes (
-        id TEXT PRIMARY KEY, key TEXT NOT NULL, experiment_id TEXT, suite_fp TEXT NOT NULL,
-        base_config_json TEXT NOT NULL, meta_model TEXT, settings_json TEXT, split_json TEXT,
-        status TEXT NOT NULL, best_cand_id INTEGER, calls_used INTEGER NOT NULL DEFAULT 0,
-        message TEXT, created_at REAL NOT NULL, finished_at REAL);
-    CREATE INDEX IF NOT EXISTS tunes_by_key ON prompt_tunes(key);
-    CREATE TABLE IF NOT EXISTS prompt_candidates (
-        tune_id TEXT NOT NULL, id INTEGER NOT NULL, generation INTEGER NOT NULL,
-        operator TEXT NOT NULL, parent_ids_json TEXT, text TEXT, text_hash TEXT,
-        few_shot_json TEXT, rationale TEXT, rejected_reason TEXT, dev_score REAL, dev_lcb REAL,
-        holdout_score REAL, holdout_delta REAL, on_front INTEGER, eliminated_at INTEGER,
-        extra_json TEXT, PRIMARY KEY (tune_id, id));
-    CREATE TABLE IF NOT EXISTS prompt_generations (
-        tune_id TEXT NOT NULL, generation INTEGER NOT NULL, n_proposed INTEGER,
-        n_rejected INTEGER, meta_parsed INTEGER, best_dev_lcb REAL, calls_used INTEGER,
-        PRIMARY KEY (tune_id, generation));
-    CREATE TABLE IF NOT EXISTS judge_reports (
-        id TEXT PRIMARY KEY, run_id TEXT, compare_run_id TEXT, judge_model TEXT,
-        judge_params_json TEXT, prompt_version TEXT, facts_json TEXT, report_json TEXT,
-        fallback_used INTEGER, mode_agreement REAL, n_unscored INTEGER, status TEXT NOT NULL,
-        created_at REAL NOT NULL);
-    CREATE TABLE IF NOT EXISTS judge_verdicts (
-        id INTEGER PRIMARY KEY AUTOINCREMENT, report_id TEXT NOT NULL, case_id TEXT,
-        sample INTEGER, "order" TEXT, failure_mode TEXT, root_cause TEXT, scorer_wrong INTEGER,
-        scorer_wrong_reason TEXT, fix_kind TEXT, fix TEXT, confidence REAL, status TEXT NOT NULL,
-        raw_json TEXT);
-    """,
-    # 2: one baseline per model (experiments not bound to a model compare models per model)
-    """
-    CREATE TABLE IF NOT EXISTS experiment_baselines (
-        experiment_id TEXT NOT NULL, model TEXT NOT NULL, run_id TEXT NOT NULL,
-        config_json TEXT NOT NULL, pinned_at REAL NOT NULL,
-        PRIMARY KEY (experiment_id, model));
-    INSERT OR IGNORE INTO experiment_baselines (experiment_id, model, run_id, config_json,
-        pinned_at)
-        SELECT id, COALESCE(json_extract(baseline_config_json, '$.model'), 'local/smollm2-135m'),
-               baseline_run_id, baseline_config_json, created_at
-        FROM experiments WHERE baseline_run_id IS NOT NULL;
-    """,
-]
+__all__ = ["ExperimentStore", "experiment_store"]
 
 
-def new_id(prefix: str) -> str:
-    """A short unique id such as ``sw_3f2a9c1d0b7e``."""
-    return f"{prefix}_{uuid.uuid4().hex[:12]}"
-
-
-def _dumps(value: Any) -> str | None:
-    if value is None:
-        return None
-    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+def _stored(value: Any) -> Any:
+    """A column's value as stored: a dict, list or tuple as JSON text, anything else as is."""
+    return dumps(value) if isinstance(value, (dict, list, tuple)) else value
 
 
 class ExperimentStore:
@@ -116,37 +35,22 @@ class ExperimentStore:
 
     Args:
         runs: the runner's :class:`tooleval_nb.runner.Store` (its connection and transactions
-            are shared, so a write here and a run's results never disagree about the file).
+            are shared, so a write here and a run's results never disagree about the file; it
+            migrated these tables when it opened the file).
     """
 
-    def __init__(self, runs: Any) -> None:
+    def __init__(self, runs: Store) -> None:
         self.runs = runs
-        self._migrate()
 
     @property
     def path(self) -> Any:
         return self.runs.path
 
-    def _migrate(self) -> None:
-        conn = self.runs.connection()
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS experiments_schema_version (version INTEGER NOT NULL)"
-        )
-        with self.runs.transaction() as c:
-            version = (
-                c.execute("SELECT MAX(version) FROM experiments_schema_version").fetchone()[0] or 0
-            )
-            for number in range(version + 1, len(_MIGRATIONS) + 1):
-                for statement in _MIGRATIONS[number - 1].split(";"):
-                    if statement.strip():
-                        c.execute(statement)
-                c.execute("INSERT INTO experiments_schema_version (version) VALUES (?)", (number,))
-
     # -- generic helpers ---------------------------------------------------------------------
     def insert(self, table: str, row: dict[str, Any]) -> int:
         """Insert one row (dict/list values are stored as JSON); returns the rowid."""
         cols = list(row)
-        values = [_dumps(v) if isinstance(v, (dict, list, tuple)) else v for v in row.values()]
+        values = [_stored(v) for v in row.values()]
         sql = (
             f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) VALUES "
             f"({', '.join('?' for _ in cols)})"
@@ -164,9 +68,7 @@ class ExperimentStore:
         with self.runs.transaction() as c:
             for table, row, key in rows:
                 cols = list(row)
-                values = [
-                    _dumps(v) if isinstance(v, (dict, list, tuple)) else v for v in row.values()
-                ]
+                values = [_stored(v) for v in row.values()]
                 updates = ", ".join(f"{_q(k)} = excluded.{_q(k)}" for k in cols if k not in key)
                 c.execute(
                     f"INSERT INTO {table} ({', '.join(_q(k) for k in cols)}) VALUES "
@@ -178,7 +80,7 @@ class ExperimentStore:
     def update(self, table: str, where: dict[str, Any], **values: Any) -> None:
         sets = ", ".join(f"{_q(c)} = ?" for c in values)
         cond = " AND ".join(f"{_q(c)} = ?" for c in where)
-        args = [_dumps(v) if isinstance(v, (dict, list, tuple)) else v for v in values.values()]
+        args = [_stored(v) for v in values.values()]
         with self.runs.transaction() as c:
             c.execute(f"UPDATE {table} SET {sets} WHERE {cond}", [*args, *where.values()])
 
@@ -241,14 +143,7 @@ def _q(name: str) -> str:
     return f'"{name}"'
 
 
-_CACHE: dict[Any, ExperimentStore] = {}
-
-
-def experiment_store(store: Any = None) -> ExperimentStore:
-    """The :class:`ExperimentStore` on the run store ``store`` (a path, a Store, or None)."""
-    runs = resolve_store(store)
-    key = (id(runs), str(runs.path))
-    found = _CACHE.get(key)
-    if found is None or found.runs is not runs:
-        found = _CACHE[key] = ExperimentStore(runs)
-    return found
+def experiment_store(store: Store | str | os.PathLike[str] | None = None) -> ExperimentStore:
+    """The :class:`ExperimentStore` on the run store ``store`` (a path, a Store, or None: the
+    default store, as for runs)."""
+    return ExperimentStore(resolve_store(store))

@@ -4,7 +4,7 @@ stored run each)."""
 
 from __future__ import annotations
 
-import importlib
+import pkgutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -77,10 +77,11 @@ def targets(params: ReportParams) -> list[Any]:
 
 
 def _agent(path: str) -> Any:
-    module, _, attr = path.partition(":")
     try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
+        if ":" not in path:
+            raise ValueError("no ':' between the module and the callable")
+        return pkgutil.resolve_name(path)
+    except (ImportError, AttributeError, ValueError) as exc:
         raise ToolEvalError(
             f"agent {path!r} cannot be imported ({exc}); give "
             "'module:callable' of a module on the Python path"

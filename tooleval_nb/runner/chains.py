@@ -24,7 +24,7 @@ from ..scoring.trace import Trace
 from ..suite import EvalCase, Tool
 from ..toolcall import ToolCall
 from .live import answer_call
-from .record import CaseOutcome
+from .record import CaseOutcome, Hop
 
 __all__ = ["Caller", "run_loop", "run_agent_callable", "add_hop", "call_dict", "coerce_trace"]
 
@@ -41,10 +41,10 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
     }
 
 
-def add_hop(outcome: CaseOutcome, reply: Any, round_: int) -> dict[str, Any]:
+def add_hop(outcome: CaseOutcome, reply: Any, round_: int) -> Hop:
     """Record one model reply as a hop of ``outcome`` (and sum its usage); returns the hop."""
     outcome.add_usage(reply)
-    hop: dict[str, Any] = {
+    hop: Hop = {
         "round": round_,
         "tool_calls": [call_dict(c) for c in reply.tool_calls],
         "content": reply.content,

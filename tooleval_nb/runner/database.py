@@ -9,7 +9,9 @@
   (:class:`Checkpointer`, a ``PASSIVE`` checkpoint at most every :data:`CHECKPOINT_EVERY_S`
   while writes go on), so that a commit on the event loop never waits for the log's copy and
   its ``fsync`` calls: about 20 ms each, three or four times per 1,000 stored cases.
-* Schema changes are migrations (:mod:`.schema`) numbered in the ``schema_version`` table.
+* Schema changes are migrations (:mod:`.schema`) numbered in the ``schema_version`` table: the
+  runner's tables and the experiment layer's, one numbering for the file.
+* Ids: :func:`new_id`, for every table's rows; JSON text: :func:`dumps` (:mod:`tooleval_nb.jsontext`).
 
 The tables' rows are read and written by :mod:`.slots` (jobs) and :mod:`.results` (runs,
 results, events); :class:`~.store.Store` is the one object holding all three.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -36,6 +39,7 @@ __all__ = [
     "Checkpointer",
     "default_store_path",
     "dumps",
+    "new_id",
     "ENV_VAR",
     "CHECKPOINT_EVERY_S",
     "CHECKPOINT_IDLE_S",
@@ -54,6 +58,12 @@ CHECKPOINT_EVERY_S = 0.5
 CHECKPOINT_IDLE_S = 30.0
 
 log = logging.getLogger(__name__)
+
+
+def new_id(prefix: str) -> str:
+    """A sortable unique id for a row of the store (a job, a run, an experiment, a sweep ...):
+    ``prefix_YYYYmmddHHMMSS_<8 hex>``."""
+    return f"{prefix}_{time.strftime('%Y%m%d%H%M%S', time.gmtime())}_{secrets.token_hex(4)}"
 
 
 def default_store_path() -> Path:

@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 __all__ = [
     "EventType",
@@ -29,6 +29,9 @@ __all__ = [
     "as_callbacks",
     "BUS",
     "subscribe",
+    "CaseProgressData",
+    "CaseResultData",
+    "JobProgressData",
 ]
 
 log = logging.getLogger("tooleval_nb.runner")
@@ -49,6 +52,43 @@ EventType = Literal[
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 
 
+class CaseProgressData(TypedDict):
+    """``tool_eval_progress``: a case stored; ``current`` of ``total`` for its model."""
+
+    run_id: str
+    model: str
+    case_id: str
+    sample: int
+    current: int
+    total: int
+
+
+class CaseResultData(TypedDict):
+    """``tool_eval_result``: a stored case's scores (the columns of its result row)."""
+
+    run_id: str
+    model: str
+    mode: str
+    case_id: str
+    sample: int
+    tool_score: float | None
+    param_score: float | None
+    overall: float | None
+    passed: bool
+    failure_mode: str | None
+    error: str | None
+    latency_ms: float | None
+
+
+class JobProgressData(TypedDict):
+    """``job_progress``: the job's cases done, after a stored batch."""
+
+    percent: float
+    done: int
+    total: int
+    detail: str
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One event of a job.
@@ -56,13 +96,14 @@ class Event:
     Attributes:
         type: one of :data:`EVENT_TYPES`.
         job_id: the job that published it.
-        data: the payload (JSON-serialisable).
+        data: the payload (JSON-serialisable; the per-case payloads' keys are typed:
+            :class:`CaseProgressData`, :class:`CaseResultData`, :class:`JobProgressData`).
         ts: Unix time of publication.
     """
 
     type: EventType
     job_id: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict)
     ts: float = field(default_factory=time.time)
 
     def to_dict(self) -> dict[str, Any]:

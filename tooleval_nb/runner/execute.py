@@ -49,7 +49,7 @@ from .limits import RateLimiter
 from .live import close_live, open_live
 from .plan import Plan, Target
 from .record import CaseOutcome
-from .results import summary_of
+from .results import ModelSummary, summary_of
 from .rows import CaseRows
 from .writer import ResultWriter
 
@@ -147,7 +147,12 @@ class Executor:
         summary = self._summary(target, items, total)
         self.job.emit(
             "tool_eval_summary",
-            {"run_id": self.job.run_id, "model": target.label, "mode": target.mode, **summary},
+            {
+                "run_id": self.job.run_id,
+                "model": target.label,
+                "mode": target.mode,
+                **summary.as_data(),
+            },
         )
 
     async def _locally(
@@ -188,7 +193,7 @@ class Executor:
             self.finisher.release(target.label)
         await self.finisher.drain(None)
 
-    def _summary(self, target: Target, items: _Items, total: int) -> dict[str, Any]:
+    def _summary(self, target: Target, items: _Items, total: int) -> ModelSummary:
         """A finished target's summary: from the rows this job wrote when it wrote all of them
         (nothing stored before it, no row found stored already), else read from the store."""
         if len(items) == total and not self.writer.duplicates:

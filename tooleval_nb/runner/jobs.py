@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -29,17 +27,12 @@ from .run import Run
 from .slots import owner_id
 from .store import Store
 
-__all__ = ["Job", "JobStatus", "new_id"]
+__all__ = ["Job", "JobStatus"]
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
 
 #: how often a queued job re-checks the store for a slot freed by another process
 QUEUE_POLL = 0.5
-
-
-def new_id(prefix: str) -> str:
-    """A sortable unique id: ``prefix_YYYYmmddHHMMSS_<8 hex>``."""
-    return f"{prefix}_{time.strftime('%Y%m%d%H%M%S', time.gmtime())}_{secrets.token_hex(4)}"
 
 
 class Job:
@@ -148,10 +141,10 @@ class Job:
                         "mode": t.mode,
                         "api_base": t.api_base,
                         "total": len(self.plan.cases) * self.plan.settings.repeats,
-                        "done": s["n_cases"],
-                        "passed": s["n_passed"],
-                        "errors": s["n_errored"],
-                        "overall": s["overall"],
+                        "done": s.n_cases,
+                        "passed": s.n_passed,
+                        "errors": s.n_errored,
+                        "overall": s.overall,
                     }
                 )
             self.emit(

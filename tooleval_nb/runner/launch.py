@@ -11,8 +11,9 @@ from ..aio import in_notebook, running_loop
 from ..cluster import resolve_executor
 from ..errors import SuiteError
 from ..suite import Suite
+from .database import new_id
 from .events import Callback, as_callbacks
-from .jobs import Job, new_id
+from .jobs import Job
 from .live import describe_live, is_target
 from .plan import Plan, callable_path, import_callable, make_targets
 from .progress import create_display, display_kinds

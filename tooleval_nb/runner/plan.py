@@ -12,6 +12,7 @@ import difflib
 import functools
 import hashlib
 import json
+import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -324,16 +325,12 @@ def callable_path(func: Any) -> str:
 
 def import_callable(path: str) -> Any:
     """The callable at ``"module:qualname"``; StoreError when it cannot be imported again."""
-    import importlib
-
     module, _, qualname = path.partition(":")
     try:
         if module in ("?", "__main__") or "<" in qualname:
             raise ImportError(f"{path} was defined interactively")
-        obj: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
+        obj: Any = pkgutil.resolve_name(path)
+    except (ImportError, AttributeError, ValueError) as exc:
         raise StoreError(
             f"the run's agent callable {path} cannot be imported again ({exc}); "
             "pass it: te.resume(job_id, agent=my_agent)"

@@ -15,7 +15,7 @@ for.
 from __future__ import annotations
 
 import html
-import importlib
+import pkgutil
 import sys
 import time
 from collections.abc import Callable
@@ -346,8 +346,13 @@ def register_display(kind: str, factory: Callable[[], ProgressDisplay]) -> None:
 def _factory(kind: str) -> Callable[[], ProgressDisplay] | None:
     found = _DISPLAYS.get(kind)
     if isinstance(found, str):
-        module, _, attr = found.partition(":")
-        found = _DISPLAYS[kind] = getattr(importlib.import_module(module), attr)
+        try:
+            found = _DISPLAYS[kind] = pkgutil.resolve_name(found)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise ImportError(
+                f"progress display {kind!r}: {found!r} cannot be imported ({exc}); "
+                "register it again with register_display"
+            ) from exc
     return found
 
 

@@ -31,18 +31,23 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, cast
 
 from ..jsontext import dumps as _dumps
 from ..scoring.summary import SCORE_SUMMARY_COLUMNS
 from ..suite import EvalCase
 from ..toolcall import ToolCall
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..scoring.result import CaseScore
+
 __all__ = [
     "RESULT_COLUMNS",
     "SUMMARY_COLUMNS",
     "RESULT_FIELDS",
     "CaseOutcome",
+    "Hop",
+    "ResultRow",
     "build_record",
     "expected_json",
     "calls_json",
@@ -114,19 +119,96 @@ RESULT_FIELDS: tuple[str, ...] = RESULT_COLUMNS + (
     "detail",
 )
 
-_SCORE_FIELDS = (
-    "tool_score",
-    "param_score",
-    "overall",
-    "passed",
-    "bfcl_pass",
-    "bfcl_error",
-    "failure_mode",
-    "completion",
-    "efficiency",
-    "redundancy_penalty",
-    "detour_penalty",
-)
+
+class ResultRow(NamedTuple):
+    """One result row: a case × model × sample, as built from a scored cell
+    (:func:`build_record`), stored, and read back (the columns of :data:`RESULT_FIELDS`, in
+    order; documented in the module docstring). ``detail`` is None when read without it."""
+
+    run_id: str
+    model: str
+    mode: str
+    case_id: str
+    case_name: str | None
+    category: str | None
+    tags: str | None
+    prompt: str | None
+    expected: str | None
+    tool_calls: str | None
+    content: str | None
+    tool_score: float | None
+    param_score: float | None
+    overall: float | None
+    passed: int | None
+    bfcl_pass: int | None
+    bfcl_error: str | None
+    failure_mode: str | None
+    completion: float | None
+    efficiency: float | None
+    redundancy_penalty: float | None
+    detour_penalty: float | None
+    n_hops: int | None
+    error: str | None
+    error_type: str | None
+    latency_ms: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost: float | None
+    tries: int | None
+    fallback: int | None
+    cached: int | None
+    sample: int
+    seed: int | None
+    model_index: int | None
+    case_index: int | None
+    finished_at: float | None
+    detail: str | None
+
+
+class Hop(TypedDict, total=False):
+    """One model call of a case, as the outcome keeps it and its row's ``detail.hops`` stores
+    it (:func:`tooleval_nb.runner.chains.add_hop` builds it; keys that do not apply are
+    absent, not None). A dict on the wire and in SQLite, typed here."""
+
+    #: the loop's round (0 for a single call)
+    round: int
+    #: the calls the model made (OpenAI shape), its text, and usage
+    tool_calls: list[dict[str, Any]]
+    content: str | None
+    latency_ms: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    tries: int
+    fallback: bool
+    cached: bool
+    #: raw-text modes: the text parsed, when it differs from ``content``
+    raw_text: str
+    #: what a raw-text parser kept apart from the content (``<think>``, analysis)
+    reasoning_content: str
+    parse_problems: list[str]
+    #: the model call's error after retries
+    error: str
+    error_type: str | None
+    #: the provider's raw reply, when kept
+    raw: Any
+    #: a chain's or agent loop's answers to the hop's calls
+    tool_results: list[Any]
+    #: the Ray replica that served the cell (``executor="ray"``)
+    replica: str
+    #: a user's agent callable: its one hop holds its trace's steps and status
+    agent: bool
+    steps: Any
+    status: str
+    #: BFCL's multi-turn loop (:mod:`tooleval_nb.bfcl.loop`): the turn and step, the turn's
+    #: query, BFCL's reading of the reply, its decoding and the environment's results
+    turn: int
+    step: int
+    turn_query: Any
+    bfcl_result: Any
+    decode_error: str
+    decoded: Any
+    execution_results: Any
+    force_quit: bool
 
 
 @dataclass(slots=True)
@@ -135,7 +217,7 @@ class CaseOutcome:
 
     tool_calls: list[ToolCall] = field(default_factory=list)
     content: str | None = None
-    hops: list[dict[str, Any]] = field(default_factory=list)
+    hops: list[Hop] = field(default_factory=list)
     latency_ms: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -213,28 +295,32 @@ def build_record(
     sample: int,
     seed: int | None,
     outcome: CaseOutcome,
-    score: Any,
+    score: CaseScore | None,
     expected: str | None = None,
     tags: str | None = None,
-    failure_mode: str | None = "api_error",
-) -> dict[str, Any]:
-    """The stored row of one finished case (``RESULT_FIELDS``).
+) -> ResultRow:
+    """The stored row of one finished case.
 
-    ``score`` is a :class:`tooleval_nb.scoring.CaseScore`, or None for a case that could not be
-    scored (its model call failed after retries): then the scores are 0, ``passed`` is False and
-    the failure mode is ``failure_mode``. ``expected`` and ``tags`` are the case's JSON text when
-    the caller has it already (computed here otherwise).
+    ``score`` is the case's :class:`tooleval_nb.scoring.CaseScore`, which holds its failure mode
+    (``api_error`` for a model call that failed after retries: the scorer decides it), or None
+    for a case whose scoring raised (the outcome's error says why): then the scores are 0,
+    ``passed`` is False and there is no failure mode (no scorer judged the case).
+    ``expected`` and ``tags`` are the case's JSON text when the caller has it already
+    (computed here otherwise).
     """
     if score is None:
-        scores: dict[str, Any] = dict.fromkeys(_SCORE_FIELDS)
-        scores.update(tool_score=0.0, overall=0.0, passed=False, failure_mode=failure_mode)
+        tool_score, param_score, overall, passed = 0.0, None, 0.0, 0
+        bfcl_pass = bfcl_error = failure_mode = None
+        completion = efficiency = redundancy_penalty = detour_penalty = None
         score_json = "null"
     else:
-        scores = {name: getattr(score, name, None) for name in _SCORE_FIELDS}
-        score_json = _json_of(score)
-    for flag in ("passed", "bfcl_pass"):
-        if scores[flag] is not None:
-            scores[flag] = int(bool(scores[flag]))
+        tool_score, param_score, overall = score.tool_score, score.param_score, score.overall
+        passed = int(bool(score.passed))
+        bfcl_pass = None if score.bfcl_pass is None else int(bool(score.bfcl_pass))
+        bfcl_error, failure_mode = score.bfcl_error, score.failure_mode
+        completion, efficiency = score.completion, score.efficiency
+        redundancy_penalty, detour_penalty = score.redundancy_penalty, score.detour_penalty
+        score_json = score.model_dump_json()
     detail: dict[str, Any] = {"hops": outcome.hops}
     if outcome.parse_problems:
         detail["parse_problems"] = outcome.parse_problems
@@ -242,36 +328,46 @@ def build_record(
     if outcome.trace is not None:
         extra = f',"trace":{_json_of(outcome.trace)}'
     detail_json = f'{{"score":{score_json}{extra},' + _dumps(detail)[1:]
-    return {
-        "run_id": run_id,
-        "model": label,
-        "mode": mode,
-        "case_id": case.id,
-        "case_name": case.name,
-        "category": case.category,
-        "tags": tags if tags is not None else tags_json(case),
-        "prompt": case.prompt_text,
-        "expected": expected if expected is not None else expected_json(case),
-        "tool_calls": calls_json(outcome.tool_calls),
-        "content": outcome.content,
-        **scores,
-        "n_hops": len(outcome.hops),
-        "error": outcome.error,
-        "error_type": outcome.error_type,
-        "latency_ms": round(outcome.latency_ms, 3),
-        "prompt_tokens": outcome.prompt_tokens,
-        "completion_tokens": outcome.completion_tokens,
-        "cost": outcome.cost,
-        "tries": outcome.tries,
-        "fallback": int(outcome.fallback),
-        "cached": int(outcome.cached),
-        "sample": sample,
-        "seed": seed,
-        "model_index": model_index,
-        "case_index": case_index,
-        "finished_at": time.time(),
-        "detail": detail_json,
-    }
+    return ResultRow(
+        run_id,
+        label,
+        mode,
+        cast("str", case.id),  # a suite gives each of its cases an id
+        case.name,
+        case.category,
+        tags if tags is not None else tags_json(case),
+        case.prompt_text,
+        expected if expected is not None else expected_json(case),
+        calls_json(outcome.tool_calls),
+        outcome.content,
+        tool_score,
+        param_score,
+        overall,
+        passed,
+        bfcl_pass,
+        bfcl_error,
+        failure_mode,
+        completion,
+        efficiency,
+        redundancy_penalty,
+        detour_penalty,
+        len(outcome.hops),
+        outcome.error,
+        outcome.error_type,
+        round(outcome.latency_ms, 3),
+        outcome.prompt_tokens,
+        outcome.completion_tokens,
+        outcome.cost,
+        outcome.tries,
+        int(outcome.fallback),
+        int(outcome.cached),
+        sample,
+        seed,
+        model_index,
+        case_index,
+        time.time(),
+        detail_json,
+    )
 
 
 def _json_of(obj: Any) -> str:

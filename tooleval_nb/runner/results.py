@@ -8,7 +8,8 @@
 * Reads return typed rows: :class:`RunRow` (one run), :class:`RunListing` (a run with its job's
   state and result aggregates, for the history), :class:`ResultRow` (one case × model × sample,
   the columns of :data:`.record.RESULT_FIELDS` in order) and :class:`EventRow`.
-* Score aggregation: :func:`summary_of` a model's stored rows (:data:`SUMMARY_FIELDS`).
+* Score aggregation: :func:`summary_of` a model's rows (:class:`SummaryRow`) is its
+  :class:`ModelSummary`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import math
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -25,7 +26,7 @@ from ..credentials import redact
 from ..errors import StoreError
 from ..scoring.summary import summarize_rows
 from .database import Database, dumps
-from .record import RESULT_FIELDS
+from .record import RESULT_FIELDS, ResultRow
 from .schema import INSERT_RESULT
 
 __all__ = [
@@ -36,12 +37,66 @@ __all__ = [
     "EventRow",
     "DoneKey",
     "summary_of",
+    "SummaryRow",
+    "ModelSummary",
     "SUMMARY_FIELDS",
     "insert_events",
 ]
 
-#: the result columns a per-model summary reads (:func:`summary_of`)
-SUMMARY_FIELDS = ("passed", "error", "tool_score", "param_score", "overall", "latency_ms")
+
+class SummaryRow(NamedTuple):
+    """The columns of one result row a per-model summary reads (:func:`summary_of`)."""
+
+    passed: int | None
+    error: str | None
+    tool_score: float | None
+    param_score: float | None
+    overall: float | None
+    latency_ms: float | None
+
+    @classmethod
+    def of(cls, row: ResultRow) -> SummaryRow:
+        """The summary's columns of a result row."""
+        return cls(
+            row.passed, row.error, row.tool_score, row.param_score, row.overall, row.latency_ms
+        )
+
+
+#: the result columns a per-model summary reads, in :class:`SummaryRow`'s order
+SUMMARY_FIELDS: tuple[str, ...] = SummaryRow._fields
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSummary:
+    """One model's summary in a run: scoring's per-model summary
+    (:func:`tooleval_nb.scoring.summarize_rows`: counts, rates and means; with no row yet the
+    rates and means are None, nothing measured) and the mean latency. The ``tool_eval_summary``
+    event carries :meth:`as_data`."""
+
+    n_cases: int
+    n_passed: int
+    n_failed: int
+    n_errored: int
+    pass_rate: float | None
+    tool_score: float | None
+    param_score: float | None
+    overall: float | None
+    latency_mean_ms: float | None
+
+    def as_data(self) -> dict[str, Any]:
+        """The fields as the event's payload has them (in this order)."""
+        return {
+            "n_cases": self.n_cases,
+            "n_passed": self.n_passed,
+            "n_failed": self.n_failed,
+            "n_errored": self.n_errored,
+            "pass_rate": self.pass_rate,
+            "tool_score": self.tool_score,
+            "param_score": self.param_score,
+            "overall": self.overall,
+            "latency_mean_ms": self.latency_mean_ms,
+        }
+
 
 #: a stored case's key within its run: ``(model, mode, case_id, sample)``
 DoneKey = tuple[str, str, str, int]
@@ -54,50 +109,6 @@ class EventRow(NamedTuple):
     type: str
     ts: float
     data: dict[str, Any]
-
-
-class ResultRow(NamedTuple):
-    """One stored result: a case × model × sample (the columns of :data:`.record.RESULT_FIELDS`,
-    in order; documented in :mod:`.record`). ``detail`` is None when read without it."""
-
-    run_id: str
-    model: str
-    mode: str
-    case_id: str
-    case_name: str | None
-    category: str | None
-    tags: str | None
-    prompt: str | None
-    expected: str | None
-    tool_calls: str | None
-    content: str | None
-    tool_score: float | None
-    param_score: float | None
-    overall: float | None
-    passed: int | None
-    bfcl_pass: int | None
-    bfcl_error: str | None
-    failure_mode: str | None
-    completion: float | None
-    efficiency: float | None
-    redundancy_penalty: float | None
-    detour_penalty: float | None
-    n_hops: int | None
-    error: str | None
-    error_type: str | None
-    latency_ms: float | None
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cost: float | None
-    tries: int | None
-    fallback: int | None
-    cached: int | None
-    sample: int
-    seed: int | None
-    model_index: int | None
-    case_index: int | None
-    finished_at: float | None
-    detail: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,18 +143,21 @@ class RunListing(RunRow):
     overall: float | None
 
 
-def summary_of(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
-    """The summary of one model's result rows (:data:`SUMMARY_FIELDS`, as stored): the score
-    columns of :func:`tooleval_nb.scoring.summarize_rows`, the one definition of a per-model
-    summary, and the mean latency. With no row yet, the rates and means are None (nothing
-    measured), not 0."""
-    scores = summarize_rows(r[:5] for r in rows)
-    latency = [r[5] for r in rows if r[5] is not None]  # fsum: the same in any row order
-    return {**scores, "latency_mean_ms": math.fsum(latency) / len(latency) if latency else None}
+def summary_of(rows: Sequence[SummaryRow]) -> ModelSummary:
+    """The summary of one model's result rows: the score columns of
+    :func:`tooleval_nb.scoring.summarize_rows`, the one definition of a per-model summary, and
+    the mean latency. With no row yet, the rates and means are None (nothing measured), not 0."""
+    scores = summarize_rows(
+        (r.passed, r.error, r.tool_score, r.param_score, r.overall) for r in rows
+    )
+    latency = [r.latency_ms for r in rows if r.latency_ms is not None]  # fsum: any row order
+    return ModelSummary(
+        **scores, latency_mean_ms=math.fsum(latency) / len(latency) if latency else None
+    )
 
 
 def insert_events(
-    c: sqlite3.Connection, job_id: str, events: Sequence[tuple[str, float, dict[str, Any]]]
+    c: sqlite3.Connection, job_id: str, events: Sequence[tuple[str, float, Mapping[str, Any]]]
 ) -> None:
     """Append events ``(type, ts, data)`` to a job, inside the caller's transaction."""
     if events:
@@ -176,7 +190,9 @@ class Results(Database):
     """The runs, results and events tables of a run store (part of :class:`~.store.Store`)."""
 
     # -- writes ------------------------------------------------------------------------------
-    def add_events(self, job_id: str, events: Sequence[tuple[str, float, dict[str, Any]]]) -> None:
+    def add_events(
+        self, job_id: str, events: Sequence[tuple[str, float, Mapping[str, Any]]]
+    ) -> None:
         """Append events (type, ts, data) to a job in one transaction."""
         with self.transaction() as c:
             insert_events(c, job_id, events)
@@ -184,8 +200,8 @@ class Results(Database):
     def write_result(
         self,
         job_id: str,
-        record: dict[str, Any],
-        events: Sequence[tuple[str, float, dict[str, Any]]] = (),
+        record: ResultRow,
+        events: Sequence[tuple[str, float, Mapping[str, Any]]] = (),
     ) -> bool:
         """Write one finished case (its row, its events, the job counter) in one transaction.
 
@@ -196,7 +212,7 @@ class Results(Database):
     def write_results(
         self,
         job_id: str,
-        items: Sequence[tuple[dict[str, Any], Sequence[tuple[str, float, dict[str, Any]]]]],
+        items: Sequence[tuple[ResultRow, Sequence[tuple[str, float, Mapping[str, Any]]]]],
     ) -> list[bool]:
         """Write a batch of finished cases in ONE transaction: each row, then (only when the row
         was new) its events, then the job's counter.
@@ -207,7 +223,7 @@ class Results(Database):
         """
         if not items:
             return []
-        rows = [tuple(map(record.get, RESULT_FIELDS)) for record, _ in items]
+        rows = [record for record, _ in items]  # a ResultRow is the INSERT's tuple
         with self.transaction() as c:
             # the usual batch, none of it stored before: every row in one call, then every
             # event in one (the same rows and events in the same order as one by one); a row
@@ -273,7 +289,7 @@ class Results(Database):
         )
         return None if row is None else row[0]  # type: ignore[no-any-return]
 
-    def summary(self, run_id: str, model: str) -> dict[str, Any]:
+    def summary(self, run_id: str, model: str) -> ModelSummary:
         """Aggregates of one model's stored results (for the ``tool_eval_summary`` event):
         :func:`summary_of` its rows."""
         cursor = self.connection().execute(
@@ -281,7 +297,7 @@ class Results(Database):
             (run_id, model),
         )
         cursor.row_factory = None  # plain tuples
-        return summary_of(cursor.fetchall())
+        return summary_of(list(map(SummaryRow._make, cursor.fetchall())))
 
     def count_results(self, run_id: str) -> int:
         """How many result rows ``run_id`` has stored."""

@@ -8,12 +8,12 @@ case was built."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..suite import EvalCase
-from .events import Event
+from .events import CaseProgressData, CaseResultData, Event, JobProgressData
 from .finished import FinishedCell
-from .record import build_record, expected_json, tags_json
+from .record import ResultRow, build_record, expected_json, tags_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..scoring.result import CaseScore
@@ -40,7 +40,7 @@ class CaseRows:
 
     def build(
         self, cell: FinishedCell, score: CaseScore | None, *, last: bool
-    ) -> tuple[dict[str, Any], list[Event]]:
+    ) -> tuple[ResultRow, list[Event]]:
         """A scored cell's row and events, counted done (:meth:`uncount` undoes it for a row
         found stored already). ``score`` None: scoring raised (the outcome's error says why).
         ``last``: the last case of its commit, which also carries the batch's
@@ -60,7 +60,6 @@ class CaseRows:
             score=score,
             tags=tags,
             expected=expected,
-            failure_mode=None,
         )
         cell.tally.done += 1
         self.done_total += 1
@@ -71,61 +70,47 @@ class CaseRows:
         cell.tally.done -= 1
         self.done_total -= 1
 
-    def _events(self, cell: FinishedCell, record: dict[str, Any], last: bool) -> list[Event]:
+    def _events(self, cell: FinishedCell, record: ResultRow, last: bool) -> list[Event]:
         """``tool_eval_progress`` and ``tool_eval_result``, and for the last case of a commit
         the ``job_progress`` of the whole batch (one per case when cases finish one at a
         time)."""
         job_id, run_id, now = self.job_id, self.run_id, time.time()
         label, current, total = cell.target.label, cell.tally.done, cell.tally.total
+        progress: CaseProgressData = {
+            "run_id": run_id,
+            "model": label,
+            "case_id": record.case_id,
+            "sample": record.sample,
+            "current": current,
+            "total": total,
+        }
+        result: CaseResultData = {
+            "run_id": run_id,
+            "model": label,
+            "mode": cell.target.mode,
+            "case_id": record.case_id,
+            "sample": record.sample,
+            "tool_score": record.tool_score,
+            "param_score": record.param_score,
+            "overall": record.overall,
+            "passed": bool(record.passed),
+            "failure_mode": record.failure_mode,
+            "error": record.error,
+            "latency_ms": record.latency_ms,
+        }
         events = [
-            Event(
-                "tool_eval_progress",
-                job_id,
-                {
-                    "run_id": run_id,
-                    "model": label,
-                    "case_id": record["case_id"],
-                    "sample": record["sample"],
-                    "current": current,
-                    "total": total,
-                },
-                now,
-            ),
-            Event(
-                "tool_eval_result",
-                job_id,
-                {
-                    "run_id": run_id,
-                    "model": label,
-                    "mode": cell.target.mode,
-                    "case_id": record["case_id"],
-                    "sample": record["sample"],
-                    "tool_score": record["tool_score"],
-                    "param_score": record["param_score"],
-                    "overall": record["overall"],
-                    "passed": bool(record["passed"]),
-                    "failure_mode": record["failure_mode"],
-                    "error": record["error"],
-                    "latency_ms": record["latency_ms"],
-                },
-                now,
-            ),
+            Event("tool_eval_progress", job_id, progress, now),
+            Event("tool_eval_result", job_id, result, now),
         ]
         if last:
             percent = round(100.0 * self.done_total / self.total, 2) if self.total else 100.0
-            events.append(
-                Event(
-                    "job_progress",
-                    job_id,
-                    {
-                        "percent": percent,
-                        "done": self.done_total,
-                        "total": self.total,
-                        "detail": f"{label}: {current}/{total}",
-                    },
-                    now,
-                )
-            )
+            batch: JobProgressData = {
+                "percent": percent,
+                "done": self.done_total,
+                "total": self.total,
+                "detail": f"{label}: {current}/{total}",
+            }
+            events.append(Event("job_progress", job_id, batch, now))
         return events
 
     def _case_facts(self, case: EvalCase) -> tuple[str, str]:

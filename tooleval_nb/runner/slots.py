@@ -13,7 +13,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,7 +236,7 @@ class JobSlots(Database):
         job_id: str,
         status: str,
         error: str | None = None,
-        events: Sequence[tuple[str, float, dict[str, Any]]] = (),
+        events: Sequence[tuple[str, float, Mapping[str, Any]]] = (),
     ) -> None:
         """Mark a job (and its run) completed / failed / cancelled, with its closing events."""
         now = time.time()

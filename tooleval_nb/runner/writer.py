@@ -22,13 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import Event
-from .results import SUMMARY_FIELDS
+from .record import ResultRow
+from .results import SummaryRow
 from .store import Store
 
 __all__ = ["ResultWriter"]
 
 #: a case waiting for the commit: its row, its events, what to call when it was stored already
-_Row = tuple[dict[str, Any], list[Event], Callable[[], Any] | None]
+_Row = tuple[ResultRow, list[Event], Callable[[], Any] | None]
 
 
 class ResultWriter:
@@ -45,15 +46,15 @@ class ResultWriter:
         self.job_id = job_id
         self.publish = publish
         self._rows: list[_Row] = []
-        #: per model label: the :data:`~.results.SUMMARY_FIELDS` of every row this writer
-        #: stored (the executor summarises a target from them instead of reading them back)
-        self.summary_rows: dict[str, list[tuple[Any, ...]]] = {}
+        #: per model label: the :class:`~.results.SummaryRow` of every row this writer stored
+        #: (the executor summarises a target from them instead of reading them back)
+        self.summary_rows: dict[str, list[SummaryRow]] = {}
         #: rows found stored already (by a concurrent resume), so not written by this writer
         self.duplicates = 0
 
     def add(
         self,
-        record: dict[str, Any],
+        record: ResultRow,
         events: list[Event],
         on_duplicate: Callable[[], Any] | None = None,
     ) -> None:
@@ -84,9 +85,7 @@ class ResultWriter:
             raise
         for (record, events, on_duplicate), new in zip(rows, written, strict=True):
             if new:
-                self.summary_rows.setdefault(record["model"], []).append(
-                    tuple(record[f] for f in SUMMARY_FIELDS)
-                )
+                self.summary_rows.setdefault(record.model, []).append(SummaryRow.of(record))
                 for event in events:
                     self.publish(event)
             else:

@@ -37,9 +37,9 @@ callable as handler) or in a subprocess (``process=True``; the handler is then g
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
+import pkgutil
 import socket
 import subprocess
 import sys
@@ -260,8 +260,15 @@ def _free_port(host: str = "127.0.0.1") -> int:
 def _load_handler(spec: str | None) -> Handler | None:
     if not spec:
         return None
-    module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+    try:
+        if ":" not in spec:
+            raise ValueError("no ':' between the module and the handler")
+        return pkgutil.resolve_name(spec)  # type: ignore[no-any-return]
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ValueError(
+            f"the fake server's handler {spec!r} cannot be imported ({exc}); give "
+            "'module:function' of a module on the Python path"
+        ) from exc
 
 
 class FakeOpenAIServer:

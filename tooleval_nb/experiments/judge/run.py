@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...aio import run_sync
 from ...credentials import redact
+from ...runner.database import new_id
 from ..calls import actual_calls_of, expected_calls_of
 from ..compare import results_frame, run_label
 from ..llm_call import Answer, JsonCaller
-from ..store import experiment_store, new_id
+from ..store import experiment_store
 from .facts import compute_facts
 from .llm import (
     PAIRWISE_SCHEMA,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...aio import run_sync
 from ...errors import ExperimentError
+from ...runner.database import new_id
 from ..budget import Budget
 from ..config import Config
 from ..estimate import estimate_async, format_duration
@@ -28,7 +29,7 @@ from ..race import Arm, Racer
 from ..split import Split
 from ..split import split as make_split
 from ..stats import describe_mde, mde
-from ..store import experiment_store, new_id
+from ..store import experiment_store
 from ..tracking import PromoteMode
 from .result import Sweep
 from .space import DEFAULT_SPACE, Space, Uniform

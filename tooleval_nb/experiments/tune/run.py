@@ -33,13 +33,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from ...aio import run_sync
 from ...errors import ExperimentError
 from ...models import DEFAULT_MODEL
+from ...runner.database import new_id
 from ..budget import Budget
 from ..config import Config
 from ..llm_call import JsonCaller
 from ..race import Arm, Racer
 from ..split import Split
 from ..split import split as make_split
-from ..store import experiment_store, new_id
+from ..store import experiment_store
 from ..tracking import PromoteMode
 from .operators import DEFAULT_SYSTEM_PROMPT
 from .result import Candidate, PromptTune
