@@ -27,8 +27,11 @@ if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach read
     from ..aio import run_sync as run_sync
     from .events import BUS as BUS
     from .events import EVENT_TYPES as EVENT_TYPES
+    from .events import CaseProgressData as CaseProgressData
+    from .events import CaseResultData as CaseResultData
     from .events import Event as Event
     from .events import EventBus as EventBus
+    from .events import JobProgressData as JobProgressData
     from .events import subscribe as subscribe
     from .history import delete_run as delete_run
     from .history import history as history
@@ -39,6 +42,9 @@ if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach read
     from .launch import run_eval_async as run_eval_async
     from .record import RESULT_COLUMNS as RESULT_COLUMNS
     from .record import SUMMARY_COLUMNS as SUMMARY_COLUMNS
+    from .record import Hop as Hop
+    from .results import ModelSummary as ModelSummary
+    from .results import SummaryRow as SummaryRow
     from .run import Run as Run
     from .settings import TOOL_CHOICES as TOOL_CHOICES
     from .settings import RunSettings as RunSettings
