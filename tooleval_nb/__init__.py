@@ -46,8 +46,6 @@ if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach read
     from .bfcl.run import BfclRun as BfclRun
     from .bfcl.run import run_bfcl as run_bfcl
     from .bfcl.run import run_bfcl_async as run_bfcl_async
-    from .tau2.outcome import Tau2Run as Tau2Run
-    from .tau2.rescore import rescore_tau2 as rescore_tau2
     from .cluster import RayExecutor as RayExecutor
     from .cluster import shutdown_cluster as shutdown_cluster
     from .errors import ClusterError as ClusterError
@@ -193,6 +191,8 @@ if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach read
     from .suite import Suite as Suite
     from .suite import Tool as Tool
     from .suite import case_problems as case_problems
+    from .tau2.outcome import Tau2Run as Tau2Run
+    from .tau2.rescore import rescore_tau2 as rescore_tau2
     from .toolcall import FunctionCall as FunctionCall
     from .toolcall import ToolCall as ToolCall
     from .toolcall import to_tool_calls as to_tool_calls
