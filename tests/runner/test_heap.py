@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,49 @@ from tooleval_nb.runner.heap import (
     thaw_heap,
 )
 from tooleval_nb.testing import MockTransport
+
+#: set in the fresh process that runs this module's tests (see the test below)
+INNER = "TOOLEVAL_TEST_HEAP_INNER"
+
+
+def test_this_module_in_a_fresh_process(tmp_path: Path) -> None:
+    """The collector is the process's: a run another test left open in this worker (or a freeze
+    it made) would change what these tests see. So they run in a fresh interpreter, as in a
+    kernel of its own, and this test fails with their report when any of them does."""
+    if os.environ.get(INNER):
+        pytest.skip("the fresh process itself")
+    env = {**os.environ, INNER: "1"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            __file__,
+            "-q",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "--basetemp",
+            str(tmp_path / "inner"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout, done.stdout[-2000:]
+
+
+@pytest.fixture(autouse=True)
+def _only_in_the_fresh_process(request: pytest.FixtureRequest) -> None:
+    if request.node.name != "test_this_module_in_a_fresh_process" and not os.environ.get(INNER):
+        pytest.skip("runs in a fresh process: test_this_module_in_a_fresh_process")
 
 
 def test_thresholds_raised_during_runs_and_restored_after() -> None:
