@@ -111,6 +111,8 @@ async def in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T:
         return await asyncio.shield(done)
     except asyncio.CancelledError:
         on_cancel()
+        # the thread ends with the cancellation it was given: read, so it is never reported
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())
         raise
 
 

@@ -26,7 +26,15 @@ from ..runner import Job, Run
 from ..runner.launch import prepare_job
 from ..runner.plan import make_targets
 from ..suite import Suite
-from .domains import DEFAULT_SPLIT, Tau2Error, check_domain, load_tasks, make_environment
+from .domains import (
+    DEFAULT_SPLIT,
+    TAU2_VERSION,
+    Tau2Error,
+    check_domain,
+    has_user_tools,
+    load_tasks,
+    make_environment,
+)
 from .loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, DEFAULT_SEED, Tau2Loop, task_case, trial_seeds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -416,8 +424,6 @@ def results_info(spec: Tau2Spec, label: str) -> Any:
     models and tau2's user guidelines) and the domain's environment."""
     from tau2.data_model.simulation import AgentInfo, Info, UserInfo
     from tau2.user.user_simulator import get_global_user_sim_guidelines
-
-    from .domains import TAU2_VERSION, has_user_tools
 
     user_label = label
     if spec.user_model is not None:

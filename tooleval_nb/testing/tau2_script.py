@@ -10,7 +10,7 @@ model plays both roles.
 
 The dialogue, by marker words in the messages:
 
-* the user's first turn says ``task:<id>`` (the task is the one whose scenario its system
+* the user's first turn says ``task:<domain>/<id>`` (the task is the one whose scenario its system
   prompt holds);
 * the agent calls the gold actions in order; at a user action it says ``PLEASE_DO <k>`` (k the
   action's index); the user then calls its actions from k on, one per turn, and says
@@ -21,6 +21,7 @@ The dialogue, by marker words in the messages:
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import threading
@@ -48,24 +49,30 @@ def reset() -> None:
 
 
 def _index() -> None:
-    from ..tau2.domains import load_tasks
-
+    """Every domain's tasks, from tau2's domain modules (the wheel's: a test helper sits below
+    the τ² room), once."""
     with _lock:
         if _tasks:
             return
+        from loguru import logger  # tau2's dependency: quiet, as tooleval_nb.tau2 keeps it
+
+        logger.disable("tau2")
         for domain in _DOMAINS:
-            for task in load_tasks(domain, _SPLITS.get(domain)):
-                _tasks.setdefault(str(task.id), task)
-                _scenarios.setdefault(str(task.user_scenario), task)
+            module = importlib.import_module(f"tau2.domains.{domain}.environment")
+            for task in module.get_tasks(_SPLITS.get(domain, "base")):
+                key = f"{domain}/{task.id}"  # task ids repeat across domains
+                _tasks[key] = task
+                _scenarios.setdefault(str(task.user_scenario), key)
 
 
-def task_of_scenario(system: str) -> Any:
-    """The task whose user scenario the user simulator's system prompt holds."""
+def task_of_scenario(system: str) -> str:
+    """``<domain>/<task id>`` of the task whose user scenario the user simulator's system
+    prompt holds (the longest that it holds)."""
     _index()
-    for scenario, task in _scenarios.items():
-        if scenario and scenario in system:
-            return task
-    raise LookupError("no τ² task's scenario is in this user prompt")
+    found = [scenario for scenario in _scenarios if scenario and scenario in system]
+    if not found:
+        raise LookupError("no τ² task's scenario is in this user prompt")
+    return _scenarios[max(found, key=len)]  # one task's scenario may hold another's
 
 
 def _actions(task: Any) -> list[Any]:
@@ -98,7 +105,8 @@ def _is_user(request: ChatRequest) -> bool:
 
 def _user_answer(request: ChatRequest) -> dict[str, Any]:
     """The user's turn: ``task:<id>``, its own actions after ``PLEASE_DO``, ``###STOP###``."""
-    task = task_of_scenario(str(request.messages[0]["content"]))
+    key = task_of_scenario(str(request.messages[0]["content"]))
+    task = _tasks[key]
     # the user's view: its own messages are "assistant", the agent's "user"
     messages = request.messages[1:]
     heard = [m for m in messages if m.get("role") == "user"]
@@ -109,7 +117,7 @@ def _user_answer(request: ChatRequest) -> dict[str, Any]:
         m.get("role") == "assistant" and "task:" in str(m.get("content") or "") for m in messages
     )
     if not said_task:
-        return _say(f"Hello. task:{task.id}")
+        return _say(f"Hello. task:{key}")
     asked = _PLEASE.search(last)
     if asked is None:
         return _say("Please go on.")

@@ -1,0 +1,322 @@
+"""``te.run_tau2`` with scripted models (``MockTransport``): tau2's orchestrator, our agent and
+user through the runner's cells, rewards from tau2's own evaluator on what we stored and wrote.
+
+The scripted participants are :mod:`tooleval_nb.testing.tau2_script`: a gold agent (the
+task's actions, the user's own by the user in telecom, then the required strings) and a
+greet-and-stop agent; both with the scripted user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tooleval_nb.errors import JobCancelled, ModelBadRequestError, ModelConfigError
+from tooleval_nb.models.transport import ChatRequest
+from tooleval_nb.tau2.domains import Tau2Error, load_tasks
+from tooleval_nb.tau2.loop import trial_seeds
+from tooleval_nb.tau2.run import run_tau2, run_tau2_async
+from tooleval_nb.testing import MockTransport
+from tooleval_nb.testing.tau2_script import answer, answer_inaction
+
+pytest.importorskip("tau2.domains.airline.environment")
+
+SPLIT = {"telecom": "small"}
+
+
+def _model(handler: Any = answer, name: str = "openai/scripted") -> dict[str, Any]:
+    return {"model": name, "transport": MockTransport(handler)}
+
+
+def _evaluate(results: Any, domain: str) -> dict[tuple[str, int], float]:
+    """tau2's own evaluator on each simulation: (task id, trial) -> reward."""
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+
+    tasks = {t.id: t for t in results.tasks}
+    return {
+        (sim.task_id, sim.trial): evaluate_simulation(
+            sim, tasks[sim.task_id], EvaluationType.ALL, False, domain
+        ).reward
+        for sim in results.simulations
+    }
+
+
+def _noop_reward(task: Any, domain: str) -> float:
+    """tau2's evaluator on the conversation of an agent that only greets: built here from
+    tau2's message types, apart from any run."""
+    from tau2.data_model.message import AssistantMessage, UserMessage
+    from tau2.data_model.simulation import SimulationRun
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+
+    history = list(task.initial_state.message_history or []) if task.initial_state else []
+    messages = [
+        *([] if history else [AssistantMessage(role="assistant", content="Hi!")]),
+        *history,
+        UserMessage(role="user", content="hello"),
+        AssistantMessage(role="assistant", content="Hello! GOODBYE"),
+        UserMessage(role="user", content="###STOP###"),
+    ]
+    sim = SimulationRun(
+        id="noop",
+        task_id=task.id,
+        start_time="",
+        end_time="",
+        duration=0.0,
+        termination_reason="user_stop",
+        messages=messages,
+    )
+    return evaluate_simulation(sim, task, EvaluationType.ALL, False, domain).reward
+
+
+def _run(domain: str, tmp_path: Path, handler: Any = answer, **options: Any) -> Any:
+    options.setdefault("split", SPLIT.get(domain))
+    return asyncio.run(
+        run_tau2_async(
+            _model(handler),
+            domain,
+            store=str(tmp_path / "runs.db"),
+            cache=False,
+            resume=False,
+            **options,
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("domain", "limit"),
+    [("mock", None), ("airline", 3), ("retail", 3), ("telecom", 3)],
+    ids=["mock", "airline", "retail", "telecom"],
+)
+def test_the_gold_agent_gets_reward_1(domain: str, limit: int | None, tmp_path: Path) -> None:
+    run = _run(domain, tmp_path, limit=limit)
+    results = run.tau2_results()
+    assert [s.task_id for s in results.simulations] == [t.id for t in results.tasks]
+    assert {s.termination_reason.value for s in results.simulations} == {"user_stop"}
+    rewards = _evaluate(results, domain)
+    assert rewards and set(rewards.values()) == {1.0}
+    df = run.results_df()
+    assert df["error"].isna().all()
+    hops = json.loads(run.store.result_detail(run.id, run.models[0], results.tasks[0].id, 0))
+    assert {h["role"] for h in hops["hops"]} == {"agent", "user"}
+
+
+def test_telecom_users_act_on_their_own_phone(tmp_path: Path) -> None:
+    task = next(t for t in load_tasks("telecom", "small") if t.evaluation_criteria.actions)
+    run = _run("telecom", tmp_path, task_ids=[task.id])
+    (sim,) = run.tau2_results().simulations
+    user_calls = [
+        c.name
+        for m in sim.messages
+        if m.role == "user" and m.tool_calls
+        for c in m.tool_calls
+        if c.requestor == "user"
+    ]
+    assert user_calls == [a.name for a in task.evaluation_criteria.actions if a.requestor == "user"]
+    user_results = [m for m in sim.messages if m.role == "tool" and m.requestor == "user"]
+    assert len(user_results) == len(user_calls)
+    assert _evaluate(run.tau2_results(), "telecom") == {(task.id, 0): 1.0}
+
+
+def test_greet_and_stop_matches_the_inaction_rewards(tmp_path: Path) -> None:
+    run = _run("airline", tmp_path, handler=answer_inaction, limit=8)
+    rewards = _evaluate(run.tau2_results(), "airline")
+    tasks = load_tasks("airline")[:8]
+    assert rewards == {(t.id, 0): _noop_reward(t, "airline") for t in tasks}
+    assert 0 < sum(rewards.values()) < 8  # some airline tasks pass on inaction alone
+
+
+def test_the_results_file_is_read_and_scored_by_tau2(tmp_path: Path) -> None:
+    from tau2.data_model.simulation import Results
+
+    out = tmp_path / "out" / "mock.json"
+    run = _run("mock", tmp_path, handler=answer, trials=2, limit=3, output=out)
+    loaded = Results.load(out)
+    assert loaded.info.num_trials == 2 and loaded.info.user_info.llm == run.models[0]
+    assert [(s.task_id, s.trial) for s in loaded.simulations] == [
+        (t, k) for t in ("create_task_1", "create_task_1_with_env_assertions", "create_task_1_nl_eval") for k in (0, 1)
+    ]
+    assert [s.seed for s in loaded.simulations][:2] == trial_seeds(2)
+    assert _evaluate(loaded, "mock") == _evaluate(run.tau2_results(), "mock")
+
+
+def test_trials_send_tau2_seeds_to_both_roles(tmp_path: Path) -> None:
+    seen: list[tuple[bool, Any]] = []
+
+    def handler(request: ChatRequest) -> Any:
+        seen.append(("<scenario>" in str(request.messages[0].get("content")), request.params.get("seed")))
+        return answer(request)
+
+    _run("mock", tmp_path, handler=handler, trials=2, task_ids=["create_task_1"])
+    seeds = set(trial_seeds(2))
+    assert {s for user, s in seen if user} == seeds and {s for user, s in seen if not user} == seeds
+
+
+def test_the_user_model_is_asked_through_the_run(tmp_path: Path) -> None:
+    agent, user = MockTransport(answer), MockTransport(answer)
+    run = asyncio.run(
+        run_tau2_async(
+            {"model": "openai/agent", "transport": agent},
+            "mock",
+            user_model={"model": "openai/user", "transport": user},
+            task_ids=["create_task_1"],
+            store=str(tmp_path / "runs.db"),
+            cache=False,
+        )
+    )
+    assert agent.requests and user.requests
+    assert all("<scenario>" in str(r.messages[0]["content"]) for r in user.requests)
+    assert not any("<scenario>" in str(r.messages[0]["content"]) for r in agent.requests)
+    detail = json.loads(run.store.result_detail(run.id, run.models[0], "create_task_1", 0))
+    roles = [h["role"] for h in detail["hops"]]
+    assert roles.count("user") == len(user.requests) and roles.count("agent") == len(agent.requests)
+    results = run.tau2_results()
+    assert results.info.user_info.llm == "openai/user"
+    assert results.info.agent_info.llm == "openai/agent"
+
+
+def test_an_empty_agent_message_ends_the_simulation_as_tau2_records_it(tmp_path: Path) -> None:
+    def handler(request: ChatRequest) -> Any:
+        if "<scenario>" in str(request.messages[0].get("content")):
+            return answer(request)
+        return {"role": "assistant", "content": ""}
+
+    run = _run("mock", tmp_path, handler=handler, task_ids=["create_task_1"])
+    (sim,) = run.tau2_results().simulations
+    assert sim.termination_reason.value == "agent_error"
+    assert run.results_df()["error"].isna().all()  # a scored failure, not an infrastructure error
+    assert _evaluate(run.tau2_results(), "mock") == {("create_task_1", 0): 0.0}
+
+
+def test_a_failed_model_call_is_the_cells_error_and_a_skipped_simulation(tmp_path: Path) -> None:
+    from tooleval_nb.errors import ModelServerError
+
+    def handler(request: ChatRequest) -> Any:
+        raise ModelServerError("down", status_code=503)
+
+    run = _run(
+        "mock", tmp_path, handler=handler, task_ids=["create_task_1"], retry={"max_tries": 1}
+    )
+    assert run.results_df()["error_type"].tolist() == ["ModelServerError"]
+    (sim,) = run.tau2_results().simulations
+    assert sim.skipped and sim.reward_info.reward == 0.0
+
+
+def test_a_model_that_rejects_tools_gets_run_bfcls_advice(tmp_path: Path) -> None:
+    def handler(request: ChatRequest) -> Any:
+        raise ModelBadRequestError("this model does not support tools", status_code=400)
+
+    with pytest.raises(ModelConfigError, match="cannot be run in mode='fc'"):
+        _run("mock", tmp_path, handler=handler, limit=2, retry={"max_tries": 1})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"domain": "bank"}, "airline, retail, telecom, mock"),
+        ({"mode": "smoke"}, "mode must be 'fc'"),
+        ({"trials": 0}, "trials must be a positive integer"),
+        ({"max_steps": -1}, "max_steps must be a positive integer"),
+        ({"task_ids": ["nope"]}, "has no task 'nope'"),
+    ],
+    ids=["domain", "mode", "trials", "max_steps", "task"],
+)
+def test_bad_input_is_refused_before_any_call(options: dict[str, Any], message: str) -> None:
+    domain = options.pop("domain", "mock")
+    mock = MockTransport(answer)
+    with pytest.raises(Tau2Error, match=message):
+        run_tau2({"model": "openai/x", "transport": mock}, domain, **options)
+    assert not mock.requests
+
+
+def test_run_options_it_sets_itself_are_refused() -> None:
+    with pytest.raises(TypeError, match="run_tau2 sets repeats"):
+        run_tau2(_model(), "mock", repeats=3)
+
+
+def test_twice_in_one_process_a_cancel_then_a_resume(tmp_path: Path) -> None:
+    """A run, then a run cancelled midway and left as a killed process leaves it, then the same
+    run again: it resumes, and no finished simulation is asked again."""
+    store = str(tmp_path / "runs.db")
+    asked: list[str] = []
+    gate = asyncio.Event
+
+    async def main() -> None:
+        release = gate()
+
+        async def slow(request: ChatRequest) -> Any:
+            reply = answer(request)
+            asked.append(_task_of(request))
+            if len(asked) > 12:
+                await release.wait()  # the cancel comes while this waits
+            return reply
+
+        first = await run_tau2_async(_model(), "mock", limit=2, store=store, cache=False)
+        assert len(first.tau2_results().simulations) == 2
+        job = run_tau2(
+            {"model": "openai/slow", "transport": MockTransport(slow)},
+            "mock",
+            store=store,
+            cache=False,
+            max_concurrency=1,
+            progress="none",
+        )
+        while len(asked) <= 12:
+            await asyncio.sleep(0.01)
+        job.cancel()
+        with pytest.raises(JobCancelled):
+            await job
+        stored = {r.case_id for r in job.snapshot()._rows}
+        assert 0 < len(stored) < 9
+        # as a killed process leaves it: its job unfinished, its owner gone
+        with job.store.transaction() as db:
+            db.execute(
+                "UPDATE jobs SET status = 'interrupted', owner = NULL WHERE id = ?", (job.id,)
+            )
+        asked.clear()
+        release.set()
+        again = run_tau2(
+            {"model": "openai/slow", "transport": MockTransport(slow)},
+            "mock",
+            store=store,
+            cache=False,
+            max_concurrency=1,
+            progress="none",
+        )
+        run = await again
+        assert again.job.id == job.job.id  # resumed
+        assert not stored & set(asked)  # no finished simulation asked again
+        assert len(run.tau2_results().simulations) == 9
+
+    asyncio.run(main())
+
+
+def _task_of(request: ChatRequest) -> str:
+    for m in request.messages:
+        text = str(m.get("content") or "")
+        if "task:" in text:
+            return text.split("task:", 1)[1].split()[0].split("/")[1]
+    from tooleval_nb.testing.tau2_script import task_of_scenario
+
+    return task_of_scenario(str(request.messages[0]["content"])).split("/")[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("domain", "gold", "inaction"),
+    [("airline", 50, 19), ("retail", 114, 7), ("telecom", 20, 0), ("mock", 9, None)],
+    ids=["airline", "retail", "telecom", "mock"],
+)
+def test_every_task_gold_and_inaction(
+    domain: str, gold: int, inaction: int | None, tmp_path: Path
+) -> None:
+    run = _run(domain, tmp_path / "gold", max_concurrency=8)
+    rewards = _evaluate(run.tau2_results(), domain)
+    assert len(rewards) == len(load_tasks(domain, SPLIT.get(domain)))
+    assert sum(r == 1.0 for r in rewards.values()) >= gold - (1 if domain == "mock" else 0)
+    if inaction is not None:
+        idle = _run(domain, tmp_path / "idle", handler=answer_inaction, max_concurrency=8)
+        assert sum(r == 1.0 for r in _evaluate(idle.tau2_results(), domain).values()) == inaction
