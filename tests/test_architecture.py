@@ -82,6 +82,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "bfcl": _CORE
     | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "runner", "aio"}
     | {"benchmark", BFCL_RULES},
+    # τ²-bench as a benchmark, beside BFCL on the same floor (never importing it)
+    "tau2": _CORE
+    | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "runner", "aio"}
+    | {"benchmark", BFCL_RULES},
     "charts": _CORE | {"suite", "scoring", BFCL_RULES},
     "widgets": _CORE
     | {
@@ -123,6 +127,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "mcp",
         "cluster",
         "bfcl",
+        "tau2",
         "runner",
         "experiments",
         "charts",
