@@ -68,9 +68,9 @@ def _answers() -> dict[str, list]:
     """The user text of every entry -> its first ground-truth call (for the fake server)."""
     global _ANSWERS
     if _ANSWERS is None:
-        from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
-        from tooleval_nb.bfcl.categories import is_relevance
-        from tooleval_nb.bfcl.data import BfclData
+        from tooleval_nb.bfcl_rules.categories import SINGLE_TURN as CATEGORIES
+        from tooleval_nb.bfcl_rules.categories import is_relevance
+        from tooleval_nb.bfcl_rules.data import BfclData
 
         data = BfclData(os.environ.get("BENCH_BFCL_DATA", str(DATA)))
         _ANSWERS = {}
@@ -161,9 +161,9 @@ def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int,
     server and this machine allow any client, which is the bound our run is compared with."""
     import aiohttp
 
-    from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
-    from tooleval_nb.bfcl.data import BfclData
     from tooleval_nb.bfcl.suite import build_suite
+    from tooleval_nb.bfcl_rules.categories import SINGLE_TURN as CATEGORIES
+    from tooleval_nb.bfcl_rules.data import BfclData
     from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
     data = BfclData(DATA)
@@ -203,10 +203,10 @@ def scoring(
 ) -> dict[str, float]:
     """Entries per CPU second, best of ``rounds`` passes; with ``official``, its passes
     alternate with ours (ours, theirs, ours, theirs...), so that both see the same machine."""
-    from tooleval_nb.bfcl.data import BfclData
     from tooleval_nb.bfcl.rescore import find_result_files, score_result_files
     from tooleval_nb.bfcl.results import read_result_file
     from tooleval_nb.bfcl.verdicts import verdict_rows
+    from tooleval_nb.bfcl_rules.data import BfclData
 
     folder = out / "result" / "openai_fake-FC"
     data = BfclData(DATA)
@@ -368,9 +368,9 @@ def multi_turn_scoring(venv: Path | None, files: Path | None, rounds: int) -> No
     import io
 
     from tooleval_nb.bfcl import environments
-    from tooleval_nb.bfcl.data import BfclData, _installed_data
     from tooleval_nb.bfcl.results import read_result_file
     from tooleval_nb.bfcl.verdicts import verdict_rows
+    from tooleval_nb.bfcl_rules.data import BfclData, _installed_data
 
     data_dir = _installed_data()
     if data_dir is None or not (data_dir / "BFCL_v4_multi_turn_base.json").is_file():

@@ -150,7 +150,7 @@ def bench_cases(n: int, repeat: int) -> None:
 
 
 def bench_bfcl(repeat: int) -> None:
-    from tooleval_nb.bfcl.file_check import check_entries, read_jsonl
+    from tooleval_nb.bfcl_rules.file_check import check_entries, read_jsonl
 
     result_dir = REFERENCE / "results" / "glyphh-ada-1.1" / "result"
     if not result_dir.exists():

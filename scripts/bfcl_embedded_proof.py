@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         merge(args.out)
         return 0
     os.environ.setdefault("TOOLEVAL_CACHE_DIR", str(args.out / "cache"))
-    from tooleval_nb.bfcl.data import locate_data
+    from tooleval_nb.bfcl_rules.data import locate_data
 
     data_dir = locate_data(args.data)
     todo = plan(Path(data_dir), args.categories.split(","), args.modes.split(","), args.rounds)

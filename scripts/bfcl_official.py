@@ -94,9 +94,9 @@ def compare_files(venv: Path, files: Path, fixtures: Path | None = None) -> bool
     line per model and category, every difference; True when all agree."""
     import gzip
 
-    from tooleval_nb.bfcl.data import BfclData
     from tooleval_nb.bfcl.rescore import find_result_files, score_result_files
     from tooleval_nb.bfcl.results import read_result_file
+    from tooleval_nb.bfcl_rules.data import BfclData
 
     data_dir = next((venv / "lib").glob("python3*/site-packages/bfcl_eval/data"))
     data = BfclData(data_dir)
@@ -247,9 +247,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import tooleval_nb as te  # noqa: F401  (the facade; the run goes through it below)
     from tooleval_nb.bfcl import run_bfcl
-    from tooleval_nb.bfcl.data import BfclData
     from tooleval_nb.bfcl.rescore import score_result_files
     from tooleval_nb.bfcl.results import model_dir_name
+    from tooleval_nb.bfcl_rules.data import BfclData
 
     data_dir = next((args.venv / "lib").glob("python3*/site-packages/bfcl_eval/data"))
     categories = args.categories.split(",")

@@ -41,25 +41,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tooleval_nb"
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
 # memo: the one memo keyed by the identity of a list's items (pure, imports nothing of ours)
 _CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "jsontext"}
-#: BFCL's rules: modules of bfcl/ (one home for BFCL, one definition each) that form a room of
-#: their own below scoring and formats: generic scoring (every case's bfcl_pass) and the BFCL
-#: suite format use BFCL's names, data files, prompts and AST checker without reaching the
-#: benchmark's runner side
+#: BFCL's rules (the bfcl_rules package), below scoring and formats: generic scoring (every
+#: case's bfcl_pass) and the BFCL suite format use BFCL's names, data files, prompts and AST
+#: checker without reaching the benchmark (bfcl) or the runner
 BFCL_RULES = "bfcl_rules"
-SUB_ROOMS: dict[str, str] = {
-    f"tooleval_nb.bfcl.{name}": BFCL_RULES
-    for name in (
-        "categories",
-        "data",
-        "prompt",
-        "gorilla",
-        "decode",
-        "convert",
-        "adapt",
-        "checker",
-        "file_check",
-    )
-}
 #: room -> the rooms it may import (itself always allowed). Bottom to top.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
@@ -88,12 +73,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "aio", BFCL_RULES},
     "experiments": _CORE
     | {"suite", "parsers", "scoring", "formats", "models", "runner", "cluster", "aio", BFCL_RULES},
+    # the benchmark floor: what a benchmark run through the runner needs that is not its own
+    # (the job and run it returns, the agent hook, options, side files); the runner and below
+    "benchmark": _CORE
+    | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "runner", "aio"}
+    | {BFCL_RULES},
     # BFCL as a benchmark: entries as cases, through the runner, to BFCL's result files
     "bfcl": _CORE
-    | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio", BFCL_RULES},
-    # τ²-bench as a benchmark, beside BFCL (never importing it): tau2's domains and evaluator
+    | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "runner", "aio"}
+    | {"benchmark", BFCL_RULES},
+    # τ²-bench as a benchmark, beside BFCL on the same floor (never importing it)
     "tau2": _CORE
-    | {"suite", "parsers", "scoring", "formats", "models", "runner", "aio", BFCL_RULES},
+    | {"suite", "parsers", "scoring", "formats", "models", "mcp", "cluster", "runner", "aio"}
+    | {"benchmark", BFCL_RULES},
     "charts": _CORE | {"suite", "scoring", BFCL_RULES},
     "widgets": _CORE
     | {
@@ -184,13 +176,13 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ): "import tooleval_nb.runner stays free of the MCP client (about a sixth of its import "
     "time): it loads only for a run with live tools (open_live, then their answers)",
     (
-        "tooleval_nb.bfcl.checker",
-        "tooleval_nb.bfcl.convert",
+        "tooleval_nb.bfcl_rules.checker",
+        "tooleval_nb.bfcl_rules.convert",
     ): "a run's first case pays every import the scorer makes (issue 31: first run within "
     "0.1 s of a warm one): Java and JavaScript type conversion loads for such an entry only",
     (
-        "tooleval_nb.bfcl.checker",
-        "tooleval_nb.bfcl.prompt",
+        "tooleval_nb.bfcl_rules.checker",
+        "tooleval_nb.bfcl_rules.prompt",
     ): "a run's first case pays every import the scorer makes: BFCL's prompt configurations "
     "load for a format-sensitivity entry only",
     (
@@ -214,11 +206,6 @@ LEGACY_ARROWS: dict[tuple[str, str], str] = {}
 #: ``TYPE_CHECKING`` imports that close an import loop: (importer, imported) -> why it stays.
 #: Each is a type named in an annotation only; none runs. Remove an entry when its loop goes.
 TYPE_ONLY_LOOPS: dict[tuple[str, str], str] = {
-    (
-        "tooleval_nb.bfcl.tally",
-        "tooleval_nb.runner.store",
-    ): "the tally writes BFCL's rows into the run store it is handed; the store imports "
-    "bfcl_rules (scoring), which the bfcl package's facade sits beside",
     (
         "tooleval_nb.cluster.backend",
         "tooleval_nb.cluster.executor",
@@ -353,8 +340,6 @@ ALL_IMPORTS: list[Import] = [
 
 
 def room(module: str) -> str:
-    if module in SUB_ROOMS:
-        return SUB_ROOMS[module]
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
@@ -446,10 +431,7 @@ def test_the_rule_set_names_every_room():
         for p in PACKAGE.iterdir()
         if p.suffix == ".py" and p.name != "__init__.py" or (p / "__init__.py").is_file()
     }
-    assert rooms == set(MAY_IMPORT) - set(SUB_ROOMS.values()), (
-        "add the new room to MAY_IMPORT (and docs/architecture.md)"
-    )
-    assert all(_is_module(m) for m in SUB_ROOMS), "a module of SUB_ROOMS is gone"
+    assert rooms == set(MAY_IMPORT), "add the new room to MAY_IMPORT (and docs/architecture.md)"
 
 
 def test_the_parser_sees_imports_inside_functions_and_type_checking_blocks():

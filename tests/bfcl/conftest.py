@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tooleval_nb.bfcl.data import BfclData, _installed_data
+from tooleval_nb.bfcl_rules.data import BfclData, _installed_data
 
 
 @pytest.fixture(scope="session")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tooleval_nb.bfcl import categories as cat_mod
-from tooleval_nb.bfcl import data as data_mod
-from tooleval_nb.bfcl.categories import (
+from tooleval_nb.bfcl_rules import categories as cat_mod
+from tooleval_nb.bfcl_rules import data as data_mod
+from tooleval_nb.bfcl_rules.categories import (
     CATEGORIES,
     KNOWN_CATEGORIES,
     LIVE,
@@ -30,8 +30,8 @@ from tooleval_nb.bfcl.categories import (
     resolve_categories,
     select_categories,
 )
-from tooleval_nb.bfcl.data import DATA_ENV, BfclData, locate_data
-from tooleval_nb.bfcl.prompt import FORMAT_SENSITIVITY_CONFIGS
+from tooleval_nb.bfcl_rules.data import DATA_ENV, BfclData, locate_data
+from tooleval_nb.bfcl_rules.prompt import FORMAT_SENSITIVITY_CONFIGS
 from tooleval_nb.errors import SuiteError
 
 
@@ -489,7 +489,7 @@ def test_the_new_categories_from_bfcl_eval_data(bfcl_full_data):
 _COMPARE = textwrap.dedent("""
     import json, sys
     from bfcl_eval import utils
-    from tooleval_nb.bfcl.data import BfclData
+    from tooleval_nb.bfcl_rules.data import BfclData
     data = BfclData(sys.argv[1])
     out = {}
     for category in sys.argv[2:]:

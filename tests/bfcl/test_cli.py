@@ -82,7 +82,7 @@ def test_cli_unknown_category(bfcl_data, tmp_path):
 
 def test_cli_runs_a_multi_turn_category_through_bfcls_loop(fake_server, tmp_path, monkeypatch):
     pytest.importorskip("bfcl_eval.constants.default_prompts")
-    from tooleval_nb.bfcl.data import locate_data
+    from tooleval_nb.bfcl_rules.data import locate_data
     from tooleval_nb.testing import bfcl_script
 
     data = locate_data(None)  # the installed bfcl-eval's: the reference data has no multi-turn

@@ -8,14 +8,14 @@ import json
 import pytest
 
 from tooleval_nb.bfcl import environments as env_mod
-from tooleval_nb.bfcl.data import BfclData, _installed_data
-from tooleval_nb.bfcl.decode import DecodeError
 from tooleval_nb.bfcl.environments import (
     Environments,
     decode_execute,
     is_empty_execute,
     long_context_of,
 )
+from tooleval_nb.bfcl_rules.data import BfclData, _installed_data
+from tooleval_nb.bfcl_rules.decode import DecodeError
 from tooleval_nb.errors import SuiteError
 
 MULTI_TURN = (

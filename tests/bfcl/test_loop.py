@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tooleval_nb.bfcl import run_bfcl
-from tooleval_nb.bfcl.data import BfclData, locate_data
+from tooleval_nb.bfcl_rules.data import BfclData, locate_data
 from tooleval_nb.testing import bfcl_script
 from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 

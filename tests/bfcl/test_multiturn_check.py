@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tooleval_nb.bfcl.data import BfclData, _installed_data
 from tooleval_nb.bfcl.memory_check import memory_verdict, standardize
 from tooleval_nb.bfcl.multiturn_check import (
     EMPTY_TURN,
@@ -26,6 +25,7 @@ from tooleval_nb.bfcl.multiturn_check import (
     multi_turn_verdict,
 )
 from tooleval_nb.bfcl.verdicts import judge
+from tooleval_nb.bfcl_rules.data import BfclData, _installed_data
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multi_turn"
 FIXTURE_FILES = sorted(FIXTURES.glob("*.jsonl.gz"))

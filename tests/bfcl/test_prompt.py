@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tooleval_nb.bfcl.data import BfclData
-from tooleval_nb.bfcl.prompt import (
+from tooleval_nb.bfcl_rules.data import BfclData
+from tooleval_nb.bfcl_rules.prompt import (
     DEFAULT_PROMPT_CONFIG,
     FORMAT_SENSITIVITY_CONFIGS,
     PromptConfig,
@@ -74,7 +74,7 @@ def test_every_reference_schema_passes_the_meta_check_it_is_built_without(data):
     """bfcl_tools builds tools without pydantic's JSON Schema meta-check (BFCL sends its
     schemas unchecked): on the whole reference data nothing is lost, every schema passes it,
     and each tool equals the validated one."""
-    from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
+    from tooleval_nb.bfcl_rules.categories import SINGLE_TURN as CATEGORIES
     from tooleval_nb.suite import Tool, schema_problem
 
     n = 0

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from tooleval_nb.bfcl import score_result_files
-from tooleval_nb.bfcl.data import BfclData, _installed_data
 from tooleval_nb.bfcl.verdicts import ENTRY_COLUMNS, TURN_COLUMNS
+from tooleval_nb.bfcl_rules.data import BfclData, _installed_data
 from tooleval_nb.errors import SuiteError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multi_turn"

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from tooleval_nb.bfcl.data import BfclData
 from tooleval_nb.bfcl.results import (
     check_manifest,
     check_result_file,
@@ -20,6 +19,7 @@ from tooleval_nb.bfcl.results import (
     write_manifest,
     write_result_file,
 )
+from tooleval_nb.bfcl_rules.data import BfclData
 from tooleval_nb.errors import SuiteError
 from tooleval_nb.suite import Tool
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tooleval_nb.bfcl import run_bfcl, run_bfcl_async
-from tooleval_nb.bfcl.data import BfclData
-from tooleval_nb.bfcl.prompt import prompt_messages
 from tooleval_nb.bfcl.rescore import score_result_files
+from tooleval_nb.bfcl_rules.data import BfclData
+from tooleval_nb.bfcl_rules.prompt import prompt_messages
 from tooleval_nb.errors import ModelConfigError, SuiteError
 
 CATS = ["simple_python", "parallel", "irrelevance"]

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from tooleval_nb.bfcl.categories import SINGLE_TURN as CATEGORIES
-from tooleval_nb.bfcl.data import BfclData
 from tooleval_nb.bfcl.suite import build_suite
+from tooleval_nb.bfcl_rules.categories import SINGLE_TURN as CATEGORIES
+from tooleval_nb.bfcl_rules.data import BfclData
 from tooleval_nb.suite import Suite
 
 

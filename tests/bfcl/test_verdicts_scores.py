@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tooleval_nb.bfcl.data import BfclData
 from tooleval_nb.bfcl.scores import category_table, leaderboard
 from tooleval_nb.bfcl.verdicts import decode_json_list, entry_verdict, verdict_rows
+from tooleval_nb.bfcl_rules.data import BfclData
 
 
 @pytest.fixture(scope="module")
@@ -302,8 +302,8 @@ def test_the_v4_overall_is_weighted_as_bfcl_eval_by_hand():
 
 
 def test_every_category_run_is_not_partial():
-    from tooleval_nb.bfcl.categories import SCORING
     from tooleval_nb.bfcl.scores import v4_overall
+    from tooleval_nb.bfcl_rules.categories import SCORING
 
     overall, not_run = v4_overall(dict.fromkeys(SCORING, 1.0), dict.fromkeys(SCORING, 3))
     assert overall == pytest.approx(1.0) and not_run == []
@@ -344,7 +344,7 @@ def test_the_v4_overall_equals_bfcl_evals_own_functions():
     """The made-up numbers through bfcl-eval's own calculate_* functions, composed as its
     generate_leaderboard_csv composes them (get_category_score: a category not run is 0 with
     its full size)."""
-    from tooleval_nb.bfcl.categories import ENTRY_COUNTS
+    from tooleval_nb.bfcl_rules.categories import ENTRY_COUNTS
 
     f = _bfcl_eval_helpers()
     unweighted = f["calculate_unweighted_accuracy"]
@@ -399,9 +399,9 @@ def test_the_v4_overall_equals_bfcl_evals_own_functions():
 
 
 def test_format_sensitivity_spread_as_bfcl_eval():
-    from tooleval_nb.bfcl.categories import SCORING
-    from tooleval_nb.bfcl.prompt import FORMAT_SENSITIVITY_CONFIGS as CONFIGS
     from tooleval_nb.bfcl.scores import format_sensitivity_spread
+    from tooleval_nb.bfcl_rules.categories import SCORING
+    from tooleval_nb.bfcl_rules.prompt import FORMAT_SENSITIVITY_CONFIGS as CONFIGS
 
     rows = []
     for k, (config, passed) in enumerate(zip(CONFIGS[:3], ([1, 1], [1, 0], [0, 0]), strict=True)):
@@ -441,7 +441,7 @@ def test_format_sensitivity_verdicts_equal_bfcl_evals(bfcl_full_data):
     """2,600 replies (every tenth of scripts/bfcl_format_verdicts.py's 26,000, which all agree):
     right in the configuration's format, untagged, in Python, no call, a wrong value; each
     with bfcl-eval's verdict and error type from its own format_sensitivity_runner path."""
-    from tooleval_nb.bfcl.checker import format_sensitivity_verdict
+    from tooleval_nb.bfcl_rules.checker import format_sensitivity_verdict
 
     data = bfcl_full_data.category("format_sensitivity")
     assert len(FORMAT_VERDICTS) == 2600
@@ -483,7 +483,7 @@ def test_format_sensitivity_verdicts_equal_bfcl_evals(bfcl_full_data):
     ids=["python-tag", "json", "json-not-json", "verbose-xml", "concise-xml"],
 )
 def test_decoding_in_each_return_format(text, return_format, tag, expected):
-    from tooleval_nb.bfcl.decode import decode_prompt
+    from tooleval_nb.bfcl_rules.decode import decode_prompt
 
     assert decode_prompt(text, return_format=return_format, tool_call_tag=tag) == expected
 
@@ -511,7 +511,7 @@ def test_decoding_in_each_return_format(text, return_format, tag, expected):
     ],
 )
 def test_bad_replies_in_each_return_format_are_decode_errors(text, return_format, tag):
-    from tooleval_nb.bfcl.decode import DecodeError, decode_prompt
+    from tooleval_nb.bfcl_rules.decode import DecodeError, decode_prompt
 
     with pytest.raises(DecodeError):
         decode_prompt(text, return_format=return_format, tool_call_tag=tag)

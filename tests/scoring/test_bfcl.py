@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tooleval_nb.bfcl.checker import decoded_verdict
-from tooleval_nb.bfcl.convert import java_convert, js_convert
-from tooleval_nb.bfcl.decode import DecodeError, decode_prompt, decode_result
+from tooleval_nb.bfcl_rules.checker import decoded_verdict
+from tooleval_nb.bfcl_rules.convert import java_convert, js_convert
+from tooleval_nb.bfcl_rules.decode import DecodeError, decode_prompt, decode_result
 from tooleval_nb.scoring import bfcl_check, bfcl_verdict, standardize_string
 from tooleval_nb.toolcall import ToolCall
 
@@ -335,7 +335,7 @@ def test_js_converter(value, kind, nested, out):
 
 
 def test_hand_written_schemas_map_to_gorilla_types():
-    from tooleval_nb.bfcl.adapt import tools_to_functions
+    from tooleval_nb.bfcl_rules.adapt import tools_to_functions
     from tooleval_nb.suite import Tool
 
     tool = Tool.create(

@@ -144,7 +144,7 @@ def test_the_compiled_meta_check_agrees_with_jsonschema(monkeypatch) -> None:
         valid += [t.function.parameters for s in load_suites(path) for t in s.tools]
     bfcl = root.parent / "shared" / "reference" / "bfcl" / "data" / "BFCL_v4_live_multiple.json"
     if bfcl.is_file():
-        from tooleval_nb.bfcl.prompt import bfcl_tools
+        from tooleval_nb.bfcl_rules.prompt import bfcl_tools
 
         for line in bfcl.read_text().splitlines()[:150]:
             valid += [

@@ -44,8 +44,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from ..bfcl_rules.decode import DecodeError, decode_prompt
 from ..errors import SuiteError
-from .decode import DecodeError, decode_prompt
 
 __all__ = [
     "Environments",

@@ -16,7 +16,8 @@ conversations (``..._prereq_<n>-<scenario>-<k>``) run first, in order, each star
 memory the previous one left (BFCL's snapshot files, under a folder of the run); the entries
 of a scenario start from the memory its last conversation left.
 
-:class:`BfclLoop` runs one entry per runner cell (the runner's ``agent`` hook): the model
+:class:`BfclLoop` runs one entry per runner cell (the runner's ``agent`` hook,
+:class:`tooleval_nb.benchmark.CaseAgent`): the model
 requests are the runner's (its cache, retries, rate limits, cancellation), each one a hop of the
 stored outcome, with the turn and step, BFCL's ``result`` of the step, the decoded calls and
 their execution results (:func:`.results.multi_turn_entry` turns them into BFCL's result line).
@@ -31,19 +32,20 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..benchmark import Ask
+from ..bfcl_rules.categories import folder_of, is_memory, is_memory_prereq, is_multi_turn
+from ..bfcl_rules.data import CategoryData
+from ..bfcl_rules.decode import DecodeError, decode_prompt
+from ..bfcl_rules.prompt import bfcl_tools, openai_tool, prompt_messages
 from ..runner.chains import add_hop
 from ..runner.record import CaseOutcome
 from ..suite import EvalCase, ExpectedCall, FunctionDef, Tool
-from .categories import folder_of, is_memory, is_memory_prereq, is_multi_turn
-from .data import CategoryData
-from .decode import DecodeError, decode_prompt
 from .environments import Environments, decode_execute, is_empty_execute
-from .prompt import bfcl_tools, openai_tool, prompt_messages
 from .results import model_dir_name, model_name, step_result
 
 __all__ = [
@@ -52,7 +54,6 @@ __all__ = [
     "loop_cases",
     "loop_case",
     "memory_snapshot_paths",
-    "Ask",
     "MAXIMUM_STEP_LIMIT",
     "is_loop_category",
     "prompts",
@@ -61,9 +62,6 @@ __all__ = [
 #: BFCL's step limit per turn (``constants/default_prompts.py``): a turn that needs more steps
 #: ends the entry (force-quit)
 MAXIMUM_STEP_LIMIT = 20
-
-#: ``ask(messages, tools, tool_choice) -> ModelReply``: one request to the cell's model
-Ask = Callable[[list[dict[str, Any]], list[Tool], Any], Awaitable[Any]]
 
 
 def is_loop_category(category: str) -> bool:
@@ -108,8 +106,9 @@ def _system_text(functions: str, category: str, prompt_format: str) -> str:
 def with_system_prompt(
     turn: list[dict[str, Any]], functions: list[dict[str, Any]], category: str, prompt_format: str
 ) -> list[dict[str, Any]]:
-    """A first turn as BFCL's prompting handlers send it (:func:`.prompt.prompt_messages`: the
-    system prompt first, or before the turn's own system message)."""
+    """A first turn as BFCL's prompting handlers send it
+    (:func:`tooleval_nb.bfcl_rules.prompt.prompt_messages`: the system prompt first, or before
+    the turn's own system message)."""
     text = _system_text(json.dumps(functions), category, prompt_format)
     out = [dict(m) for m in turn]
     if out and out[0].get("role") == "system":

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .decode import DecodeError
+from ..bfcl_rules.decode import DecodeError
 from .environments import ExecuteMode, decode_execute, is_empty_execute
 
 __all__ = [

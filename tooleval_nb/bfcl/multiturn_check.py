@@ -39,8 +39,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bfcl_rules.decode import DecodeError
 from .collector import collector_paused
-from .decode import DecodeError
 from .environments import Environments, ExecuteMode, decode_execute, is_empty_execute
 
 __all__ = [

@@ -16,9 +16,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..bfcl_rules.categories import (
+    FORMAT_SENSITIVITY,
+    MEMORY,
+    MULTI_TURN,
+    SINGLE_TURN,
+    VERSION_PREFIX,
+)
+from ..bfcl_rules.data import BfclData
 from ..errors import SuiteError
-from .categories import FORMAT_SENSITIVITY, MEMORY, MULTI_TURN, SINGLE_TURN, VERSION_PREFIX
-from .data import BfclData
 from .results import check_result_file, read_manifest, read_result_file
 from .verdicts import ENTRY_COLUMNS, verdict_rows
 

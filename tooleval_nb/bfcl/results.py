@@ -27,10 +27,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..bfcl_rules.categories import VERSION_PREFIX, folder_of
+from ..bfcl_rules.data import CategoryData, read_jsonl
 from ..errors import SuiteError
 from ..suite import Tool
-from .categories import VERSION_PREFIX, folder_of
-from .data import CategoryData, read_jsonl
 
 __all__ = [
     "result_entry",

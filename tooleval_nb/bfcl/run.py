@@ -1,13 +1,14 @@
 """``te.run_bfcl``: any model on BFCL's single-turn categories, through the runner.
 
-One call builds the suite from BFCL's data (:mod:`.suite`), runs it with
-:func:`tooleval_nb.runner.run_eval` (so the response cache, resume, history, progress and
-cancellation are the runner's), judging each entry as soon as it is stored (:mod:`.tally`),
+One call builds the suite from BFCL's data (:mod:`.suite`), runs it through the runner on the
+benchmark floor (:mod:`tooleval_nb.benchmark`: the response cache, resume, history, progress
+and cancellation are the runner's; multi-turn and memory entries run BFCL's loop, :mod:`.loop`,
+through the runner's agent hook), judging each entry as soon as it is stored (:mod:`.tally`),
 then writes BFCL's result files and our score files when an output folder is given. The
-job gives a :class:`BfclRun`: a :class:`~tooleval_nb.runner.Run` with the BFCL views
-(``bfcl_results_df``, ``bfcl_category_df``, ``bfcl_scores``) and ``write_bfcl``.
+job (:class:`BfclJob`) gives a :class:`BfclRun`: a :class:`~tooleval_nb.runner.Run` with the
+BFCL views (``bfcl_results_df``, ``bfcl_category_df``, ``bfcl_scores``) and ``write_bfcl``.
 
-It calls the runner's ``prepare_job`` and ``Job.start`` (what ``run_eval`` does) rather than
+It prepares the runner's job and starts it (what ``run_eval`` does) rather than calling
 ``run_eval``, so that the preparation runs with the garbage collector paused and the judging
 follows the job from its first event.
 """
@@ -15,28 +16,33 @@ follows the job from its first event.
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
-import math
 import os
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelConfigError, SuiteError
-from ..models.cache import cache_dir
+from ..benchmark import (
+    BenchmarkJob,
+    BenchmarkRun,
+    done_cells,
+    prepare,
+    run_folder,
+    run_options,
+    target_labels,
+    write_csv,
+)
+from ..bfcl_rules.categories import CATEGORIES, folder_of, resolve_categories
+from ..bfcl_rules.data import BfclData, CategoryData
+from ..bfcl_rules.prompt import PROMPT_FORMATS, PromptFormat
+from ..errors import SuiteError
 from ..runner import Job, Run
-from ..runner.launch import prepare_job
-from ..runner.plan import make_targets
 from ..runner.results import ResultRow
 from ..suite import Suite
-from .categories import CATEGORIES, folder_of, resolve_categories
 from .collector import collector_paused
-from .data import BfclData, CategoryData
 from .loop import BfclLoop, is_loop_category, loop_cases
 from .multiturn_check import multi_turn_verdict
-from .prompt import PROMPT_FORMATS, PromptFormat
 from .results import (
     check_manifest,
     model_dir_name,
@@ -59,21 +65,12 @@ __all__ = ["BfclJob", "BfclRun", "BfclSpec", "run_bfcl", "run_bfcl_async", "SCOR
 
 #: our score files, beside BFCL's ``result/`` folder
 SCORE_FOLDER = "score_tooleval"
-#: run options run_bfcl sets itself
-_OWN_OPTIONS = ("mode", "tool_choice", "system_prompt", "ids", "tags", "agent")
+#: run options run_bfcl refuses (BFCL's prompts and cases), beside the ones it sets
+_REFUSED_OPTIONS = ("system_prompt", "ids", "tags", "agent")
 #: the parser that reads calls from prompt-mode text for the runner's own scores
 _PARSERS = {"python": "pythonic", "json": "json"}
-_TOOL_REJECTION = ("tool", "function")
-#: words of a bad request refused for its length (an entry too long for the model's context
-#: window: that entry's error, not a model that rejects native tools)
-_TOO_LONG = (
-    "context length",
-    "context_length",
-    "context window",
-    "maximum context",
-    "too many tokens",
-    "reduce the length",
-)
+#: the cache folder of a run's memory snapshots when it writes no output folder
+MEMORY_FOLDER = "bfcl_memory"
 #: :meth:`BfclRun.bfcl_turns_df`'s columns
 TURN_VIEW_COLUMNS = (
     "turn",
@@ -87,8 +84,6 @@ TURN_VIEW_COLUMNS = (
     "state_diff",
     "replay_passed",
 )
-#: entries whose stored detail is read one by one at the end (more: the run's rows at once)
-_ONE_BY_ONE = 32
 
 
 @dataclass
@@ -152,25 +147,22 @@ def _spec(
 
 
 def _run_options(spec: BfclSpec, options: Mapping[str, Any]) -> dict[str, Any]:
-    taken = sorted(set(options) & set(_OWN_OPTIONS))
-    if taken:
-        raise TypeError(
-            f"run_bfcl sets {', '.join(taken)} itself (BFCL's prompts and tool "
-            "choice); choose mode='fc' or 'prompt' and categories=... instead"
-        )
-    return {
-        **options,
-        "mode": spec.runner_mode(),
-        "tool_choice": "auto" if spec.mode == "fc" else "none",
-    }
+    return run_options(
+        "run_bfcl",
+        options,
+        {"mode": spec.runner_mode(), "tool_choice": "auto" if spec.mode == "fc" else "none"},
+        refused=_REFUSED_OPTIONS,
+        reason="BFCL's prompts and tool choice",
+        advice="choose mode='fc' or 'prompt' and categories=... instead",
+    )
 
 
 def _precheck_output(spec: BfclSpec, model: Any) -> None:
     if spec.output is None:
         return
-    for target in make_targets(model, spec.runner_mode()):  # type: ignore[arg-type]
-        folder = spec.output / "result" / model_dir_name(target.label, spec.mode)
-        check_manifest(folder, target.label, spec.mode, spec.category_data)
+    for label in target_labels(model, spec.runner_mode()):
+        folder = spec.output / "result" / model_dir_name(label, spec.mode)
+        check_manifest(folder, label, spec.mode, spec.category_data)
 
 
 def run_bfcl(
@@ -221,14 +213,11 @@ def run_bfcl(
         spec = _spec(categories, mode, prompt_format, data_dir, limit, output, entries)
         _precheck_output(spec, model)
         suite, loop = build_run_suite(spec)
-        job = prepare_job(suite, model, store=store, agent=loop, **_run_options(spec, run_options))
+        job = prepare(
+            suite, model, store=store, agent=loop, options=_run_options(spec, run_options)
+        )
         _prepare_loop(loop, job, spec)
-    tally = _follow(job, spec, suite, loop)
-    job.start()
-    bfcl_job = BfclJob(job, spec, suite, tally)
-    if job.done() and job.status == "completed":  # ran to the end here (no event loop)
-        bfcl_job.result()
-    return bfcl_job
+    return BfclJob(job, spec, suite, _tally(job, spec, suite, loop)).start()
 
 
 async def run_bfcl_async(
@@ -252,12 +241,9 @@ async def run_bfcl_async(
     _precheck_output(spec, model)
     suite, loop = await asyncio.to_thread(build_run_suite, spec)
     options = {"progress": "none", **_run_options(spec, run_options)}
-    job = prepare_job(suite, model, store=store, agent=loop, **options)  # run_eval_async(...)
+    job = prepare(suite, model, store=store, agent=loop, options=options)  # run_eval_async(...)
     _prepare_loop(loop, job, spec)
-    tally = _follow(job, spec, suite, loop)
-    job.start()
-    run = await job
-    return await asyncio.to_thread(_finish, run, spec, suite, tally)
+    return await BfclJob(job, spec, suite, _tally(job, spec, suite, loop)).start()
 
 
 def build_run_suite(spec: BfclSpec) -> tuple[Suite, BfclLoop | None]:
@@ -315,16 +301,14 @@ def _prepare_loop(loop: BfclLoop | None, job: Job, spec: BfclSpec) -> None:
     if loop is None:
         return
     loop.memory_root = (
-        spec.output / "result"
-        if spec.output is not None
-        else cache_dir() / "bfcl_memory" / job.run_id
+        spec.output / "result" if spec.output is not None else run_folder(MEMORY_FOLDER, job.run_id)
     )
-    loop.done = {(label, case_id) for label, _, case_id, _ in job.store.done_keys(job.run_id)}
+    loop.done = {(label, case_id) for label, case_id, _ in done_cells(job)}
 
 
-def _follow(job: Job, spec: BfclSpec, suite: Suite, loop: BfclLoop | None = None) -> EntryTally:
-    """Judge the job's entries while it runs (:mod:`.tally`)."""
-    tally = EntryTally(
+def _tally(job: Job, spec: BfclSpec, suite: Suite, loop: BfclLoop | None = None) -> EntryTally:
+    """What judges the job's entries while it runs (:mod:`.tally`)."""
+    return EntryTally(
         job.store,
         job.run_id,
         spec.mode,
@@ -333,62 +317,44 @@ def _follow(job: Job, spec: BfclSpec, suite: Suite, loop: BfclLoop | None = None
         suite.cases,
         loop.categories if loop is not None else None,
     )
-    job.subscribe(tally, ["tool_eval_result"])
-    return tally
 
 
-def _finish(run: Run, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None) -> BfclRun:
-    if tally is not None:
-        tally.wait()
-    bfcl_run = BfclRun.of(run, spec, suite, tally)
-    if spec.mode == "fc":
-        bfcl_run.check_native_tools()
-    if spec.output is not None:
-        bfcl_run.write_bfcl(spec.output)
-    return bfcl_run
-
-
-class BfclJob:
+class BfclJob(BenchmarkJob["BfclRun"]):
     """A BFCL run in progress: a runner :class:`~tooleval_nb.runner.Job` whose result is a
     :class:`BfclRun` (its files written when an output folder was given). Everything else
-    (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
+    (``cancel``, ``progress``, ``status``, ``events``...) is the job's own.
+
+    Args:
+        job: the runner's job, not started.
+        spec: what the run is.
+        suite: the run's suite.
+        tally: judges the entries while the run goes (``job.tally``).
+    """
 
     def __init__(
         self, job: Job, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None
     ) -> None:
-        self.job = job
+        super().__init__(job, tally)
         self.spec = spec
         self.suite = suite
         self.tally = tally
-        self._run: BfclRun | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.job, name)
 
     def __repr__(self) -> str:
         return f"BfclJob({self.spec.mode}, {len(self.spec.categories)} categories, {self.job!r})"
 
-    def __await__(self) -> Generator[Any, None, BfclRun]:
-        return self._wait().__await__()
+    def view(self, run: Run) -> BfclRun:
+        return BfclRun.of(run, self.spec, self.suite, self.tally)
 
-    async def _wait(self) -> BfclRun:
-        run = await self.job
-        if self._run is None:
-            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite, self.tally)
-        return self._run
-
-    def result(self, timeout: float | None = None) -> BfclRun:
-        """The finished :class:`BfclRun` (JobCancelled / JobError when it did not complete)."""
-        if self._run is None:
-            self._run = _finish(self.job.result(timeout), self.spec, self.suite, self.tally)
-        return self._run
-
-    def snapshot(self) -> BfclRun:
-        """The run as stored right now (partial while running or after a cancel)."""
-        return BfclRun.of(self.job.snapshot(), self.spec, self.suite, self.tally)
+    def finish(self, run: Run) -> BfclRun:
+        bfcl_run = self.view(run)
+        if self.spec.mode == "fc":
+            bfcl_run.check_native_tools()
+        if self.spec.output is not None:
+            bfcl_run.write_bfcl(self.spec.output)
+        return bfcl_run
 
 
-class BfclRun(Run):
+class BfclRun(BenchmarkRun):
     """A :class:`~tooleval_nb.runner.Run` of BFCL entries, with BFCL's verdicts and scores."""
 
     spec: BfclSpec
@@ -397,8 +363,8 @@ class BfclRun(Run):
 
     @classmethod
     def of(cls, run: Run, spec: BfclSpec, suite: Suite, tally: EntryTally | None = None) -> BfclRun:
-        out = cls.__new__(cls)
-        out.__dict__.update(run.__dict__)
+        """The BFCL view of a runner's run (no read of the store)."""
+        out = cls.from_run(run)
         out.spec, out.suite, out.tally = spec, suite, tally
         out.__dict__["_entries"] = None
         return out
@@ -434,8 +400,8 @@ class BfclRun(Run):
         return out
 
     def _details(self, rows: list[ResultRow]) -> dict[tuple[str, str], dict[str, Any]]:
-        """The stored detail of each entry that ran and whose result the tally has not: one by
-        one when they are few (a resumed run's earlier entries), else all in one read."""
+        """The stored detail of each entry that ran and whose result the tally has not (read
+        as :meth:`~tooleval_nb.benchmark.BenchmarkRun.stored_details` reads them)."""
         tally = self.tally
         wanted = [
             (r.model, r.case_id, r.sample or 0)
@@ -449,18 +415,9 @@ class BfclRun(Run):
                 )
             )
         ]
-        if len(wanted) > _ONE_BY_ONE:
-            keys = {(m, c) for m, c, _ in wanted}
-            return {
-                (r.model, r.case_id): json.loads(r.detail or "{}")
-                for r in self.store.results(self.id, detail=True)
-                if r.sample in (0, None) and (r.model, r.case_id) in keys
-            }
-        out = {}
-        for label, case_id, sample in wanted:
-            text = self.store.result_detail(self.id, label, case_id, sample)
-            out[(label, case_id)] = json.loads(text or "{}")
-        return out
+        return {
+            (label, case_id): d for (label, case_id, _), d in self.stored_details(wanted).items()
+        }
 
     def bfcl_results_df(self, credit: bool = True) -> pd.DataFrame:
         """One row per model × entry: BFCL's verdict and our partial credit
@@ -566,28 +523,16 @@ class BfclRun(Run):
         return leaderboard(self.bfcl_results_df())
 
     # -- checks and files --------------------------------------------------------------------
-    def check_native_tools(self) -> None:
-        """Raise when a model rejected native tools on every entry (fc mode): every request
-        refused as a bad request, or every error about tools or functions. A request refused
-        for its length says nothing about tools: a model with such an error is not judged here
-        (its entries stay, errored, as BFCL records an inference error)."""
-        by_model: dict[str, list[ResultRow]] = {}
-        for row in self._rows:
-            by_model.setdefault(row.model, []).append(row)
-        for label, part in by_model.items():
-            errors = [r.error for r in part if r.error is not None]
-            if any(w in str(e).lower() for e in errors for w in _TOO_LONG):
-                continue
-            kinds = [r.error_type for r in part if r.error_type is not None]
-            if len(errors) == len(part) and (
-                all(k == "ModelBadRequestError" for k in kinds)
-                or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)
-            ):
-                raise ModelConfigError(
-                    f"model {label!r} rejected native tools on every BFCL entry (first error: "
-                    f"{str(errors[0])[:300]}); it cannot be run in mode='fc': run it with "
-                    "mode='prompt' (BFCL's prompting system prompt, calls read from the text)"
-                )
+    def check_native_tools(
+        self,
+        unit: str = "BFCL entry",
+        advice: str = "run it with mode='prompt' (BFCL's prompting system prompt, calls read "
+        "from the text)",
+    ) -> None:
+        """Raise ModelConfigError when a model rejected native tools on every entry (fc mode;
+        see :meth:`~tooleval_nb.benchmark.BenchmarkRun.check_native_tools`); an entry too long
+        for the model stays, errored, as BFCL records an inference error."""
+        super().check_native_tools(unit, advice)
 
     def write_bfcl(self, output: str | os.PathLike[str]) -> dict[str, list[Path]]:
         """Write BFCL's result files and our score files under ``output``; returns the paths
@@ -679,22 +624,7 @@ def _write_scores(
         paths.append(path)
     folder.mkdir(parents=True, exist_ok=True)
     entries = folder / "entries.csv"
-    _write_csv(entries, [c for c in ENTRY_COLUMNS if c != "result"], rows)
+    write_csv(entries, [c for c in ENTRY_COLUMNS if c != "result"], rows)
     board = folder / "leaderboard.csv"
-    _write_csv(board, list(LEADERBOARD_COLUMNS), leaderboard_rows(rows))
+    write_csv(board, list(LEADERBOARD_COLUMNS), leaderboard_rows(rows))
     return [*paths, entries, board]
-
-
-def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> None:
-    """Rows as CSV, as ``DataFrame.to_csv(index=False)`` writes them: a header, then the
-    values, an empty field for None and NaN."""
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        writer.writerows([_csv_value(row.get(c)) for c in columns] for row in rows)
-
-
-def _csv_value(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return value

@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..scoring import mean_ci
-from .categories import (
+from ..bfcl_rules.categories import (
     ENTRY_COUNTS,
     FORMAT_SENSITIVITY,
     KNOWN_CATEGORIES,
@@ -52,7 +51,8 @@ from .categories import (
     WEB_SEARCH,
     group_of,
 )
-from .prompt import prompt_config_of
+from ..bfcl_rules.prompt import prompt_config_of
+from ..scoring import mean_ci
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -1,8 +1,8 @@
 """BFCL entries as a :class:`~tooleval_nb.suite.Suite` the runner can run, in either mode.
 
 One case per entry, its id the BFCL id, its category the BFCL category, its tools BFCL's
-native-tool schemas (:func:`.prompt.bfcl_tools`) and its expected calls the possible answer
-(so the runner's partial-credit scores apply). The messages depend on the mode:
+native-tool schemas (:func:`tooleval_nb.bfcl_rules.prompt.bfcl_tools`) and its expected calls
+the possible answer (so the runner's partial-credit scores apply). The messages depend on the mode:
 
 * ``fc``: the entry's first turn as is; the tools are offered natively.
 * ``prompt``: BFCL's system prompt (functions as JSON) then the first turn; the run sends no
@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from ..bfcl_rules.categories import is_relevance, language_of
+from ..bfcl_rules.data import CategoryData
+from ..bfcl_rules.prompt import PromptFormat, bfcl_tools, fc_messages, prompt_messages
 from ..errors import SuiteError
 from ..suite import EvalCase, ExpectedCall, Suite, Tool, case_problems
-from .categories import is_relevance, language_of
-from .data import CategoryData
-from .prompt import PromptFormat, bfcl_tools, fc_messages, prompt_messages
 
 __all__ = ["BfclMode", "BFCL_MODES", "build_suite", "entry_case"]
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from .data import CategoryData
+from ..bfcl_rules.data import CategoryData
 from .results import multi_turn_entry, raw_result
 from .verdicts import judge
 

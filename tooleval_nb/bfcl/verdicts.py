@@ -3,8 +3,9 @@
 The verdict comes from BFCL's ``result`` as written to the result file, through the same path
 the official checker takes: the handler's decoding (``fc``: each call's arguments parsed as JSON,
 a text reply is a decoding failure; ``prompt``: the text read as a Python call list, or BFCL's
-JSON list for ``prompt_format="json"``), then :func:`.checker.bfcl_verdict`
-(``underscore_to_dot`` in ``fc`` mode, since the names were offered with ``_``).
+JSON list for ``prompt_format="json"``), then
+:func:`tooleval_nb.bfcl_rules.checker.bfcl_verdict` (``underscore_to_dot`` in ``fc`` mode, since
+the names were offered with ``_``).
 
 Beside it, the partial credit of :func:`tooleval_nb.scoring.score_calls` on the same decoded
 calls: ``tool_score`` (expected calls whose tool was called), ``param_score`` (arguments right,
@@ -28,18 +29,18 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..scoring.calls import compute_overall, score_calls
-from ..toolcall import ToolCall
-from .categories import (
+from ..bfcl_rules.categories import (
     is_format_sensitivity,
     is_memory,
     is_multi_turn,
     is_relevance,
     language_of,
 )
-from .checker import BfclVerdict, bfcl_verdict, format_sensitivity_verdict
-from .data import CategoryData
-from .decode import DecodeError, decode_result
+from ..bfcl_rules.checker import BfclVerdict, bfcl_verdict, format_sensitivity_verdict
+from ..bfcl_rules.data import CategoryData
+from ..bfcl_rules.decode import DecodeError, decode_result
+from ..scoring.calls import compute_overall, score_calls
+from ..toolcall import ToolCall
 from .memory_check import memory_verdict
 from .multiturn_check import multi_turn_verdict
 from .results import ERROR_PREFIX, model_dir_name

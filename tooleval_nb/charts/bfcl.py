@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..bfcl.categories import OVERALL_WEIGHTS
+from ..bfcl_rules.categories import OVERALL_WEIGHTS
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt

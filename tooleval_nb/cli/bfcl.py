@@ -20,9 +20,9 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from ..bfcl.categories import CATEGORIES, GROUPS
-from ..bfcl.prompt import PROMPT_FORMATS
 from ..bfcl.run import run_bfcl
+from ..bfcl_rules.categories import CATEGORIES, GROUPS
+from ..bfcl_rules.prompt import PROMPT_FORMATS
 from ..runner.export import write_frame
 from .flags import add_flags
 

@@ -50,9 +50,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..bfcl.categories import category_of, category_of_file, is_relevance, language_of
-from ..bfcl.data import read_jsonl
-from ..bfcl.gorilla import (
+from ..bfcl_rules.categories import category_of, category_of_file, is_relevance, language_of
+from ..bfcl_rules.data import read_jsonl
+from ..bfcl_rules.gorilla import (
     BFCL_TYPE_KEY,
     GORILLA_TO_OPENAPI,
     to_gorilla_parameters,

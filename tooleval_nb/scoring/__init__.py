@@ -12,7 +12,7 @@ reads BFCL files).
   (:mod:`.calls`), the chain formulas (:mod:`.multiturn`), the match modes (:mod:`.match`,
   :mod:`.semantic`);
 * BFCL: :func:`bfcl_verdict` (one entry) and :func:`bfcl_check` (result files)
-  (:mod:`tooleval_nb.bfcl.checker`, :mod:`tooleval_nb.bfcl.file_check`);
+  (:mod:`tooleval_nb.bfcl_rules.checker`, :mod:`tooleval_nb.bfcl_rules.file_check`);
 * agents: :func:`check_expectations`, :func:`trajectory_match` (:mod:`.agent`), graders
   (:mod:`.graders`) with :class:`Trace` and :class:`GradeResult` (:mod:`.trace`).
 
@@ -28,8 +28,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real names for IDEs and mypy; at run time __getattr__ loads them
-    from ..bfcl.checker import BfclVerdict, bfcl_verdict, check_calls, standardize_string
-    from ..bfcl.file_check import bfcl_check
+    from ..bfcl_rules.checker import BfclVerdict, bfcl_verdict, check_calls, standardize_string
+    from ..bfcl_rules.file_check import bfcl_check
     from .agent import check_expectations, trajectory_match
     from .calls import (
         best_assignment,
@@ -70,11 +70,11 @@ if TYPE_CHECKING:  # the real names for IDEs and mypy; at run time __getattr__ l
 #: each public name -> the module that defines it, relative to this package (``bfcl_check``
 #: reads BFCL's files, and with them loads the data module and ``importlib.metadata``)
 _WHERE = {
-    "BfclVerdict": "..bfcl.checker",
-    "bfcl_verdict": "..bfcl.checker",
-    "check_calls": "..bfcl.checker",
-    "standardize_string": "..bfcl.checker",
-    "bfcl_check": "..bfcl.file_check",
+    "BfclVerdict": "..bfcl_rules.checker",
+    "bfcl_verdict": "..bfcl_rules.checker",
+    "check_calls": "..bfcl_rules.checker",
+    "standardize_string": "..bfcl_rules.checker",
+    "bfcl_check": "..bfcl_rules.file_check",
     "check_expectations": ".agent",
     "trajectory_match": ".agent",
     "best_assignment": ".calls",

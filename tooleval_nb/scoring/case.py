@@ -29,9 +29,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bfcl.adapt import tools_to_functions
-from ..bfcl.categories import is_relevance as is_relevance_category
-from ..bfcl.checker import BfclVerdict, bfcl_verdict, decoded_verdict
+from ..bfcl_rules.adapt import tools_to_functions
+from ..bfcl_rules.categories import is_relevance as is_relevance_category
+from ..bfcl_rules.checker import BfclVerdict, bfcl_verdict, decoded_verdict
 from ..errors import RegexTimeoutError
 from ..memo import IdentityMemo
 from ..suite import EvalCase, Tool

@@ -31,7 +31,7 @@ import threading
 import zlib
 from typing import Any
 
-from ..bfcl.data import BfclData
+from ..bfcl_rules.data import BfclData
 
 __all__ = ["answer", "truth_calls", "reset", "CATEGORIES"]
 
