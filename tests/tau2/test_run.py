@@ -137,7 +137,9 @@ def test_the_results_file_is_read_and_scored_by_tau2(tmp_path: Path) -> None:
     loaded = Results.load(out)
     assert loaded.info.num_trials == 2 and loaded.info.user_info.llm == run.models[0]
     assert [(s.task_id, s.trial) for s in loaded.simulations] == [
-        (t, k) for t in ("create_task_1", "create_task_1_with_env_assertions", "create_task_1_nl_eval") for k in (0, 1)
+        (t, k)
+        for t in ("create_task_1", "create_task_1_with_env_assertions", "create_task_1_nl_eval")
+        for k in (0, 1)
     ]
     assert [s.seed for s in loaded.simulations][:2] == trial_seeds(2)
     assert _evaluate(loaded, "mock") == _evaluate(run.tau2_results(), "mock")
@@ -147,7 +149,9 @@ def test_trials_send_tau2_seeds_to_both_roles(tmp_path: Path) -> None:
     seen: list[tuple[bool, Any]] = []
 
     def handler(request: ChatRequest) -> Any:
-        seen.append(("<scenario>" in str(request.messages[0].get("content")), request.params.get("seed")))
+        seen.append(
+            ("<scenario>" in str(request.messages[0].get("content")), request.params.get("seed"))
+        )
         return answer(request)
 
     _run("mock", tmp_path, handler=handler, trials=2, task_ids=["create_task_1"])

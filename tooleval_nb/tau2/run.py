@@ -13,17 +13,16 @@ a tau2 results file.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelConfigError
+from ..benchmark import BenchmarkJob, BenchmarkRun, prepare, target_labels
+from ..benchmark import run_options as benchmark_options
 from ..models.spec import PARSER_FORMATS
-from ..runner import Job, Run
-from ..runner.launch import prepare_job
+from ..runner import Run
 from ..runner.plan import make_targets
 from ..suite import Suite
 from .domains import (
@@ -35,7 +34,14 @@ from .domains import (
     load_tasks,
     make_environment,
 )
-from .loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, DEFAULT_SEED, Tau2Loop, task_case, trial_seeds
+from .loop import (
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_SEED,
+    Tau2Loop,
+    task_case,
+    trial_seeds,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from tau2.data_model.simulation import Results, SimulationRun
@@ -44,17 +50,8 @@ __all__ = ["Tau2Job", "Tau2Run", "Tau2Spec", "run_tau2", "run_tau2_async", "TAU2
 
 #: ``fc`` (native tools) or a raw-text format the calls are read from (our parsers' names)
 TAU2_MODES: tuple[str, ...] = ("fc", *PARSER_FORMATS)
-#: run options run_tau2 sets itself
-_OWN_OPTIONS = ("mode", "tool_choice", "repeats", "seeds", "agent", "ids", "tags")
-_TOOL_REJECTION = ("tool", "function")
-_TOO_LONG = (
-    "context length",
-    "context_length",
-    "context window",
-    "maximum context",
-    "too many tokens",
-    "reduce the length",
-)
+#: run options run_tau2 refuses (beside those it sets: mode, tool choice, repeats, seeds)
+_REFUSED = ("agent", "ids", "tags")
 #: the implementations a results file names (ours: the model layer's agent and user)
 AGENT_IMPLEMENTATION = "tooleval_nb_llm_agent"
 USER_IMPLEMENTATION = "tooleval_nb_user_simulator"
@@ -164,19 +161,22 @@ def build_run(spec: Tau2Spec, model: Any) -> tuple[Suite, Tau2Loop]:
 
 
 def _run_options(spec: Tau2Spec, options: Mapping[str, Any]) -> dict[str, Any]:
-    taken = sorted(set(options) & set(_OWN_OPTIONS))
-    if taken:
-        raise TypeError(
-            f"run_tau2 sets {', '.join(taken)} itself (τ²'s tasks, trials, seeds and tool "
-            "choice); choose task_ids=..., trials=... and mode=... instead"
-        )
-    return {
-        "temperature": 0.0,  # tau2's default for the agent and the user
-        **options,
+    own = {
         "mode": spec.runner_mode(),
         "tool_choice": "auto",
         "repeats": spec.trials,
         "seeds": spec.seeds,
+    }
+    return {
+        "temperature": 0.0,  # tau2's default for the agent and the user
+        **benchmark_options(
+            "run_tau2",
+            options,
+            own,
+            refused=_REFUSED,
+            reason="τ²'s tasks, trials, seeds and tool choice",
+            advice="choose task_ids=..., trials=... and mode=... instead",
+        ),
     }
 
 
@@ -235,20 +235,19 @@ def run_tau2(
     return start_tau2(spec, model, store, run_options)
 
 
-def start_tau2(spec: Tau2Spec, model: Any, store: Any, run_options: Mapping[str, Any]) -> Tau2Job:
-    """Prepare and start a τ² run of ``spec`` (run_tau2 and the replay's common part)."""
+def start_tau2(spec: Tau2Spec, model: Any, store: Any, options: Mapping[str, Any]) -> Tau2Job:
+    """Prepare and start a τ² run of ``spec`` (run_tau2's and the replay's common part)."""
+    return _job(spec, model, store, options).start()
+
+
+def _job(spec: Tau2Spec, model: Any, store: Any, options: Mapping[str, Any]) -> Tau2Job:
+    options = _run_options(spec, options)
+    target_labels(model, options["mode"])  # bad models refused before anything runs
     suite, loop = build_run(spec, model)
-    job = prepare_job(suite, model, store=store, agent=loop, **_run_options(spec, run_options))
-    job.start()
-    tau2_job = Tau2Job(job, spec, suite)
-    if job.done() and job.status == "completed":  # ran to the end here (no event loop)
-        tau2_job.result()
-    return tau2_job
+    return Tau2Job(prepare(suite, model, store=store, agent=loop, options=options), spec, suite)
 
 
-async def run_tau2_async(
-    model: Any = None, domain: str = "airline", **options: Any
-) -> Tau2Run:
+async def run_tau2_async(model: Any = None, domain: str = "airline", **options: Any) -> Tau2Run:
     """:func:`run_tau2` for async code: the finished :class:`Tau2Run` (same arguments;
     ``progress`` defaults to ``"none"``)."""
     keys = (
@@ -277,34 +276,17 @@ async def run_tau2_async(
         given.get("output"),
         given.get("split"),
     )
-    suite, loop = build_run(spec, model)
-    options = {"progress": "none", **_run_options(spec, options)}
-    job = prepare_job(suite, model, store=store, agent=loop, **options)
-    job.start()
-    run = await job
-    return await asyncio.to_thread(_finish, run, spec, suite)
+    return await _job(spec, model, store, {"progress": "none", **options}).start()
 
 
-def _finish(run: Run, spec: Tau2Spec, suite: Suite) -> Tau2Run:
-    tau2_run = Tau2Run.of(run, spec, suite)
-    if spec.mode == "fc":
-        tau2_run.check_native_tools()
-    if spec.output is not None:
-        tau2_run.write_tau2(spec.output)
-    return tau2_run
-
-
-class Tau2Job:
+class Tau2Job(BenchmarkJob["Tau2Run"]):
     """A τ² run in progress: a runner :class:`~tooleval_nb.runner.Job` whose result is a
     :class:`Tau2Run` (its results file written when an output was given). Everything else
     (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
 
-    def __init__(self, job: Job, spec: Tau2Spec, suite: Suite) -> None:
-        self.job, self.spec, self.suite = job, spec, suite
-        self._run: Tau2Run | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.job, name)
+    def __init__(self, job: Any, spec: Tau2Spec, suite: Suite) -> None:
+        super().__init__(job)
+        self.spec, self.suite = spec, suite
 
     def __repr__(self) -> str:
         return (
@@ -312,27 +294,23 @@ class Tau2Job:
             f"{self.spec.trials} trials, {self.job!r})"
         )
 
-    def __await__(self) -> Generator[Any, None, Tau2Run]:
-        return self._wait().__await__()
+    def view(self, run: Run) -> Tau2Run:
+        return Tau2Run.of(run, self.spec, self.suite)
 
-    async def _wait(self) -> Tau2Run:
-        run = await self.job
-        if self._run is None:
-            self._run = await asyncio.to_thread(_finish, run, self.spec, self.suite)
-        return self._run
-
-    def result(self, timeout: float | None = None) -> Tau2Run:
-        """The finished :class:`Tau2Run` (JobCancelled / JobError when it did not complete)."""
-        if self._run is None:
-            self._run = _finish(self.job.result(timeout), self.spec, self.suite)
-        return self._run
-
-    def snapshot(self) -> Tau2Run:
-        """The run as stored right now (partial while running or after a cancel)."""
-        return Tau2Run.of(self.job.snapshot(), self.spec, self.suite)
+    def finish(self, run: Run) -> Tau2Run:
+        tau2_run = self.view(run)
+        if self.spec.mode == "fc":
+            tau2_run.check_native_tools(
+                "τ² simulation",
+                "run it with a raw-text mode (mode='hermes', 'pythonic', ...: the tools in the "
+                "prompt, calls read from the text)",
+            )
+        if self.spec.output is not None:
+            tau2_run.write_tau2(self.spec.output)
+        return tau2_run
 
 
-class Tau2Run(Run):
+class Tau2Run(BenchmarkRun):
     """A :class:`~tooleval_nb.runner.Run` of τ² simulations: tau2's ``Results`` per model."""
 
     spec: Tau2Spec
@@ -340,8 +318,7 @@ class Tau2Run(Run):
 
     @classmethod
     def of(cls, run: Run, spec: Tau2Spec, suite: Suite) -> Tau2Run:
-        out = cls.__new__(cls)
-        out.__dict__.update(run.__dict__)
+        out = cls.from_run(run)
         out.spec, out.suite = spec, suite
         out.__dict__["_simulations"] = None
         return out
@@ -357,12 +334,10 @@ class Tau2Run(Run):
 
         order = {str(t.id): i for i, t in enumerate(self.spec.tasks)}
         out: dict[str, list[SimulationRun]] = {t["label"]: [] for t in self.targets}
-        rows = sorted(
-            self.store.results(self.id, detail=True),
-            key=lambda r: (order.get(r.case_id, len(order)), r.sample or 0),
-        )
+        rows = sorted(self._rows, key=lambda r: (order.get(r.case_id, len(order)), r.sample or 0))
+        details = self.stored_details([(r.model, r.case_id, r.sample or 0) for r in rows])
         for row in rows:
-            trace = json.loads(row.detail or "{}").get("trace")
+            trace = details.get((row.model, row.case_id, row.sample or 0), {}).get("trace")
             if trace is None:  # a cell that never reached its simulation
                 trace = _skipped(row, self.spec)
             out.setdefault(row.model, []).append(SimulationRun.model_validate(trace))
@@ -379,29 +354,6 @@ class Tau2Run(Run):
             tasks=list(self.spec.tasks),
             simulations=self.simulations().get(label, []),
         )
-
-    def check_native_tools(self) -> None:
-        """Raise when a model rejected native tools on every simulation (fc mode): every
-        request refused as a bad request, or every error about tools or functions (a request
-        refused for its length says nothing about tools)."""
-        by_model: dict[str, list[Any]] = {}
-        for row in self._rows:
-            by_model.setdefault(row.model, []).append(row)
-        for label, part in by_model.items():
-            errors = [r.error for r in part if r.error is not None]
-            if any(w in str(e).lower() for e in errors for w in _TOO_LONG):
-                continue
-            kinds = [r.error_type for r in part if r.error_type is not None]
-            if len(errors) == len(part) and (
-                all(k == "ModelBadRequestError" for k in kinds)
-                or all(any(w in str(e).lower() for w in _TOOL_REJECTION) for e in errors)
-            ):
-                raise ModelConfigError(
-                    f"model {label!r} rejected native tools on every τ² simulation (first "
-                    f"error: {str(errors[0])[:300]}); it cannot be run in mode='fc': run it "
-                    "with a raw-text mode (mode='hermes', 'pythonic', ...: the tools in the "
-                    "prompt, calls read from the text)"
-                )
 
     def write_tau2(self, output: str | os.PathLike[str]) -> list[Path]:
         """Write tau2's results file of each model: ``output`` itself for one model, else
