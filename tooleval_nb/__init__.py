@@ -43,6 +43,8 @@ from .errors import (  # the exception tree is tiny and always needed
 
 if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
     from .bfcl.run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
+    from .tau2.replay import replay_tau2
+    from .tau2.run import Tau2Job, Tau2Run, run_tau2, run_tau2_async
     from .cluster import RayExecutor, shutdown_cluster
     from .experiments import (
         DEFAULT_SPACE,
@@ -290,6 +292,8 @@ _export(
 _export("tooleval_nb.runner", "subscribe")
 _export("tooleval_nb.cluster", "RayExecutor", "shutdown_cluster")
 _export("tooleval_nb.bfcl.run", "run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun")
+_export("tooleval_nb.tau2.run", "run_tau2", "run_tau2_async", "Tau2Job", "Tau2Run")
+_export("tooleval_nb.tau2.replay", "replay_tau2")
 _export(
     "tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm", "sweep_form"
 )
@@ -422,6 +426,8 @@ __all__ = [
     "SweepForm",
     "TOOL_CHOICES",
     "TOOL_RULES",
+    "Tau2Job",
+    "Tau2Run",
     "Tool",
     "ToolCall",
     "ToolChoice",
@@ -471,11 +477,14 @@ __all__ = [
     "render_tools_prompt",
     "repair_tool_call",
     "repair_tool_calls",
+    "replay_tau2",
     "resume",
     "run_bfcl",
     "run_bfcl_async",
     "run_eval",
     "run_eval_async",
+    "run_tau2",
+    "run_tau2_async",
     "save_bfcl",
     "save_suite",
     "score_case",

@@ -42,6 +42,7 @@ from .commands import (
 )
 from .options import EXIT_CODES, build_parser
 from .suites import cmd_convert, cmd_validate
+from .tau2 import cmd_tau2
 
 __all__ = ["main", "build_parser", "format_summary", "EXIT_CODES"]
 
@@ -49,6 +50,7 @@ _COMMANDS: dict[str, Callable[..., int]] = {
     "run": cmd_run,
     "report": cmd_report,
     "bfcl": cmd_bfcl,
+    "tau2": cmd_tau2,
     "history": cmd_history,
     "export": cmd_export,
     "resume": cmd_resume,

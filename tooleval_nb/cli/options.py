@@ -14,11 +14,12 @@ from ..models.spec import MODES
 from ..runner.settings import TOOL_CHOICES
 from .bfcl import add_bfcl_parser
 from .flags import add_flags, credential_problem
+from .tau2 import add_tau2_parser
 
 __all__ = ["build_parser", "version_text", "COMMANDS", "EXIT_CODES"]
 
 #: the subcommands, in the order ``--help`` lists them
-COMMANDS = ("run", "report", "bfcl", "history", "export", "resume", "validate", "convert")
+COMMANDS = ("run", "report", "bfcl", "tau2", "history", "export", "resume", "validate", "convert")
 
 #: exit status -> meaning (README and docs/cli.md list the same)
 EXIT_CODES = {
@@ -383,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     _gates(report)
 
     add_bfcl_parser(sub)
+    add_tau2_parser(sub)
     history = sub.add_parser(
         "history",
         help="list the runs in the store",

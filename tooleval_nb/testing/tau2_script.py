@@ -98,17 +98,25 @@ def _say(text: str) -> dict[str, Any]:
     return {"role": "assistant", "content": text}
 
 
-def _is_user(request: ChatRequest) -> bool:
-    first = request.messages[0] if request.messages else {}
+def _messages(request: ChatRequest | dict[str, Any]) -> list[dict[str, Any]]:
+    """The request's messages (a ChatRequest from MockTransport, a body from the fake server)."""
+    messages = request.get("messages") if isinstance(request, dict) else request.messages
+    return list(messages or [])
+
+
+def _is_user(request: ChatRequest | dict[str, Any]) -> bool:
+    messages = _messages(request)
+    first = messages[0] if messages else {}
     return first.get("role") == "system" and "<scenario>" in str(first.get("content"))
 
 
-def _user_answer(request: ChatRequest) -> dict[str, Any]:
+def _user_answer(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
     """The user's turn: ``task:<id>``, its own actions after ``PLEASE_DO``, ``###STOP###``."""
-    key = task_of_scenario(str(request.messages[0]["content"]))
+    messages = _messages(request)
+    key = task_of_scenario(str(messages[0]["content"]))
     task = _tasks[key]
     # the user's view: its own messages are "assistant", the agent's "user"
-    messages = request.messages[1:]
+    messages = messages[1:]
     heard = [m for m in messages if m.get("role") == "user"]
     last = str(heard[-1].get("content") or "") if heard else ""
     if "ALL_DONE" in last or "GOODBYE" in last:
@@ -134,10 +142,10 @@ def _user_answer(request: ChatRequest) -> dict[str, Any]:
     return _say(f"DONE {k}")
 
 
-def _agent_state(request: ChatRequest) -> tuple[Any, int]:
+def _agent_state(request: ChatRequest | dict[str, Any]) -> tuple[Any, int]:
     """The task (from the user's ``task:<id>``) and the index of the next gold action."""
     _index()
-    messages = request.messages
+    messages = _messages(request)
     task, start, anchor = None, 0, 0
     for i, m in enumerate(messages):
         if m.get("role") != "user":
@@ -155,7 +163,7 @@ def _agent_state(request: ChatRequest) -> tuple[Any, int]:
     return task, start + made
 
 
-def answer(request: ChatRequest) -> dict[str, Any]:
+def answer(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
     """The gold agent (and the scripted user): see the module docstring."""
     if _is_user(request):
         return _user_answer(request)
@@ -170,7 +178,7 @@ def answer(request: ChatRequest) -> dict[str, Any]:
     return _say(" ".join(["ALL_DONE", *map(str, info)]))
 
 
-def answer_inaction(request: ChatRequest) -> dict[str, Any]:
+def answer_inaction(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
     """An agent that only greets and says goodbye, at which the scripted user stops (tau2's
     agent never stops a conversation itself: its user does)."""
     if _is_user(request):
