@@ -44,7 +44,7 @@ from .errors import (  # the exception tree is tiny and always needed
 if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
     from .bfcl.run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
     from .tau2.replay import replay_tau2
-    from .tau2.run import Tau2Job, Tau2Run, run_tau2, run_tau2_async
+    from .tau2.run import Tau2Job, run_tau2, run_tau2_async
     from .cluster import RayExecutor, shutdown_cluster
     from .experiments import (
         DEFAULT_SPACE,
@@ -292,7 +292,7 @@ _export(
 _export("tooleval_nb.runner", "subscribe")
 _export("tooleval_nb.cluster", "RayExecutor", "shutdown_cluster")
 _export("tooleval_nb.bfcl.run", "run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun")
-_export("tooleval_nb.tau2.run", "run_tau2", "run_tau2_async", "Tau2Job", "Tau2Run")
+_export("tooleval_nb.tau2.run", "run_tau2", "run_tau2_async", "Tau2Job")
 _export("tooleval_nb.tau2.replay", "replay_tau2")
 _export(
     "tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm", "sweep_form"
@@ -427,7 +427,6 @@ __all__ = [
     "TOOL_CHOICES",
     "TOOL_RULES",
     "Tau2Job",
-    "Tau2Run",
     "Tool",
     "ToolCall",
     "ToolChoice",

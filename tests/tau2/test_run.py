@@ -324,3 +324,14 @@ def test_every_task_gold_and_inaction(
     if inaction is not None:
         idle = _run(domain, tmp_path / "idle", handler=answer_inaction, max_concurrency=8)
         assert sum(r == 1.0 for r in _evaluate(idle.tau2_results(), domain).values()) == inaction
+
+
+def test_one_conversation_turn_by_turn(tmp_path: Path) -> None:
+    run = _run("mock", tmp_path, task_ids=["create_task_1"])
+    df = run.tau2_conversation_df("create_task_1")
+    assert df["role"].tolist()[:3] == ["assistant", "user", "assistant"]
+    call = df[df["calls"].map(len) > 0].iloc[0]
+    assert call["calls"][0].startswith("create_task(") and call["requestor"] == "assistant"
+    assert df[df["role"] == "tool"]["requestor"].tolist() == ["assistant"]
+    with pytest.raises(KeyError, match="no stored simulation of task 'nope'"):
+        run.tau2_conversation_df("nope")

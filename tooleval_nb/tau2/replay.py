@@ -2,7 +2,7 @@
 
 A simulated user is a model too: two agents run on the same tasks meet two different users,
 and part of the difference in their rewards is the simulator's. Replaying the user removes it:
-every simulation of the stored run (a :class:`~.run.Tau2Run`, tau2's ``Results``, or a results
+every simulation of the stored run (a :class:`~.run.Tau2Simulations`, tau2's ``Results``, or a results
 file, ours or anyone's) gives its user's messages, said again in the same order to the new
 agent (:class:`~.user.Tau2User`'s script), whatever the agent answers; the first ``turns`` of
 them (all by default), after which the user's model goes on. Same tasks, same trials and seeds,
@@ -25,7 +25,7 @@ __all__ = ["replay_tau2", "user_scripts"]
 
 
 def _results(stored: Any) -> Any:
-    """tau2's ``Results`` of ``stored`` (a Tau2Run, a Results, or a results file's path)."""
+    """tau2's ``Results`` of ``stored`` (a Tau2Simulations, a Results, or a results file's path)."""
     from tau2.data_model.simulation import Results
 
     if isinstance(stored, Results):
@@ -74,7 +74,7 @@ def replay_tau2(
     """Run ``model`` as the agent of a stored τ² run's simulations, its user's turns replayed.
 
     Args:
-        stored: the run whose users are replayed: a ``Tau2Run``, tau2's ``Results`` or the path
+        stored: the run whose users are replayed: a ``Tau2Simulations``, tau2's ``Results`` or the path
             of a tau2 results file.
         model: the agent (as in :func:`~.run.run_tau2`).
         user_model: the model that goes on once a script ends (default each agent's own).

@@ -4,15 +4,16 @@ One call loads the domain's tasks (:mod:`.domains`), makes each task a case and 
 sample (:func:`.loop.task_case`, tau2's seeds), and runs them with the runner's ``agent`` hook
 :class:`.loop.Tau2Loop` (one simulation per cell: tau2's orchestrator, the agent and the user
 simulator asking through the cell), so the cache, retries, progress, cancellation, history,
-resume and ``executor="ray"`` are the runner's. The job gives a :class:`Tau2Run`: a
+resume and ``executor="ray"`` are the runner's. The job gives a :class:`Tau2Simulations`: a
 :class:`~tooleval_nb.runner.Run` whose simulations, read from the store, form tau2's own
-``Results`` (:meth:`Tau2Run.tau2_results`), scored by tau2's evaluator; ``output`` writes them as
+``Results`` (:meth:`Tau2Simulations.tau2_results`), scored by tau2's evaluator; ``output`` writes them as
 a tau2 results file.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -44,14 +45,17 @@ from .loop import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from tau2.data_model.simulation import Results, SimulationRun
 
-__all__ = ["Tau2Job", "Tau2Run", "Tau2Spec", "run_tau2", "run_tau2_async", "TAU2_MODES"]
+__all__ = ["Tau2Job", "Tau2Simulations", "Tau2Spec", "run_tau2", "run_tau2_async", "TAU2_MODES"]
 
 #: ``fc`` (native tools) or a raw-text format the calls are read from (our parsers' names)
 TAU2_MODES: tuple[str, ...] = ("fc", *PARSER_FORMATS)
 #: run options run_tau2 refuses (beside those it sets: mode, tool choice, repeats, seeds)
 _REFUSED = ("agent", "ids", "tags")
+#: :meth:`Tau2Simulations.tau2_conversation_df`'s columns
+CONVERSATION_COLUMNS = ("turn", "role", "requestor", "text", "calls", "error")
 #: the implementations a results file names (ours: the model layer's agent and user)
 AGENT_IMPLEMENTATION = "tooleval_nb_llm_agent"
 USER_IMPLEMENTATION = "tooleval_nb_user_simulator"
@@ -247,8 +251,10 @@ def _job(spec: Tau2Spec, model: Any, store: Any, options: Mapping[str, Any]) -> 
     return Tau2Job(prepare(suite, model, store=store, agent=loop, options=options), spec, suite)
 
 
-async def run_tau2_async(model: Any = None, domain: str = "airline", **options: Any) -> Tau2Run:
-    """:func:`run_tau2` for async code: the finished :class:`Tau2Run` (same arguments;
+async def run_tau2_async(
+    model: Any = None, domain: str = "airline", **options: Any
+) -> Tau2Simulations:
+    """:func:`run_tau2` for async code: the finished :class:`Tau2Simulations` (same arguments;
     ``progress`` defaults to ``"none"``)."""
     keys = (
         "user_model",
@@ -279,9 +285,9 @@ async def run_tau2_async(model: Any = None, domain: str = "airline", **options: 
     return await _job(spec, model, store, {"progress": "none", **options}).start()
 
 
-class Tau2Job(BenchmarkJob["Tau2Run"]):
+class Tau2Job(BenchmarkJob["Tau2Simulations"]):
     """A τ² run in progress: a runner :class:`~tooleval_nb.runner.Job` whose result is a
-    :class:`Tau2Run` (its results file written when an output was given). Everything else
+    :class:`Tau2Simulations` (its results file written when an output was given). Everything else
     (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
 
     def __init__(self, job: Any, spec: Tau2Spec, suite: Suite) -> None:
@@ -294,10 +300,10 @@ class Tau2Job(BenchmarkJob["Tau2Run"]):
             f"{self.spec.trials} trials, {self.job!r})"
         )
 
-    def view(self, run: Run) -> Tau2Run:
-        return Tau2Run.of(run, self.spec, self.suite)
+    def view(self, run: Run) -> Tau2Simulations:
+        return Tau2Simulations.of(run, self.spec, self.suite)
 
-    def finish(self, run: Run) -> Tau2Run:
+    def finish(self, run: Run) -> Tau2Simulations:
         tau2_run = self.view(run)
         if self.spec.mode == "fc":
             tau2_run.check_native_tools(
@@ -310,14 +316,16 @@ class Tau2Job(BenchmarkJob["Tau2Run"]):
         return tau2_run
 
 
-class Tau2Run(BenchmarkRun):
-    """A :class:`~tooleval_nb.runner.Run` of τ² simulations: tau2's ``Results`` per model."""
+class Tau2Simulations(BenchmarkRun):
+    """A :class:`~tooleval_nb.runner.Run` of τ² simulations as the runner stored them: tau2's
+    ``SimulationRun`` per cell, tau2's ``Results`` per model (:meth:`tau2_results`), tau2's
+    results file (:meth:`write_tau2`)."""
 
     spec: Tau2Spec
     suite: Suite
 
     @classmethod
-    def of(cls, run: Run, spec: Tau2Spec, suite: Suite) -> Tau2Run:
+    def of(cls, run: Run, spec: Tau2Spec, suite: Suite) -> Tau2Simulations:
         out = cls.from_run(run)
         out.spec, out.suite = spec, suite
         out.__dict__["_simulations"] = None
@@ -354,6 +362,51 @@ class Tau2Run(BenchmarkRun):
             tasks=list(self.spec.tasks),
             simulations=self.simulations().get(label, []),
         )
+
+    def tau2_conversation_df(
+        self, task_id: str, trial: int = 0, model: str | None = None
+    ) -> pd.DataFrame:
+        """One simulation turn by turn (columns :data:`CONVERSATION_COLUMNS`): each message's
+        ``turn``, who sent it (``role``: ``assistant`` the agent, ``user``, ``tool`` an answer
+        of the environment; ``requestor``: whose call a tool message answers, or who made the
+        calls), its ``text``, its ``calls`` (``name(arguments)``), and ``error`` for a tool
+        answer that failed.
+
+        Args:
+            task_id: a task of the run.
+            trial: the trial (default 0).
+            model: the agent's label (default the run's first).
+        """
+        import pandas as pd
+
+        label = model or self.models[0]
+        found = [
+            s
+            for s in self.simulations().get(label, [])
+            if s.task_id == str(task_id) and (s.trial or 0) == trial
+        ]
+        if not found:
+            raise KeyError(
+                f"no stored simulation of task {task_id!r}, trial {trial}, model {label!r}"
+            )
+        rows = []
+        for i, message in enumerate(found[0].messages):
+            calls = getattr(message, "tool_calls", None) or []
+            rows.append(
+                {
+                    "turn": message.turn_idx if message.turn_idx is not None else i,
+                    "role": message.role,
+                    "requestor": (
+                        message.requestor
+                        if message.role == "tool"
+                        else (calls[0].requestor if calls else None)
+                    ),
+                    "text": message.content,
+                    "calls": [f"{c.name}({json.dumps(c.arguments)})" for c in calls],
+                    "error": bool(getattr(message, "error", False)),
+                }
+            )
+        return pd.DataFrame(rows, columns=list(CONVERSATION_COLUMNS))
 
     def write_tau2(self, output: str | os.PathLike[str]) -> list[Path]:
         """Write tau2's results file of each model: ``output`` itself for one model, else
