@@ -45,6 +45,11 @@ def _evaluate(results: Any, domain: str) -> dict[tuple[str, int], float]:
     }
 
 
+def _rewards(frame: Any) -> dict[tuple[str, int], float]:
+    """Our rewards (``tau2_results_df``): (task id, trial) -> reward."""
+    return {(str(r.task_id), int(r.trial)): float(r.reward) for r in frame.itertuples()}
+
+
 def _noop_reward(task: Any, domain: str) -> float:
     """tau2's evaluator on the conversation of an agent that only greets: built here from
     tau2's message types, apart from any run."""
@@ -93,21 +98,26 @@ def _run(domain: str, tmp_path: Path, handler: Any = answer, **options: Any) -> 
 )
 def test_the_gold_agent_gets_reward_1(domain: str, limit: int | None, tmp_path: Path) -> None:
     run = _run(domain, tmp_path, limit=limit)
-    results = run.tau2_results()
+    results = run.stored.tau2_results()
     assert [s.task_id for s in results.simulations] == [t.id for t in results.tasks]
     assert {s.termination_reason.value for s in results.simulations} == {"user_stop"}
     rewards = _evaluate(results, domain)
     assert rewards and set(rewards.values()) == {1.0}
-    df = run.results_df()
+    ours = run.tau2_results_df()
+    assert _rewards(ours) == rewards
+    assert run.tau2_scores()["pass^1"].tolist() == [1.0]
+    df = run.stored.results_df()
     assert df["error"].isna().all()
-    hops = json.loads(run.store.result_detail(run.id, run.models[0], results.tasks[0].id, 0))
+    hops = json.loads(
+        run.stored.store.result_detail(run.id, run.stored.models[0], results.tasks[0].id, 0)
+    )
     assert {h["role"] for h in hops["hops"]} == {"agent", "user"}
 
 
 def test_telecom_users_act_on_their_own_phone(tmp_path: Path) -> None:
     task = next(t for t in load_tasks("telecom", "small") if t.evaluation_criteria.actions)
     run = _run("telecom", tmp_path, task_ids=[task.id])
-    (sim,) = run.tau2_results().simulations
+    (sim,) = run.stored.tau2_results().simulations
     user_calls = [
         c.name
         for m in sim.messages
@@ -118,12 +128,12 @@ def test_telecom_users_act_on_their_own_phone(tmp_path: Path) -> None:
     assert user_calls == [a.name for a in task.evaluation_criteria.actions if a.requestor == "user"]
     user_results = [m for m in sim.messages if m.role == "tool" and m.requestor == "user"]
     assert len(user_results) == len(user_calls)
-    assert _evaluate(run.tau2_results(), "telecom") == {(task.id, 0): 1.0}
+    assert _evaluate(run.stored.tau2_results(), "telecom") == {(task.id, 0): 1.0}
 
 
 def test_greet_and_stop_matches_the_inaction_rewards(tmp_path: Path) -> None:
     run = _run("airline", tmp_path, handler=answer_inaction, limit=8)
-    rewards = _evaluate(run.tau2_results(), "airline")
+    rewards = _evaluate(run.stored.tau2_results(), "airline")
     tasks = load_tasks("airline")[:8]
     assert rewards == {(t.id, 0): _noop_reward(t, "airline") for t in tasks}
     assert 0 < sum(rewards.values()) < 8  # some airline tasks pass on inaction alone
@@ -135,14 +145,17 @@ def test_the_results_file_is_read_and_scored_by_tau2(tmp_path: Path) -> None:
     out = tmp_path / "out" / "mock.json"
     run = _run("mock", tmp_path, handler=answer, trials=2, limit=3, output=out)
     loaded = Results.load(out)
-    assert loaded.info.num_trials == 2 and loaded.info.user_info.llm == run.models[0]
+    assert loaded.info.num_trials == 2 and loaded.info.user_info.llm == run.stored.models[0]
     assert [(s.task_id, s.trial) for s in loaded.simulations] == [
         (t, k)
         for t in ("create_task_1", "create_task_1_with_env_assertions", "create_task_1_nl_eval")
         for k in (0, 1)
     ]
     assert [s.seed for s in loaded.simulations][:2] == trial_seeds(2)
-    assert _evaluate(loaded, "mock") == _evaluate(run.tau2_results(), "mock")
+    theirs = _evaluate(loaded, "mock")
+    assert theirs == _evaluate(run.stored.tau2_results(), "mock")
+    ours = run.tau2_results_df()
+    assert _rewards(ours) == theirs
 
 
 def test_trials_send_tau2_seeds_to_both_roles(tmp_path: Path) -> None:
@@ -174,10 +187,12 @@ def test_the_user_model_is_asked_through_the_run(tmp_path: Path) -> None:
     assert agent.requests and user.requests
     assert all("<scenario>" in str(r.messages[0]["content"]) for r in user.requests)
     assert not any("<scenario>" in str(r.messages[0]["content"]) for r in agent.requests)
-    detail = json.loads(run.store.result_detail(run.id, run.models[0], "create_task_1", 0))
+    detail = json.loads(
+        run.stored.store.result_detail(run.id, run.stored.models[0], "create_task_1", 0)
+    )
     roles = [h["role"] for h in detail["hops"]]
     assert roles.count("user") == len(user.requests) and roles.count("agent") == len(agent.requests)
-    results = run.tau2_results()
+    results = run.stored.tau2_results()
     assert results.info.user_info.llm == "openai/user"
     assert results.info.agent_info.llm == "openai/agent"
 
@@ -189,10 +204,12 @@ def test_an_empty_agent_message_ends_the_simulation_as_tau2_records_it(tmp_path:
         return {"role": "assistant", "content": ""}
 
     run = _run("mock", tmp_path, handler=handler, task_ids=["create_task_1"])
-    (sim,) = run.tau2_results().simulations
+    (sim,) = run.stored.tau2_results().simulations
     assert sim.termination_reason.value == "agent_error"
-    assert run.results_df()["error"].isna().all()  # a scored failure, not an infrastructure error
-    assert _evaluate(run.tau2_results(), "mock") == {("create_task_1", 0): 0.0}
+    assert (
+        run.stored.results_df()["error"].isna().all()
+    )  # a scored failure, not an infrastructure error
+    assert _evaluate(run.stored.tau2_results(), "mock") == {("create_task_1", 0): 0.0}
 
 
 def test_a_failed_model_call_is_the_cells_error_and_a_skipped_simulation(tmp_path: Path) -> None:
@@ -204,8 +221,8 @@ def test_a_failed_model_call_is_the_cells_error_and_a_skipped_simulation(tmp_pat
     run = _run(
         "mock", tmp_path, handler=handler, task_ids=["create_task_1"], retry={"max_tries": 1}
     )
-    assert run.results_df()["error_type"].tolist() == ["ModelServerError"]
-    (sim,) = run.tau2_results().simulations
+    assert run.stored.results_df()["error_type"].tolist() == ["ModelServerError"]
+    (sim,) = run.stored.tau2_results().simulations
     assert sim.skipped and sim.reward_info.reward == 0.0
 
 
@@ -259,7 +276,7 @@ def test_twice_in_one_process_a_cancel_then_a_resume(tmp_path: Path) -> None:
             return reply
 
         first = await run_tau2_async(_model(), "mock", limit=2, store=store, cache=False)
-        assert len(first.tau2_results().simulations) == 2
+        assert len(first.stored.tau2_results().simulations) == 2
         job = run_tau2(
             {"model": "openai/slow", "transport": MockTransport(slow)},
             "mock",
@@ -273,7 +290,7 @@ def test_twice_in_one_process_a_cancel_then_a_resume(tmp_path: Path) -> None:
         job.cancel()
         with pytest.raises(JobCancelled):
             await job
-        stored = {r.case_id for r in job.snapshot()._rows}
+        stored = {r.case_id for r in job.snapshot().stored._rows}
         assert 0 < len(stored) < 9
         # as a killed process leaves it: its job unfinished, its owner gone
         with job.store.transaction() as db:
@@ -293,7 +310,7 @@ def test_twice_in_one_process_a_cancel_then_a_resume(tmp_path: Path) -> None:
         run = await again
         assert again.job.id == job.job.id  # resumed
         assert not stored & set(asked)  # no finished simulation asked again
-        assert len(run.tau2_results().simulations) == 9
+        assert len(run.stored.tau2_results().simulations) == 9
 
     asyncio.run(main())
 
@@ -318,7 +335,7 @@ def test_every_task_gold_and_inaction(
     domain: str, gold: int, inaction: int | None, tmp_path: Path
 ) -> None:
     run = _run(domain, tmp_path / "gold", max_concurrency=8)
-    rewards = _evaluate(run.tau2_results(), domain)
+    rewards = _evaluate(run.stored.tau2_results(), domain)
     assert len(rewards) == len(load_tasks(domain, SPLIT.get(domain)))
     assert sum(r == 1.0 for r in rewards.values()) >= gold - (1 if domain == "mock" else 0)
     if inaction is not None:

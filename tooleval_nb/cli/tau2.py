@@ -120,7 +120,7 @@ def _models(args: argparse.Namespace) -> Any:
 def format_run(run: Any) -> str:
     """Per model: its simulations and how they ended (tau2's termination reasons)."""
     lines = []
-    for label, sims in run.simulations().items():
+    for label, sims in run.stored.simulations().items():
         ended = Counter(s.termination_reason.value for s in sims)
         reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(ended.items()))
         lines.append(f"{label}: {len(sims)} simulations ({reasons or 'none'})")

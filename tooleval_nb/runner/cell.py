@@ -165,7 +165,11 @@ class CaseRunner:
                 return await run_agent_callable(self.agent, case)
 
             async def ask(
-                msgs: list[dict[str, Any]], offered: list[Tool], tool_choice: Any, *, model: Any = None
+                msgs: list[dict[str, Any]],
+                offered: list[Tool],
+                tool_choice: Any,
+                *,
+                model: Any = None,
             ) -> Any:
                 asked = target if model is None else Target(target.label, model, target.index)
                 return await self._call(asked, msgs, offered, tool_choice, seed, limiter)

