@@ -43,6 +43,8 @@ from .errors import (  # the exception tree is tiny and always needed
 
 if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
     from .bfcl.run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
+    from .tau2.outcome import Tau2Run
+    from .tau2.rescore import rescore_tau2
     from .cluster import RayExecutor, shutdown_cluster
     from .experiments import (
         DEFAULT_SPACE,
@@ -294,6 +296,8 @@ _export("tooleval_nb.cluster", "RayExecutor", "shutdown_cluster")
 _export("tooleval_nb.bfcl.run", "run_bfcl", "run_bfcl_async", "BfclJob", "BfclRun")
 _export("tooleval_nb.tau2.run", "run_tau2", "run_tau2_async", "Tau2Job")
 _export("tooleval_nb.tau2.replay", "replay_tau2")
+_export("tooleval_nb.tau2.rescore", "rescore_tau2")
+_export("tooleval_nb.tau2.outcome", "Tau2Run")
 _export(
     "tooleval_nb.widgets", "SuiteEditor", "RunPanel", "ResultsExplorer", "SweepForm", "sweep_form"
 )
@@ -427,6 +431,7 @@ __all__ = [
     "TOOL_CHOICES",
     "TOOL_RULES",
     "Tau2Job",
+    "Tau2Run",
     "Tool",
     "ToolCall",
     "ToolChoice",
@@ -477,6 +482,7 @@ __all__ = [
     "repair_tool_call",
     "repair_tool_calls",
     "replay_tau2",
+    "rescore_tau2",
     "resume",
     "run_bfcl",
     "run_bfcl_async",

