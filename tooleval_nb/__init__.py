@@ -43,8 +43,6 @@ from .errors import (  # the exception tree is tiny and always needed
 
 if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ loads lazily
     from .bfcl.run import BfclJob, BfclRun, run_bfcl, run_bfcl_async
-    from .tau2.outcome import Tau2Run
-    from .tau2.rescore import rescore_tau2
     from .cluster import RayExecutor, shutdown_cluster
     from .experiments import (
         DEFAULT_SPACE,
@@ -176,7 +174,9 @@ if TYPE_CHECKING:  # the real types for IDEs and mypy; at runtime __getattr__ lo
         Tool,
         case_problems,
     )
+    from .tau2.outcome import Tau2Run
     from .tau2.replay import replay_tau2
+    from .tau2.rescore import rescore_tau2
     from .tau2.run import Tau2Job, run_tau2, run_tau2_async
     from .toolcall import FunctionCall, ToolCall, to_tool_calls
     from .widgets import ResultsExplorer, RunPanel, SuiteEditor, SweepForm, sweep_form
