@@ -259,9 +259,7 @@ def _job(spec: Tau2Spec, model: Any, store: Any, options: Mapping[str, Any]) -> 
     return Tau2Job(prepare(suite, model, store=store, agent=loop, options=options), spec, suite)
 
 
-async def run_tau2_async(
-    model: Any = None, domain: str = "airline", **options: Any
-) -> Tau2Simulations:
+async def run_tau2_async(model: Any = None, domain: str = "airline", **options: Any) -> Tau2Result:
     """:func:`run_tau2` for async code: the finished :class:`Tau2Result` (same arguments;
     ``progress`` defaults to ``"none"``)."""
     keys = (
