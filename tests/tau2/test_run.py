@@ -18,8 +18,10 @@ import pytest
 from tooleval_nb.errors import JobCancelled, ModelBadRequestError, ModelConfigError
 from tooleval_nb.models.transport import ChatRequest
 from tooleval_nb.tau2.domains import Tau2Error, load_tasks
+from tooleval_nb.tau2.evaluate import evaluate
 from tooleval_nb.tau2.loop import trial_seeds
 from tooleval_nb.tau2.run import run_tau2, run_tau2_async
+from tooleval_nb.tau2.trajectory import gold_simulation, noop_simulation
 from tooleval_nb.testing import MockTransport
 from tooleval_nb.testing.tau2_script import answer, answer_inaction
 
@@ -50,31 +52,14 @@ def _rewards(frame: Any) -> dict[tuple[str, int], float]:
     return {(str(r.task_id), int(r.trial)): float(r.reward) for r in frame.itertuples()}
 
 
-def _noop_reward(task: Any, domain: str) -> float:
-    """tau2's evaluator on the conversation of an agent that only greets: built here from
-    tau2's message types, apart from any run."""
-    from tau2.data_model.message import AssistantMessage, UserMessage
-    from tau2.data_model.simulation import SimulationRun
-    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+def _noop_reward(task: Any, domain: str) -> float | None:
+    """tau2's evaluator on 43s's greet-and-stop conversation of ``task`` (apart from any run)."""
+    return evaluate(domain, task, noop_simulation(task)).reward
 
-    history = list(task.initial_state.message_history or []) if task.initial_state else []
-    messages = [
-        *([] if history else [AssistantMessage(role="assistant", content="Hi!")]),
-        *history,
-        UserMessage(role="user", content="hello"),
-        AssistantMessage(role="assistant", content="Hello! GOODBYE"),
-        UserMessage(role="user", content="###STOP###"),
-    ]
-    sim = SimulationRun(
-        id="noop",
-        task_id=task.id,
-        start_time="",
-        end_time="",
-        duration=0.0,
-        termination_reason="user_stop",
-        messages=messages,
-    )
-    return evaluate_simulation(sim, task, EvaluationType.ALL, False, domain).reward
+
+def _gold_reward(task: Any, domain: str) -> float | None:
+    """tau2's evaluator on 43s's gold conversation of ``task`` (apart from any run)."""
+    return evaluate(domain, task, gold_simulation(domain, task)).reward
 
 
 def _run(domain: str, tmp_path: Path, handler: Any = answer, **options: Any) -> Any:
@@ -102,7 +87,9 @@ def test_the_gold_agent_gets_reward_1(domain: str, limit: int | None, tmp_path: 
     assert [s.task_id for s in results.simulations] == [t.id for t in results.tasks]
     assert {s.termination_reason.value for s in results.simulations} == {"user_stop"}
     rewards = _evaluate(results, domain)
-    assert rewards and set(rewards.values()) == {1.0}
+    gold = {(t.id, 0): _gold_reward(t, domain) for t in results.tasks}
+    assert rewards and all(rewards[k] == 1.0 for k, r in gold.items() if r == 1.0)
+    assert set(rewards.values()) == {1.0}
     ours = run.tau2_results_df()
     assert _rewards(ours) == rewards
     assert run.tau2_scores()["pass^1"].tolist() == [1.0]
@@ -326,29 +313,18 @@ def _task_of(request: ChatRequest) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("domain", "gold", "inaction"),
-    [("airline", 50, 19), ("retail", 114, 7), ("telecom", 20, 0), ("mock", 9, None)],
-    ids=["airline", "retail", "telecom", "mock"],
-)
-def test_every_task_gold_and_inaction(
-    domain: str, gold: int, inaction: int | None, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "mock"])
+def test_every_task_gold_and_inaction(domain: str, tmp_path: Path) -> None:
+    """On every task of the wheel's data (telecom: tasks_small): the gold agent gets reward 1
+    wherever tau2's evaluator gives 1 to the gold conversation (50 airline, 114 retail, 20
+    telecom, 8 mock), and the greet-and-stop agent gets, task by task, what tau2's evaluator
+    gives the no-op conversation (19 airline, 7 retail, 0 telecom)."""
+    tasks = load_tasks(domain, SPLIT.get(domain))
     run = _run(domain, tmp_path / "gold", max_concurrency=8)
     rewards = _evaluate(run.stored.tau2_results(), domain)
-    assert len(rewards) == len(load_tasks(domain, SPLIT.get(domain)))
-    assert sum(r == 1.0 for r in rewards.values()) >= gold - (1 if domain == "mock" else 0)
-    if inaction is not None:
-        idle = _run(domain, tmp_path / "idle", handler=answer_inaction, max_concurrency=8)
-        assert sum(r == 1.0 for r in _evaluate(idle.tau2_results(), domain).values()) == inaction
-
-
-def test_one_conversation_turn_by_turn(tmp_path: Path) -> None:
-    run = _run("mock", tmp_path, task_ids=["create_task_1"])
-    df = run.tau2_conversation_df("create_task_1")
-    assert df["role"].tolist()[:3] == ["assistant", "user", "assistant"]
-    call = df[df["calls"].map(len) > 0].iloc[0]
-    assert call["calls"][0].startswith("create_task(") and call["requestor"] == "assistant"
-    assert df[df["role"] == "tool"]["requestor"].tolist() == ["assistant"]
-    with pytest.raises(KeyError, match="no stored simulation of task 'nope'"):
-        run.tau2_conversation_df("nope")
+    assert len(rewards) == len(tasks)
+    assert _rewards(run.tau2_results_df()) == rewards
+    gold = {(t.id, 0): _gold_reward(t, domain) for t in tasks}
+    assert all(rewards[k] == 1.0 for k, r in gold.items() if r == 1.0)
+    idle = _run(domain, tmp_path / "idle", handler=answer_inaction, max_concurrency=8)
+    assert _rewards(idle.tau2_results_df()) == {(t.id, 0): _noop_reward(t, domain) for t in tasks}
