@@ -11,7 +11,7 @@ model plays both roles.
 The dialogue, by marker words in the messages:
 
 * the user's first turn says ``task:<domain>/<id>`` (the task is the one whose scenario its system
-  prompt holds);
+  prompt holds, or the one :func:`answer_for` was told: some tasks share their scenario's text);
 * the agent calls the gold actions in order; at a user action it says ``PLEASE_DO <k>`` (k the
   action's index); the user then calls its actions from k on, one per turn, and says
   ``DONE <n>`` at the next agent action (n its index);
@@ -29,7 +29,7 @@ from typing import Any
 
 from ..models.transport import ChatRequest
 
-__all__ = ["answer", "answer_inaction", "task_of_scenario", "reset"]
+__all__ = ["answer", "answer_for", "answer_inaction", "task_of_scenario", "reset"]
 
 _DOMAINS = ("mock", "airline", "retail", "telecom")
 _SPLITS = {"telecom": "small"}
@@ -110,10 +110,12 @@ def _is_user(request: ChatRequest | dict[str, Any]) -> bool:
     return first.get("role") == "system" and "<scenario>" in str(first.get("content"))
 
 
-def _user_answer(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
-    """The user's turn: ``task:<id>``, its own actions after ``PLEASE_DO``, ``###STOP###``."""
+def _user_answer(request: ChatRequest | dict[str, Any], key: str | None = None) -> dict[str, Any]:
+    """The user's turn: ``task:<id>``, its own actions after ``PLEASE_DO``, ``###STOP###``
+    (``key``: the task, when the handler was told it)."""
     messages = _messages(request)
-    key = task_of_scenario(str(messages[0]["content"]))
+    _index()
+    key = key or task_of_scenario(str(messages[0]["content"]))
     task = _tasks[key]
     # the user's view: its own messages are "assistant", the agent's "user"
     messages = messages[1:]
@@ -163,10 +165,10 @@ def _agent_state(request: ChatRequest | dict[str, Any]) -> tuple[Any, int]:
     return task, start + made
 
 
-def answer(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
+def answer(request: ChatRequest | dict[str, Any], *, key: str | None = None) -> dict[str, Any]:
     """The gold agent (and the scripted user): see the module docstring."""
     if _is_user(request):
-        return _user_answer(request)
+        return _user_answer(request, key)
     task, k = _agent_state(request)
     actions = _actions(task)
     if k < len(actions):
@@ -178,9 +180,24 @@ def answer(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
     return _say(" ".join(["ALL_DONE", *map(str, info)]))
 
 
-def answer_inaction(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
+def answer_inaction(
+    request: ChatRequest | dict[str, Any], *, key: str | None = None
+) -> dict[str, Any]:
     """An agent that only greets and says goodbye, at which the scripted user stops (tau2's
     agent never stops a conversation itself: its user does)."""
     if _is_user(request):
-        return _user_answer(request)
+        return _user_answer(request, key)
     return _say("Hello! GOODBYE")
+
+
+def answer_for(domain: str, task_id: str, *, inaction: bool = False) -> Any:
+    """A handler whose user is told its task (``domain``'s ``task_id``): for tasks whose user
+    scenarios are the same text (16 of telecom's 20 small tasks share theirs in pairs; the
+    scenario cannot tell them apart), run one task per run with this."""
+    key = f"{domain}/{task_id}"
+    chosen = answer_inaction if inaction else answer
+
+    def handler(request: ChatRequest | dict[str, Any]) -> dict[str, Any]:
+        return chosen(request, key=key)
+
+    return handler
