@@ -9,6 +9,7 @@ greet-and-stop agent; both with the scripted user.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -341,6 +342,7 @@ def _each_task(domain: str, tmp_path: Path, inaction: bool = False) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # airline and retail: every task twice, each scored by tau2
 @pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "mock"])
 def test_every_task_gold_and_inaction(domain: str, tmp_path: Path) -> None:
     """On every task of the wheel's data (telecom: tasks_small): the gold agent gets reward 1
@@ -354,3 +356,50 @@ def test_every_task_gold_and_inaction(domain: str, tmp_path: Path) -> None:
     assert all(rewards[k] == 1.0 for k, r in gold.items() if r == 1.0)
     idle = _each_task(domain, tmp_path / "idle", inaction=True)
     assert idle == {(t.id, 0): _noop_reward(t, domain) for t in tasks}
+
+
+def test_raw_text_mode_reads_the_calls_from_the_reply_text(tmp_path: Path) -> None:
+    """mode="hermes": no native tools are sent; the tools are in the prompt and the agent's
+    calls are read from its text."""
+    sent_tools: list[Any] = []
+
+    def hermes(request: ChatRequest) -> Any:
+        sent_tools.append(request.tools)
+        # the script counts the calls it made: in raw text they are the <tool_call> blocks
+        seen = [
+            {**m, "tool_calls": [{}] * str(m.get("content")).count("<tool_call>")}
+            if m.get("role") == "assistant" and "<tool_call>" in str(m.get("content"))
+            else m
+            for m in request.messages
+        ]
+        reply = answer(dataclasses.replace(request, messages=seen))
+        calls = reply.get("tool_calls") or []
+        if not calls:
+            return reply
+        fn = calls[0]["function"]
+        text = json.dumps({"name": fn["name"], "arguments": json.loads(fn["arguments"])})
+        return {"role": "assistant", "content": f"<tool_call>\n{text}\n</tool_call>"}
+
+    run = _run(
+        "mock", tmp_path, handler=hermes, task_ids=["create_task_1"], mode="hermes", max_steps=30
+    )
+    assert not any(sent_tools)
+    assert _evaluate(run.stored.tau2_results(), "mock") == {("create_task_1", 0): 1.0}
+    (sim,) = run.stored.tau2_results().simulations
+    assert [c.name for m in sim.messages if m.role == "assistant" for c in m.tool_calls or []] == [
+        "create_task"
+    ]
+
+
+def test_the_hook_pickles_for_a_ray_replica() -> None:
+    import pickle
+
+    from tooleval_nb.tau2.domains import make_environment
+    from tooleval_nb.tau2.loop import Tau2Loop
+
+    tasks = {t.id: t for t in load_tasks("mock")[:2]}
+    loop = Tau2Loop("mock", tasks, trial_seeds(2), max_steps=7, scripts={("x", 0): []})
+    loop._our_tools(make_environment("mock"))  # built here; not sent to a replica
+    again = pickle.loads(pickle.dumps(loop))
+    assert again.tasks.keys() == tasks.keys() and again.seeds == loop.seeds
+    assert again.max_steps == 7 and again.scripts == {("x", 0): []} and again._tools == {}
