@@ -1,123 +1,174 @@
 #!/usr/bin/env python
-"""τ²-bench rescoring speed: ``te.rescore_tau2`` against tau2's own evaluator on the same files.
+"""τ²-bench speed: a run's wall time against a bare loop of the same requests.
 
-Builds a results file per domain (the gold conversation and the greet-and-stop one of each of
-``--tasks`` tasks, tooleval_nb.tau2.trajectory), then times, on the same file:
+**The run** (``--run``, the default section): ``te.run_tau2`` with the scripted gold agent and
+user (:mod:`tooleval_nb.testing.tau2_script`, one model playing both roles) on ``--tasks`` tasks
+of ``--domain`` × ``--trials``, against the fake OpenAI-compatible server in its own process
+(answering after ``--latency`` seconds), no reply cache, ``--concurrency`` simulations at once,
+tau2's results file written. Then **the bare loop**: the same requests (recorded once from a
+warm-up run on an in-thread fake server, grouped by simulation, in their order) sent by a bare
+aiohttp loop, each simulation's requests one after another (a conversation cannot be sent
+faster), ``--concurrency`` simulations at once, against the same server: the bound any client
+gets here. ``--rounds`` pairs (ours, then the bare loop); printed: each wall time and the
+median of the ratios bare / ours (target >= 0.9: the run is limited by the conversation's
+requests, not by us). Ours includes what the bare loop does not do: tau2's environment for each
+simulation (its database built from the domain's file), tau2's orchestrator, the store.
 
-1. **tau2**: what tau2's ``evaluate_trajectories`` does (``Results.load``, then
-   ``evaluate_simulation`` with evaluation type ALL on each simulation, then
-   ``compute_metrics``), in this process with tau2 already imported;
-2. **ours, one process**: ``te.rescore_tau2(path, workers=1)`` and its ``tau2_scores()``;
-3. **ours, a pool**: ``workers=--workers`` (spawned processes, each importing tau2 once: their
-   start is included in the time).
+Do not time on a loaded machine: the load average is printed at the start and the end.
 
-Printed: seconds per simulation of each, and the ratio tau2 / ours (> 1: ours is faster). The
-load average is printed at the start and the end: on a shared machine compare ratios, not
-seconds. Every simulation's reward is checked equal between tau2 and ours.
-
-Where the time goes: tau2's evaluator builds two environments per simulation (the replay and
-the gold one), each loading the domain's database from its file and hashing it; airline's and
-retail's databases are large (about 0.5 s per simulation on a quiet machine), telecom's and
-mock's small. Ours calls the same evaluator (its rewards must be tau2's), so one process cannot
-be faster than tau2's own loop by more than the file reading; a pool of processes is where the
-speed comes from, on a file large enough to pay for the workers' start.
-
-    .venv/bin/python benchmarks/bench_tau2.py [--domain airline --domain mock] [--tasks 10] \\
-        [--workers 2]
+    .venv/bin/python benchmarks/bench_tau2.py [--domain mock] [--tasks 9] [--trials 4] \\
+        [--latency 0.05] [--concurrency 16] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def build(domain: str, n: int, folder: Path) -> Path:
-    from tooleval_nb.tau2 import domains, results, trajectory
-
-    split = "small" if domain == "telecom" else None
-    tasks = domains.load_tasks(domain, split)[:n]
-    sims = [trajectory.gold_simulation(domain, t, trial=0) for t in tasks]
-    sims += [trajectory.noop_simulation(t, trial=1) for t in tasks]
-    data = results.new_results(
-        domain, tasks, sims, agent_model="scripted", user_model="scripted-user",
-        num_trials=2, max_steps=100, max_errors=10,
-    )  # fmt: skip
-    return results.write_results(data, folder / f"{domain}.json")
+ROOT = Path(__file__).resolve().parent.parent
+HANDLER = "tooleval_nb.testing.tau2_script:answer"
+SPLITS = {"telecom": "small"}
 
 
-def tau2_loop(path: Path) -> tuple[list[float | None], float]:
-    from tau2.data_model.simulation import Results
-    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
-    from tau2.metrics.agent_metrics import compute_metrics
-
-    start = time.perf_counter()
-    loaded = Results.load(path)
-    tasks = {task.id: task for task in loaded.tasks}
-    rewards: list[float | None] = []
-    for sim in loaded.simulations:
-        try:
-            sim.reward_info = evaluate_simulation(
-                simulation=sim, task=tasks[sim.task_id], evaluation_type=EvaluationType.ALL,
-                solo_mode=False, domain=loaded.info.environment_info.domain_name,
-            )  # fmt: skip
-            rewards.append(sim.reward_info.reward)
-        except Exception:  # tau2's own script would stop the file here
-            rewards.append(None)
-    if all(r is not None for r in rewards):
-        compute_metrics(loaded)
-    return rewards, time.perf_counter() - start
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split(" ", 3)[:3])
 
 
-def ours(path: Path, workers: int) -> tuple[list[float | None], float]:
-    import tooleval_nb as te
+def _options(domain: str, tasks: int, trials: int, concurrency: int) -> dict[str, Any]:
+    return {
+        "limit": tasks,
+        "trials": trials,
+        "split": SPLITS.get(domain),
+        "progress": "none",
+        "cache": False,
+        "resume": False,
+        "max_concurrency": concurrency,
+    }
 
-    start = time.perf_counter()
-    run = te.rescore_tau2(path, workers=workers)
-    run.tau2_scores()
-    rewards = [None if r != r else r for r in run.tau2_results_df()["reward"].tolist()]
-    return rewards, time.perf_counter() - start
+
+def recorded_requests(domain: str, tasks: int, trials: int, folder: Path) -> list[list[dict]]:
+    """The run's request bodies, grouped by simulation in their order: one warm-up run, one
+    simulation at a time, on an in-thread fake server that records them (also the imports and
+    tau2's first load); each simulation's requests are as many as its stored hops."""
+    from tooleval_nb.tau2.run import run_tau2
+    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
+    from tooleval_nb.testing.tau2_script import answer
+
+    with FakeOpenAIServer(handler=answer, record=True) as server:
+        model = {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
+        run = run_tau2(
+            model, domain, store=folder / "warm.db", **_options(domain, tasks, trials, 1)
+        ).result()
+        bodies = list(server.bodies)
+    sizes = [int(r.n_hops) for r in sorted(run._rows, key=lambda r: r.finished_at)]
+    if sum(sizes) != len(bodies):
+        raise RuntimeError(f"recorded {len(bodies)} requests, the run stored {sum(sizes)} hops")
+    out, start = [], 0
+    for size in sizes:
+        out.append(bodies[start : start + size])
+        start += size
+    return out
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--domain", action="append", default=None)
-    parser.add_argument("--tasks", type=int, default=10, help="tasks per domain (x2 simulations)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    args = parser.parse_args()
-    domains = args.domain or ["airline", "retail", "telecom", "mock"]
-    print(f"load average at start: {_load()}")
-    from tooleval_nb.tau2.domains import tau2_registry
+def ours(
+    domain: str, tasks: int, trials: int, latency: float, concurrency: int, out: Path
+) -> float:
+    from tooleval_nb.tau2.run import run_tau2
+    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
-    t0 = time.perf_counter()
-    tau2_registry()
-    print(
-        f"tau2 import (registry, litellm): {time.perf_counter() - t0:.2f} s (once, not timed below)"
-    )
-    with tempfile.TemporaryDirectory() as tmp:
-        for domain in domains:
-            path = build(domain, args.tasks, Path(tmp))
-            theirs, t_tau2 = tau2_loop(path)
-            mine, t_one = ours(path, 1)
-            pooled, t_pool = ours(path, args.workers)
-            n = len(theirs)
-            assert mine == theirs == pooled, (domain, mine, theirs, pooled)
-            print(
-                f"{domain:8} {n:4} simulations: tau2 {t_tau2 / n:.3f} s/sim, ours (1 process) "
-                f"{t_one / n:.3f} s/sim (x{t_tau2 / t_one:.2f}), ours ({args.workers} "
-                f"processes) {t_pool / n:.3f} s/sim (x{t_tau2 / t_pool:.2f}); rewards equal"
+    with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
+        model = {"model": "openai/fake", "api_base": server.url, "api_key": "k"}
+        run_tau2(model, domain, store=out / "first.db", **_options(domain, 1, 1, 1)).result()
+        t0 = time.perf_counter()
+        run_tau2(
+            model,
+            domain,
+            store=out / "store.db",
+            output=out / "results.json",
+            **_options(domain, tasks, trials, concurrency),
+        ).result()
+        return time.perf_counter() - t0
+
+
+def bare(simulations: list[list[dict]], latency: float, concurrency: int) -> float:
+    """The recorded requests from a bare aiohttp loop: one session, ``concurrency``
+    simulations at once, each one's requests in order, the reply's JSON decoded."""
+    import aiohttp
+
+    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
+
+    async def go(url: str) -> float:
+        work = iter(simulations)
+        async with aiohttp.ClientSession() as session:
+
+            async def worker() -> None:
+                for bodies in work:
+                    for body in bodies:
+                        async with session.post(f"{url}/chat/completions", json=body) as resp:
+                            await resp.json()
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return time.perf_counter() - t0
+
+    with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
+        asyncio.run(go(server.url))  # warm: connections, the handler's task index
+        return asyncio.run(go(server.url))
+
+
+def run_section(args: argparse.Namespace) -> float:
+    """The run against the bare loop; returns the median ratio bare / ours."""
+    print(f"load average: {load_average()}")
+    with tempfile.TemporaryDirectory(prefix="bench_tau2_") as tmp:
+        folder = Path(tmp)
+        simulations = recorded_requests(args.domain, args.tasks, args.trials, folder)
+        n_requests = sum(len(s) for s in simulations)
+        print(
+            f"{args.domain}: {len(simulations)} simulations, {n_requests} requests, "
+            f"latency {args.latency} s, {args.concurrency} at once"
+        )
+        ratios = []
+        for i in range(args.rounds):
+            ours_s = ours(
+                args.domain,
+                args.tasks,
+                args.trials,
+                args.latency,
+                args.concurrency,
+                folder / f"r{i}",
             )
-    print(f"load average at end: {_load()}")
+            bare_s = bare(simulations, args.latency, args.concurrency)
+            ratios.append(bare_s / ours_s)
+            print(
+                f"round {i + 1}: ours {ours_s:.2f} s, bare loop {bare_s:.2f} s, ratio {ratios[-1]:.2f}"
+            )
+    ratio = statistics.median(ratios)
+    print(f"bare / ours, median of {len(ratios)}: {ratio:.2f} (target >= 0.9)")
+    print(f"load average: {load_average()}")
+    return ratio
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--domain", default="mock")
+    parser.add_argument("--tasks", type=int, default=9)
+    parser.add_argument("--trials", type=int, default=4)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    path = os.environ.get("PYTHONPATH", "")  # the fake server's process imports the script
+    os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{path}" if path else str(ROOT)
+    sys.path.insert(0, str(ROOT))
+    run_section(args)
     return 0
 
 

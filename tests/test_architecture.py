@@ -121,6 +121,8 @@ MAY_IMPORT: dict[str, set[str]] = {
         "mcp",
         "runner",
         "experiments",
+        "benchmark",
+        "tau2",  # the τ² section: a stored τ² run scored again
         "charts",
         "aio",
         BFCL_RULES,

@@ -192,7 +192,11 @@ if TYPE_CHECKING:  # the one list of public names; at run time _lazy.attach read
     from .suite import Tool as Tool
     from .suite import case_problems as case_problems
     from .tau2.outcome import Tau2Run as Tau2Run
+    from .tau2.replay import replay_tau2 as replay_tau2
     from .tau2.rescore import rescore_tau2 as rescore_tau2
+    from .tau2.run import Tau2Job as Tau2Job
+    from .tau2.run import run_tau2 as run_tau2
+    from .tau2.run import run_tau2_async as run_tau2_async
     from .toolcall import FunctionCall as FunctionCall
     from .toolcall import ToolCall as ToolCall
     from .toolcall import to_tool_calls as to_tool_calls

@@ -58,6 +58,7 @@ from .suites import (
     targets,
 )
 from .tables import VERSIONED, configuration, environment_info, styled
+from .tau2 import tau2_frames
 
 __all__ = [
     "markdown_code",
@@ -81,6 +82,7 @@ __all__ = [
     "ModelHeadline",
     "UnknownRunError",
     "styled",
+    "tau2_frames",
     "environment_info",
     "configuration",
     "build_report",

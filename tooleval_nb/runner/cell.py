@@ -164,11 +164,20 @@ class CaseRunner:
             if run_case is None:
                 return await run_agent_callable(self.agent, case)
 
-            async def ask(msgs: list[dict[str, Any]], offered: list[Tool], tool_choice: Any) -> Any:
-                return await self._call(target, msgs, offered, tool_choice, seed, limiter)
+            async def ask(
+                msgs: list[dict[str, Any]],
+                offered: list[Tool],
+                tool_choice: Any,
+                *,
+                model: Any = None,
+            ) -> Any:
+                asked = target if model is None else Target(target.label, model, target.index)
+                return await self._call(asked, msgs, offered, tool_choice, seed, limiter)
 
-            # an agent that asks the run's model itself (BFCL's multi-turn loop): its requests
-            # are the cell's (cache, retries, rate limits); None runs the case as usual
+            ask.seed = seed  # type: ignore[attr-defined]  # the sample's seed (τ²'s trial)
+            # an agent that asks the run's model itself (BFCL's multi-turn loop, τ²'s agent and
+            # user): its requests are the cell's (cache, retries, rate limits); ``model`` asks
+            # another model (τ²'s user simulator) the same way; None runs the case as usual
             outcome: CaseOutcome | None = await run_case(case, target.label, ask)
             if outcome is not None:
                 return outcome

@@ -38,11 +38,15 @@ if TYPE_CHECKING:  # each public name once: mypy and IDEs read it, attach() load
     from .outcome import RESULT_COLUMNS as RESULT_COLUMNS
     from .outcome import ScoredResults as ScoredResults
     from .outcome import Tau2Run as Tau2Run
+    from .replay import replay_tau2 as replay_tau2
     from .rescore import rescore_tau2 as rescore_tau2
     from .rescore import score_results as score_results
     from .results import load_results as load_results
     from .results import new_results as new_results
     from .results import write_results as write_results
+    from .run import Tau2Job as Tau2Job
+    from .run import run_tau2 as run_tau2
+    from .run import run_tau2_async as run_tau2_async
     from .scores import SCORE_COLUMNS as SCORE_COLUMNS
     from .scores import tau2_scores as tau2_scores
     from .trajectory import gold_simulation as gold_simulation
