@@ -199,6 +199,9 @@ class Hop(TypedDict, total=False):
     agent: bool
     steps: Any
     status: str
+    #: a benchmark whose case holds a conversation of two models (τ²-bench): whose call this
+    #: was (``agent`` or ``user``)
+    role: str
     #: BFCL's multi-turn loop (:mod:`tooleval_nb.bfcl.loop`): the turn and step, the turn's
     #: query, BFCL's reading of the reply, its decoding and the environment's results
     turn: int
