@@ -10,7 +10,10 @@ case, before anything else: ``await agent.run_case(case, label, ask)``.
 - ``ask(messages, tools, tool_choice)`` sends one request to the cell's model through the
   runner (its cache, retries, rate limits and cancellation; the seed of the cell's sample) and
   returns the :class:`~tooleval_nb.models.reply.ModelReply`; a failed request is a reply with
-  ``error`` set, never an exception.
+  ``error`` set, never an exception. ``ask(..., model=spec)`` sends it to another model through
+  the same cell (its cache, retries, timeout, rate limit and cancellation; τ²-bench's user
+  simulator), its calls counted with the cell's; ``ask.seed`` is the cell's sample seed (τ²'s
+  trial).
 - It returns a :class:`~tooleval_nb.runner.record.CaseOutcome` whose ``hops`` are the requests
   made (:func:`tooleval_nb.runner.chains.add_hop` records one reply as a hop; a benchmark adds
   its own keys to the hop, all kept in the stored detail), or None: not one of its cases, the
@@ -38,7 +41,8 @@ from ..suite import EvalCase, Tool
 
 __all__ = ["Ask", "CaseAgent", "done_cells"]
 
-#: ``ask(messages, tools, tool_choice) -> ModelReply``: one request to the cell's model
+#: ``ask(messages, tools, tool_choice, *, model=None) -> ModelReply``: one request to the cell's
+#: model (or to ``model``); ``ask.seed``: the cell's sample seed
 Ask = Callable[[list[dict[str, Any]], list[Tool], Any], Awaitable[ModelReply]]
 
 
