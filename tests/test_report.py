@@ -493,7 +493,7 @@ def test_render_notebook_runs_it_with_the_values_given(tmp_path):
         "print('n twice:', n * 2, '| words:', words)",
         "import pandas as pd\nfrom tooleval_nb import charts\n"
         "df = pd.DataFrame({'x': list(range(n)), 'y': list(range(n))})\n"
-        "import altair as alt\nalt.Chart(df).mark_point().encode(x='x', y='y')",
+        "import altair as alt\ncharts.offline(alt.Chart(df).mark_point().encode(x='x', y='y'))",
     )
     files = report.render_notebook(nb, tmp_path / "out", {"n": "5", "words": "b,c"})
     assert files.html == tmp_path / "out" / "small.html" and files.index.exists()

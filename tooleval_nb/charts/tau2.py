@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .embed import drawn_offline
+
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
@@ -55,6 +57,7 @@ def pass_k_table(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).sort_values(["label", "k"], ignore_index=True)
 
 
+@drawn_offline
 def pass_k_chart(scores: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
     """pass^k by k (a line and points per model and domain) with each value's interval (a
     band): how fast reliability falls as more trials must all succeed."""
@@ -105,6 +108,7 @@ def reward_parts_table(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(table, columns=["model", "task_id", "part", "value", "trials"])
 
 
+@drawn_offline
 def reward_parts_chart(results: pd.DataFrame, title: str | None = None) -> alt.TopLevelMixin:
     """The reward's parts per task (rows: tasks; columns: each part in the task's basis, then
     the reward; colour: the mean over trials), one panel per model: which check fails where."""
