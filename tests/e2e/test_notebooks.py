@@ -109,8 +109,6 @@ def _network_errors(browser) -> list[str]:
     ]
 
 
-#: notebooks not yet passing in the browser, run under TOOLEVAL_SLOW=1 only (none: 06 and 08
-#: called charts.enable_offline() without showing it, fixed in tooleval_nb.charts.embed)
 #: notebooks whose run in JupyterLab is known to fail (run only with TOOLEVAL_SLOW=1, each with
 #: its reason): 09_tau2's page loads vega from the CDN in JupyterLab (its charts draw offline
 #: under papermill and nbconvert; the live page's source of the CDN load is not found yet), and
