@@ -24,7 +24,7 @@ from ..bfcl.run import run_bfcl
 from ..bfcl_rules.categories import CATEGORIES, GROUPS
 from ..bfcl_rules.prompt import PROMPT_FORMATS
 from ..runner.export import write_frame
-from .flags import add_flags
+from .flags import add_flags, models_from_flags
 
 __all__ = ["add_bfcl_parser", "cmd_bfcl", "format_scores"]
 
@@ -114,24 +114,6 @@ def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _models(args: argparse.Namespace) -> Any:
-    names = args.model or [None]
-    if args.api_base is None and args.api_key_env is None:
-        return [n for n in names if n is not None] or None
-    return [
-        {
-            k: v
-            for k, v in {
-                "model": n,
-                "api_base": args.api_base,
-                "api_key_env": args.api_key_env,
-            }.items()
-            if v is not None
-        }
-        for n in names
-    ]
-
-
 def format_scores(df: Any) -> str:
     """The leaderboard as text: one block per model, percentages, counts."""
     lines = []
@@ -165,7 +147,7 @@ def cmd_bfcl(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) ->
     }
     progress = "none" if args.progress == "none" else "text"
     job = run_bfcl(
-        _models(args),
+        models_from_flags(args),
         args.category or "all",
         mode=args.mode,
         limit=args.limit,

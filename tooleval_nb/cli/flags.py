@@ -21,7 +21,7 @@ from typing import Any
 
 from ..credentials import credential_paths, is_credential_key, key_variable, refusal
 
-__all__ = ["FLAGS", "add_flags", "credential_problem", "key_value"]
+__all__ = ["FLAGS", "add_flags", "credential_problem", "key_value", "models_from_flags"]
 
 
 def key_value(text: str) -> tuple[str, Any]:
@@ -156,3 +156,24 @@ def credential_problem(args: argparse.Namespace) -> str | None:
     if found:
         return refusal(found, "--param values", models, cli=True)
     return None
+
+
+def models_from_flags(args: argparse.Namespace) -> Any:
+    """The models of a benchmark command (``tooleval-nb bfcl``, ``tooleval-nb tau2``) from its
+    ``--model`` (repeatable), ``--api-base`` and ``--api-key-env``: the names as given, or one
+    spec dict each when an endpoint or key variable is given (None: the embedded model)."""
+    names = args.model or [None]
+    if args.api_base is None and args.api_key_env is None:
+        return [n for n in names if n is not None] or None
+    return [
+        {
+            k: v
+            for k, v in {
+                "model": n,
+                "api_base": args.api_base,
+                "api_key_env": args.api_key_env,
+            }.items()
+            if v is not None
+        }
+        for n in names
+    ]

@@ -34,7 +34,7 @@ from ..runner.export import write_frame
 from ..tau2.domains import Tau2Error
 from ..tau2.rescore import rescore_tau2
 from ..tau2.run import run_tau2
-from .flags import add_flags
+from .flags import add_flags, models_from_flags
 
 __all__ = ["add_tau2_parser", "cmd_tau2", "format_run", "format_tau2_scores"]
 
@@ -144,24 +144,6 @@ def add_tau2_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _models(args: argparse.Namespace) -> Any:
-    names = args.model or [None]
-    if args.api_base is None and args.api_key_env is None:
-        return [n for n in names if n is not None] or None
-    return [
-        {
-            k: v
-            for k, v in {
-                "model": n,
-                "api_base": args.api_base,
-                "api_key_env": args.api_key_env,
-            }.items()
-            if v is not None
-        }
-        for n in names
-    ]
-
-
 def format_run(run: Any) -> str:
     """Per model: its simulations and how they ended (tau2's termination reasons)."""
     lines = []
@@ -216,7 +198,7 @@ def cmd_tau2(args: argparse.Namespace, out: TextIO, err: TextIO = sys.stderr) ->
         if v is not None
     }
     job = run_tau2(
-        _models(args),
+        models_from_flags(args),
         args.domain,
         user_model=args.user_model,
         trials=args.trials,
