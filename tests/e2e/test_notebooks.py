@@ -109,11 +109,8 @@ def _network_errors(browser) -> list[str]:
     ]
 
 
-#: notebooks whose run in JupyterLab is known to fail (run only with TOOLEVAL_SLOW=1, each with
-#: its reason): 09_tau2's page loads vega from the CDN in JupyterLab (its charts draw offline
-#: under papermill and nbconvert; the live page's source of the CDN load is not found yet), and
-#: the report's τ² section shows the same when the store holds a τ² run
-NOT_YET: set[str] = {"09_tau2.ipynb"}
+#: notebooks not yet passing in the browser, run under TOOLEVAL_SLOW=1 only (none)
+NOT_YET: set[str] = set()
 
 
 @pytest.mark.parametrize(
