@@ -13,12 +13,14 @@ import sys
 import textwrap
 import time
 import weakref
+from pathlib import Path
 
 import pytest
 
 from tooleval_nb.errors import EmbeddedModelError
 from tooleval_nb.models import DEFAULT_MODEL, EmbeddedServer, call_model_async, embedded_server
 from tooleval_nb.models.embedded import find_gguf
+from tooleval_nb.models.embedded_contract import SPIN_COUNT
 
 
 def _gone(pid: int) -> bool:
@@ -653,6 +655,36 @@ def test_the_shortcuts_change_no_reply(monkeypatch):
     assert stats["1"]["early_choices"] == len(asks)
     assert stats["1"]["skipped_follow_ups"] == sum(bool(calls) for calls, _ in replies["1"])
     assert stats["1"]["generated_tokens"] < stats["0"]["generated_tokens"]
+
+
+def _server_environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+@pytest.mark.model
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({}, {"GOMP_SPINCOUNT": SPIN_COUNT}),
+        ({"GOMP_SPINCOUNT": "5"}, {"GOMP_SPINCOUNT": "5"}),
+        ({"OMP_WAIT_POLICY": "ACTIVE"}, {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": None}),
+    ],
+    ids=["ours", "the-users-count", "the-users-policy"],
+)
+def test_idle_openmp_threads_sleep_soon_unless_the_user_says(monkeypatch, given, expected):
+    """A busy neighbour process must not stall every decode step (``SPIN_COUNT``): the server
+    starts with libgomp's spin count lowered, and a user's own setting is kept."""
+    for name in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
+    with EmbeddedServer("chatml") as server:
+        assert server.pid is not None
+        env = _server_environ(server.pid)
+    for name, value in expected.items():
+        assert env.get(name) == value, (name, env.get(name))
 
 
 @pytest.mark.model

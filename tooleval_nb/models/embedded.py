@@ -37,7 +37,13 @@ from typing import Any, Literal
 
 from ..errors import EmbeddedModelError
 from ..extras import install_command, require_extra
-from .embedded_contract import DEFAULT_MAX_TOKENS, MAX_TOKENS_ENV, PARENT_FD_ENV, STATS_PATH
+from .embedded_contract import (
+    DEFAULT_MAX_TOKENS,
+    MAX_TOKENS_ENV,
+    PARENT_FD_ENV,
+    SPIN_COUNT,
+    STATS_PATH,
+)
 
 __all__ = ["ChatFormat", "EmbeddedServer", "embedded_server", "find_gguf", "stop_all"]
 
@@ -225,6 +231,10 @@ class EmbeddedServer:
             self._log_path = Path(log.name)
             env = dict(os.environ)
             env.setdefault("OMP_NUM_THREADS", "1")
+            # idle OpenMP threads sleep soon: a busy neighbour process no longer stalls each
+            # decode step (see SPIN_COUNT); a user's own GOMP_SPINCOUNT or OMP_WAIT_POLICY wins
+            if "OMP_WAIT_POLICY" not in env:
+                env.setdefault("GOMP_SPINCOUNT", SPIN_COUNT)
             env[MAX_TOKENS_ENV] = str(self.max_tokens)
             pass_fds: tuple[int, ...] = ()
             if os.name == "posix":  # the parent-death watchdog's pipe (see _llama_main)

@@ -36,5 +36,11 @@ SHORTCUTS_ENV = "TOOLEVAL_LLAMA_SHORTCUTS"
 #: the environment variable that lets the server run the model on any worker thread (``0``; see
 #: :func:`._llama_main._one_compute_thread`)
 ONE_THREAD_ENV = "TOOLEVAL_LLAMA_ONE_THREAD"
+#: libgomp's spin count before an idle OpenMP thread sleeps, unless the user sets one. libgomp's own
+#: default (300,000 spins) makes a decode step wait whenever one of its threads has lost its core:
+#: with n_threads equal to the cores and one other busy process, a 64-token reply took 199 s
+#: instead of 0.8 s on 2 cores (``benchmarks/bench_contention.py``). At 1,000 the same reply takes
+#: 2 to 4 s beside a busy process and the same time as libgomp's default on a quiet machine.
+SPIN_COUNT = "1000"
 #: the path of the counters
 STATS_PATH = "/tooleval/stats"
