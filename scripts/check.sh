@@ -35,9 +35,19 @@ step() {  # step NAME COMMAND...: run it, say how long it took, remember a failu
 }
 step "ruff format" "$PY" -m ruff format --check --quiet "${PATHS[@]}"
 step "ruff check" "$PY" -m ruff check --quiet "${PATHS[@]}"
-step "mypy (package)" "$PY" -m mypy --cache-dir "$CACHE/mypy" tooleval_nb
+# the two mypy passes are single-threaded and share nothing: they run side by side (cold, on 2
+# cores: about 65 s for both instead of 105 s one after the other), each reporting in turn
+step "mypy (package)" "$PY" -m mypy --cache-dir "$CACHE/mypy" tooleval_nb >"$CACHE/mypy.out" 2>&1 &
+package=$!
 step "mypy --strict (pure core)" "$PY" -m mypy --strict --follow-imports=silent \
-  --cache-dir "$CACHE/mypy-strict" "${CORE[@]}"
+  --cache-dir "$CACHE/mypy-strict" "${CORE[@]}" >"$CACHE/mypy-strict.out" 2>&1 &
+core=$!
+wait "$package" || true
+wait "$core" || true
+for out in "$CACHE/mypy.out" "$CACHE/mypy-strict.out"; do
+  cat "$out" >&2
+  grep -q "FAILED (" "$out" && failed+=("$(sed -n 's/^check: \(.*\) FAILED (.*/\1/p' "$out")")
+done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "check: failed: ${failed[*]} (ruff's own problems: bash scripts/check.sh --fix)" >&2
   exit 1
