@@ -563,6 +563,77 @@ VECTORS += [
     ),
 ]
 
+#: step3p5: vLLM's expat machine (checked against vLLM 0.16.0's parser, run outside this suite)
+VECTORS += [
+    (
+        "step3p5",
+        "values_typed_by_the_schema_others_raw",
+        _QC.format(
+            _qp("city", "Tokyo") + _qp("days", "3") + _qp("metric", "True") + _qp("temp", "21.5")
+        ),
+        [("get_weather", {"city": "Tokyo", "days": 3, "metric": True, "temp": 21.5})],
+        None,
+    ),
+    (
+        "step3p5",
+        "missing_equals_mended_for_a_known_tool",
+        "<tool_call>\n<function get_weather>\n"
+        + _qp("city", "Tokyo")
+        + "</function>\n</tool_call>",
+        [("get_weather", {"city": "Tokyo"})],
+        None,
+    ),
+    (
+        "step3p5",
+        "missing_gt_mended_for_a_known_parameter",
+        _QC.format("<parameter=city:\nTokyo\n</parameter>\n"),
+        [("get_weather", {"city": "Tokyo"})],
+        None,
+    ),
+    (
+        "step3p5",
+        "unknown_tool_without_equals_is_no_call",
+        "<tool_call>\n<function get_time>\n" + _qp("city", "Tokyo") + "</function>\n</tool_call>",
+        [],
+        "",
+    ),
+    (
+        "step3p5",
+        "text_between_calls_kept_text_after_dropped",
+        "hello" + _QC.format(_qp("city", "Tokyo")) + "hi" + _QC.format("") + " bye",
+        [("get_weather", {"city": "Tokyo"}), ("get_weather", {})],
+        "hellohi",
+    ),
+    (
+        "step3p5",
+        "a_partial_tag_at_the_end_is_lost",
+        "Hi <tool",
+        [],
+        "Hi ",
+    ),
+    (
+        "step3p5",
+        "malformed_integer_written_raw_is_not_json",
+        _QC.format(_qp("days", "three")),
+        [],
+        _QC.format(_qp("days", "three")),
+    ),
+    (
+        "step3p5",
+        "malformed_null_of_an_integer_is_not_json",
+        _QC.format(_qp("city", "null") + _qp("days", "null")),
+        [],
+        _QC.format(_qp("city", "null") + _qp("days", "null")),
+    ),
+    (
+        "step3p5",
+        "malformed_unclosed_call_is_cut_short",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo",
+        [],
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo",
+    ),
+]
+
 TOOLS = [_WEATHER]
 
 
@@ -611,7 +682,7 @@ def test_unknown_compat_and_unread_format_say_what_to_do() -> None:
     with pytest.raises(ParserError, match="unknown compat"):
         get_parser("hermes", compat="VLLM")  # type: ignore[arg-type]
     unread = sorted(set(__import__("tooleval_nb").parsers.PARSER_FORMATS) - set(VLLM_FORMATS))
-    assert unread == sorted(VLLM_UNREAD) == ["json", "openai", "step3p5"]
+    assert unread == sorted(VLLM_UNREAD) == ["json", "openai"]
     for fmt in unread:  # each says why, names the formats read, and what to use instead
         for call in (parse_tool_calls, get_parser):
             with pytest.raises(ParserError) as raised:
@@ -752,6 +823,8 @@ def test_the_linear_finders_find_what_vllms_patterns_find(pieces: list[str]) -> 
         ("minimax_m2", "<minimax:tool_call><invoke name="),
         ("mistral", "[TOOL_CALLS] [{"),
         ("qwen3_coder", "<tool_call><function="),
+        ("step3p5", "<tool_call><function="),
+        ("step3p5", "<parameter=a\n"),
         ("seed_oss", "<seed:tool_call><function=a><parameter="),
         ("jamba", "<tool_calls>"),
         ("hunyuan_a13b", "<tool_calls><think>"),
