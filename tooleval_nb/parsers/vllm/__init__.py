@@ -67,8 +67,11 @@ VLLM_FORMATS: tuple[str, ...] = tuple(READERS)
 VLLM_UNREAD: dict[str, str] = {
     "json": "vLLM has no tool-call parser of that name (our generic JSON reading is ours alone)",
     "openai": (
-        "vLLM's openai parser reads gpt-oss output from its token ids through openai_harmony "
-        "and raises on text alone, so a text has no vLLM reading to follow"
+        "vLLM's openai parser reads gpt-oss output only from its token ids, through "
+        "openai_harmony (on text alone it raises NotImplementedError); re-encoding a text "
+        "needs harmony's o200k_base vocabulary, which openai_harmony downloads at first use "
+        "from outside the package registries (no wheel ships it), so that reading cannot run "
+        "or be checked offline"
     ),
 }
 
