@@ -828,6 +828,7 @@ def test_the_linear_finders_find_what_vllms_patterns_find(pieces: list[str]) -> 
         ("seed_oss", "<seed:tool_call><function=a><parameter="),
         ("jamba", "<tool_calls>"),
         ("hunyuan_a13b", "<tool_calls><think>"),
+        ("hunyuan_a13b", "<think>x</think><tool_calls>x</tool_calls>"),
         ("deepseek_v31", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>"),
         ("phi4_mini_json", "functools["),
         ("minimax", "<think><tool_calls>"),
@@ -867,3 +868,43 @@ def test_the_first_steps_finders_find_what_vllms_patterns_find(pieces: list[str]
             json.loads("[" + found.group(1) + "]")
         except ValueError:  # the list vLLM cut does not decode: an empty message
             assert reading.content == "" and not reading.tool_calls
+
+
+# ---------------------------------------------------------------------------- hunyuan's think check
+def _held_by_a_think(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The check as first written: every think block tested for every block (quadratic)."""
+    from tooleval_nb.parsers.vllm._reading import blocks
+
+    thinks = [(a, b) for a, b, _ in blocks(text, "<think>", "</think>")]
+    return [f for f in found if not any(f[0] > a and f[1] < b for a, b in thinks)]
+
+
+def test_the_hunyuan_think_sweep_keeps_every_corpus_reading() -> None:
+    """The one-pass think check keeps the blocks the all-pairs check kept, on every case of the
+    hunyuan_a13b corpus (and the same cases with think blocks around and inside them)."""
+    from tooleval_nb.parsers import load_corpus
+    from tooleval_nb.parsers.vllm import _json
+    from tooleval_nb.parsers.vllm._reading import blocks
+
+    texts = [c.model_output for c in load_corpus("hunyuan_a13b").cases]
+    texts += [f"<think>{t}</think>{t}<think>a</think>{t}" for t in texts]
+    assert len(texts) > 20
+    for text in texts:
+        found = blocks(text, "<tool_calls>", "</tool_calls>")
+        assert _json._outside_thinks(text, found) == _held_by_a_think(text, found), text
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["<think>", "</think>", "<tool_calls>", "</tool_calls>", "x", "[]", " "]),
+        max_size=16,
+    )
+)
+def test_the_hunyuan_think_sweep_keeps_what_the_pairwise_check_keeps(pieces: list[str]) -> None:
+    from tooleval_nb.parsers.vllm import _json
+    from tooleval_nb.parsers.vllm._reading import blocks
+
+    text = "".join(pieces)
+    found = blocks(text, "<tool_calls>", "</tool_calls>")
+    assert _json._outside_thinks(text, found) == _held_by_a_think(text, found)
