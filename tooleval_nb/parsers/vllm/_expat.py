@@ -3,7 +3,7 @@
 vLLM 0.14 has no ``step3p5`` parser (its wheel's ``vllm/tool_parsers/`` has none, nor has
 0.15.1's): the first release checked that has one is **0.16.0**, and this is the reading of that
 release's ``vllm/tool_parsers/step3p5_tool_parser.py`` (read, not copied; the repository index's
-commit ca8d0e5 differs only in its fallback, which closes the open call whichever call it is).
+commit ca8d0e5 differs at least in its fallback, which closes the open call whichever it is).
 vLLM does not read the whole output with a pattern: its whole-text ``extract_tool_calls`` hands
 the output to its *streaming* machine as one chunk and serves what that chunk produced. The
 machine:
@@ -26,8 +26,9 @@ machine:
 4. when the output opened exactly one call and it is still open, a missing
    ``</parameter>``/``</function>``/``</tool_call>`` is closed if the output holds such a tag
    anywhere; an open call is otherwise served as far as it was written (its arguments cut
-   short, which is no JSON: the output is then content with a problem). The text before the first call is content, text between calls is content
-   (served after the call that follows it), text after the last call is dropped.
+   short, which is no JSON: the output is then content with a problem). The text before the
+   first call is content, text between calls is content (served after the call that follows
+   it), text after the last call is dropped.
 
 The reading here drives Python's own expat (``xml.parsers.expat``) with the same pieces and
 reacts to its events as vLLM's machine does, so what expat accepts, refuses or decodes
@@ -36,7 +37,10 @@ found in one pass (vLLM re-slices the rest of the output for every piece), so it
 only a long value of an ``integer``/``number``/``boolean`` parameter written in many pieces is
 re-converted per piece, as vLLM does.
 
-Two differences remain, both where the request's tools are unusual: vLLM looks a parameter up
+Expat is the running Python's (2.5.0 on our 3.11); a later expat (2.6 defers re-parsing a
+token left incomplete) could answer later on a piece that ends inside a token, which only odd
+input makes (the pieces are whole tags or escaped text). Two differences remain,
+both where the request's tools are unusual: vLLM looks a parameter up
 in a tool's ``parameters`` directly when they have no ``properties`` (we see only
 ``properties``), and a tool with ``parameters: null`` accepts any mended parameter name in
 vLLM (ours: none).
