@@ -21,6 +21,11 @@ per call write them back to back), each call with a list argument that is sent w
 per-delta work must not grow with the calls or the value already read (it did: 7x for 10x the
 calls in ``lfm2``, ``step3``).
 
+A third growth target parses pathological outputs whole, in both compat modes: a unit that
+made a reading quadratic repeated to about 10k and 100k characters (``hunyuan_a13b``'s think
+check tested every ``<think>`` block for every ``<tool_calls>`` block: 66x for 10x the text in
+``compat="vllm"``), timed in turn like the others, target <= 12x.
+
 Streaming sends a call's name first and its arguments as they are written (issue 30): the
 ``frags/call`` column is the number of argument fragments per call at the 10k size, and the
 ``first name`` column the characters from the start of the first call's text to the delta that
@@ -124,6 +129,25 @@ def growth(fmt: str, small: list[str], large: list[str], repeat: int) -> float:
     return min(cpus[1]) / min(cpus[0])
 
 
+#: format -> units that once made a whole-text reading quadratic (see the module's doc)
+PATHOLOGICAL: dict[str, tuple[str, ...]] = {
+    "hunyuan_a13b": ("<think>x</think><tool_calls>x</tool_calls>", "<tool_calls><think>"),
+    "step3p5": ("<tool_call><function=", "<parameter=a\n"),
+}
+
+
+def whole_growth(fmt: str, unit: str, compat: str, repeat: int) -> float:
+    """Best CPU time of parsing ``unit`` repeated to ~100k characters over ~10k, in turn."""
+    small, large = (unit * max(1, size // len(unit)) for size in (10_000, 100_000))
+    cpus: dict[int, list[float]] = {0: [], 1: []}
+    for _ in range(repeat):
+        for k, text in enumerate((small, large)):
+            cpu0 = time.process_time()
+            parse_tool_calls(text, fmt, compat=compat)  # type: ignore[arg-type]
+            cpus[k].append(time.process_time() - cpu0)
+    return min(cpus[1]) / min(cpus[0])
+
+
 def stream(fmt: str, deltas: list[str]) -> int:
     parser = get_parser(fmt)
     n = 0
@@ -198,6 +222,11 @@ def main() -> None:
             assert stream(fmt, region[size]) == calls
         ratio = growth(fmt, region[10_000], region[100_000], args.repeat)
         verdicts.append((fmt, "one region 10k -> 100k", ratio, 12.0, "<="))
+        for unit in PATHOLOGICAL.get(fmt, ()):
+            for compat in ("default", "vllm"):
+                ratio = whole_growth(fmt, unit, compat, args.repeat)
+                what = f"junk {unit[:10]!r} {compat}"
+                verdicts.append((fmt, what, ratio, 12.0, "<="))
     print()
     print("targets:")
     failed = False
@@ -205,7 +234,7 @@ def main() -> None:
         ok = value >= target if op == ">=" else value <= target
         failed |= not ok
         print(
-            f"  {fmt:<16}{what:<28}{value:>8.1f}x  (target {op} {target:.0f}x)  "
+            f"  {fmt:<16}{what:<32}{value:>8.1f}x  (target {op} {target:.0f}x)  "
             f"{'ok' if ok else 'MISSED'}"
         )
     sys.exit(1 if failed else 0)

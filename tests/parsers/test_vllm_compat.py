@@ -563,6 +563,77 @@ VECTORS += [
     ),
 ]
 
+#: step3p5: vLLM's expat machine (checked against vLLM 0.16.0's parser, run outside this suite)
+VECTORS += [
+    (
+        "step3p5",
+        "values_typed_by_the_schema_others_raw",
+        _QC.format(
+            _qp("city", "Tokyo") + _qp("days", "3") + _qp("metric", "True") + _qp("temp", "21.5")
+        ),
+        [("get_weather", {"city": "Tokyo", "days": 3, "metric": True, "temp": 21.5})],
+        None,
+    ),
+    (
+        "step3p5",
+        "missing_equals_mended_for_a_known_tool",
+        "<tool_call>\n<function get_weather>\n"
+        + _qp("city", "Tokyo")
+        + "</function>\n</tool_call>",
+        [("get_weather", {"city": "Tokyo"})],
+        None,
+    ),
+    (
+        "step3p5",
+        "missing_gt_mended_for_a_known_parameter",
+        _QC.format("<parameter=city:\nTokyo\n</parameter>\n"),
+        [("get_weather", {"city": "Tokyo"})],
+        None,
+    ),
+    (
+        "step3p5",
+        "unknown_tool_without_equals_is_no_call",
+        "<tool_call>\n<function get_time>\n" + _qp("city", "Tokyo") + "</function>\n</tool_call>",
+        [],
+        "",
+    ),
+    (
+        "step3p5",
+        "text_between_calls_kept_text_after_dropped",
+        "hello" + _QC.format(_qp("city", "Tokyo")) + "hi" + _QC.format("") + " bye",
+        [("get_weather", {"city": "Tokyo"}), ("get_weather", {})],
+        "hellohi",
+    ),
+    (
+        "step3p5",
+        "a_partial_tag_at_the_end_is_lost",
+        "Hi <tool",
+        [],
+        "Hi ",
+    ),
+    (
+        "step3p5",
+        "malformed_integer_written_raw_is_not_json",
+        _QC.format(_qp("days", "three")),
+        [],
+        _QC.format(_qp("days", "three")),
+    ),
+    (
+        "step3p5",
+        "malformed_null_of_an_integer_is_not_json",
+        _QC.format(_qp("city", "null") + _qp("days", "null")),
+        [],
+        _QC.format(_qp("city", "null") + _qp("days", "null")),
+    ),
+    (
+        "step3p5",
+        "malformed_unclosed_call_is_cut_short",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo",
+        [],
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo",
+    ),
+]
+
 TOOLS = [_WEATHER]
 
 
@@ -611,7 +682,7 @@ def test_unknown_compat_and_unread_format_say_what_to_do() -> None:
     with pytest.raises(ParserError, match="unknown compat"):
         get_parser("hermes", compat="VLLM")  # type: ignore[arg-type]
     unread = sorted(set(__import__("tooleval_nb").parsers.PARSER_FORMATS) - set(VLLM_FORMATS))
-    assert unread == sorted(VLLM_UNREAD) == ["json", "openai", "step3p5"]
+    assert unread == sorted(VLLM_UNREAD) == ["json", "openai"]
     for fmt in unread:  # each says why, names the formats read, and what to use instead
         for call in (parse_tool_calls, get_parser):
             with pytest.raises(ParserError) as raised:
@@ -752,9 +823,12 @@ def test_the_linear_finders_find_what_vllms_patterns_find(pieces: list[str]) -> 
         ("minimax_m2", "<minimax:tool_call><invoke name="),
         ("mistral", "[TOOL_CALLS] [{"),
         ("qwen3_coder", "<tool_call><function="),
+        ("step3p5", "<tool_call><function="),
+        ("step3p5", "<parameter=a\n"),
         ("seed_oss", "<seed:tool_call><function=a><parameter="),
         ("jamba", "<tool_calls>"),
         ("hunyuan_a13b", "<tool_calls><think>"),
+        ("hunyuan_a13b", "<think>x</think><tool_calls>x</tool_calls>"),
         ("deepseek_v31", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>"),
         ("phi4_mini_json", "functools["),
         ("minimax", "<think><tool_calls>"),
@@ -794,3 +868,43 @@ def test_the_first_steps_finders_find_what_vllms_patterns_find(pieces: list[str]
             json.loads("[" + found.group(1) + "]")
         except ValueError:  # the list vLLM cut does not decode: an empty message
             assert reading.content == "" and not reading.tool_calls
+
+
+# ---------------------------------------------------------------------------- hunyuan's think check
+def _held_by_a_think(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The check as first written: every think block tested for every block (quadratic)."""
+    from tooleval_nb.parsers.vllm._reading import blocks
+
+    thinks = [(a, b) for a, b, _ in blocks(text, "<think>", "</think>")]
+    return [f for f in found if not any(f[0] > a and f[1] < b for a, b in thinks)]
+
+
+def test_the_hunyuan_think_sweep_keeps_every_corpus_reading() -> None:
+    """The one-pass think check keeps the blocks the all-pairs check kept, on every case of the
+    hunyuan_a13b corpus (and the same cases with think blocks around and inside them)."""
+    from tooleval_nb.parsers import load_corpus
+    from tooleval_nb.parsers.vllm import _json
+    from tooleval_nb.parsers.vllm._reading import blocks
+
+    texts = [c.model_output for c in load_corpus("hunyuan_a13b").cases]
+    texts += [f"<think>{t}</think>{t}<think>a</think>{t}" for t in texts]
+    assert len(texts) > 20
+    for text in texts:
+        found = blocks(text, "<tool_calls>", "</tool_calls>")
+        assert _json._outside_thinks(text, found) == _held_by_a_think(text, found), text
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["<think>", "</think>", "<tool_calls>", "</tool_calls>", "x", "[]", " "]),
+        max_size=16,
+    )
+)
+def test_the_hunyuan_think_sweep_keeps_what_the_pairwise_check_keeps(pieces: list[str]) -> None:
+    from tooleval_nb.parsers.vllm import _json
+    from tooleval_nb.parsers.vllm._reading import blocks
+
+    text = "".join(pieces)
+    found = blocks(text, "<tool_calls>", "</tool_calls>")
+    assert _json._outside_thinks(text, found) == _held_by_a_think(text, found)

@@ -677,6 +677,58 @@ case(
     True,
 )
 
+_P3 = "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo\n</parameter>\n"
+case(
+    "step3p5",
+    "vllm_text_after_call",
+    6,
+    f"Let me check.\n{_P3}<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>\nDone.",
+    [("get_weather", {"city": "Tokyo", "days": 3})],
+    "Let me check.\n\nDone.",
+    False,
+    ([("get_weather", {"city": "Tokyo", "days": "3"})], "Let me check."),
+)
+case(
+    "step3p5",
+    "vllm_text_between_calls",
+    3,
+    f"hello{_P3}</function>\n</tool_call>hi<tool_call>\n<function=f>\n</function>\n</tool_call> bye",
+    [W, ("f", {})],
+    "hellohi bye",
+    False,
+    ([W, ("f", {})], "hellohi"),
+)
+case(
+    "step3p5",
+    "vllm_nested_escaped_value",
+    7,
+    "<tool_call>\n<function=run>\n<parameter=cmd>\necho \"a<b\" && cat 'x' > y\n</parameter>\n"
+    '<parameter=opts>\n{"n": [1, 2], "s": "東京"}\n</parameter>\n</function>\n</tool_call>',
+    [("run", {"cmd": "echo \"a<b\" && cat 'x' > y", "opts": {"n": [1, 2], "s": "東京"}})],
+    None,
+    False,
+    ([("run", {"cmd": "echo \"a<b\" && cat 'x' > y", "opts": '{"n": [1, 2], "s": "東京"}'})], None),
+)
+case(
+    "step3p5",
+    "vllm_malformed_missing_parameter_close",
+    8,
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo\n</function>\n</tool_call>",
+    [],
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo\n</function>\n</tool_call>",
+    True,
+    ([W], None),
+)
+case(
+    "step3p5",
+    "vllm_malformed_unclosed_call",
+    8,
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo",
+    [],
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo",
+    True,
+)
+
 
 # ---------------------------------------------------------------------------- writing
 def _calls(calls: Calls) -> list[dict[str, Any]]:

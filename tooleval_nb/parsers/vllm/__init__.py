@@ -9,7 +9,8 @@ return needs vLLM's exact reading: ``parse_tool_calls(text, fmt, compat="vllm")`
 
 Each format's reading here is written from what vLLM's ``extract_tool_calls`` of that parser
 does (read, not copied; the commits read are in each module), in vLLM's ``vllm/tool_parsers/``
-layout of :data:`VLLM_VERSION`. What vLLM returns is mapped onto our data model with three
+layout of :data:`VLLM_VERSION`; ``step3p5``, which that release does not have, follows the first
+release that has it (0.16.0, see :mod:`._expat`). What vLLM returns is mapped onto our data model with three
 rules, the same for every format:
 
 * **content**: with calls, vLLM's content stripped (None when empty), as our content rule does;
@@ -36,6 +37,7 @@ from ...errors import ParserError
 from ...toolcall import FunctionCall, ToolCall, make_call_id
 from ..messages import ExtractedToolCallInformation, final_content
 from ..protocol import ToolParser, tool_schemas
+from ._expat import EXPAT_READERS
 from ._json import JSON_READERS
 from ._listed import LISTED_READERS
 from ._pythonic import PYTHONIC_READERS
@@ -55,6 +57,7 @@ READERS: dict[str, Callable[[str, dict[str, dict[str, Any]] | None], Reading]] =
     **PYTHONIC_READERS,
     **LISTED_READERS,
     **XML_READERS,
+    **EXPAT_READERS,
 }
 
 #: the formats ``compat="vllm"`` reads (the others raise ParserError naming these)
@@ -64,12 +67,11 @@ VLLM_FORMATS: tuple[str, ...] = tuple(READERS)
 VLLM_UNREAD: dict[str, str] = {
     "json": "vLLM has no tool-call parser of that name (our generic JSON reading is ours alone)",
     "openai": (
-        "vLLM's openai parser reads gpt-oss output from its token ids through openai_harmony "
-        "and raises on text alone, so a text has no vLLM reading to follow"
-    ),
-    "step3p5": (
-        "vLLM's step3p5 parser feeds the output through an expat XML parser with repair "
-        "heuristics; that reading is not written here yet"
+        "vLLM's openai parser reads gpt-oss output only from its token ids, through "
+        "openai_harmony (on text alone it raises NotImplementedError); re-encoding a text "
+        "needs harmony's o200k_base vocabulary, which openai_harmony downloads at first use "
+        "from outside the package registries (no wheel ships it), so that reading cannot run "
+        "or be checked offline"
     ),
 }
 

@@ -318,17 +318,29 @@ def _ernie45(text: str, schemas: Any) -> Reading:
     return Reading(calls, content or None, problems=problems)
 
 
+def _outside_thinks(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The blocks of ``found`` (in order) that no ``<think>...</think>`` block holds: vLLM skips
+    a block when a think block starts before it and ends after it. The think blocks are disjoint
+    and in order, so only the last one starting before a block can hold it: one sweep over
+    both, linear where testing every think block for every block was quadratic."""
+    thinks = [(a, b) for a, b, _ in blocks(text, "<think>", "</think>")]
+    kept, k = [], -1
+    for start, end, body in found:
+        while k + 1 < len(thinks) and thinks[k + 1][0] < start:
+            k += 1
+        if k < 0 or end >= thinks[k][1]:
+            kept.append((start, end, body))
+    return kept
+
+
 def _hunyuan_a13b(text: str, schemas: Any) -> Reading:
     """The first closed ``<tool_calls>`` block outside ``<think>`` whose body decodes as JSON
     holds a list of calls; items without ``name`` and ``arguments`` are skipped; object
     arguments are re-written with ASCII escapes (``json.dumps`` defaults), string arguments
     served as written. Content is the text before that block (text after is dropped); with no
     such block, the output less its first ``助手：`` (the chat template's prefix)."""
-    thinks = [(a, b) for a, b, _ in blocks(text, "<think>", "</think>")]
     found, undecoded = None, 0
-    for start, end, body in blocks(text, *_TC):
-        if any(start > a and end < b for a, b in thinks):
-            continue
+    for start, _, body in _outside_thinks(text, blocks(text, *_TC)):
         body = body.strip()
         try:
             json.loads(body)
