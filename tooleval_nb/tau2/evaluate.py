@@ -14,9 +14,10 @@ task whose reward basis holds NL assertions (they need an LLM judge, which evalu
 ``ALL`` does not run), or any other error of the evaluator.
 
 :func:`evaluate_many` scores many simulations in one scoring session (:mod:`.session`: each
-large database parsed once, the cycle collector paused; the same evaluator call, about twice as
-fast as tau2's own loop on airline and retail), in a pool of processes when there are enough
-of them to pay for the workers' start (each imports tau2 once and keeps its session).
+large database parsed once, the cycle collector paused; the same evaluator call, about three
+times as fast as tau2's own loop on airline and retail: benchmarks/bench_tau2_rescore.py), in a
+pool of processes when there are enough of them to pay for the workers' start (each imports
+tau2 once and keeps its session).
 """
 
 from __future__ import annotations
