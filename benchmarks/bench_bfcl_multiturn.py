@@ -19,7 +19,6 @@ come together), then both loops run ``--rounds`` times alternately.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import statistics
 import sys
@@ -27,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _bare import bare_loop  # benchmarks/_bare.py: this script's folder comes first on the path
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDLER = "tooleval_nb.testing.bfcl_script:answer"
@@ -99,27 +100,8 @@ def ours(
 def bare(
     entries: list[list[dict[str, Any]]], latency: float, concurrency: int
 ) -> tuple[float, int]:
-    import aiohttp
-
-    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
-
-    async def go(url: str) -> float:
-        work = iter(entries)
-        async with aiohttp.ClientSession() as session:
-
-            async def worker() -> None:
-                for steps in work:
-                    for body in steps:
-                        async with session.post(f"{url}/chat/completions", json=body) as resp:
-                            await resp.json()
-
-            t0 = time.perf_counter()
-            await asyncio.gather(*(worker() for _ in range(concurrency)))
-            return time.perf_counter() - t0
-
-    with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
-        wall = asyncio.run(go(server.url))
-        return wall, server.requests
+    """The recorded requests from the bare loop (benchmarks/_bare.py)."""
+    return bare_loop(entries, handler=HANDLER, latency=latency, concurrency=concurrency)
 
 
 def measure(

@@ -23,7 +23,6 @@ Do not time on a loaded machine: the load average is printed at the start and th
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import statistics
 import sys
@@ -31,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _bare import bare_loop  # benchmarks/_bare.py: this script's folder comes first on the path
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDLER = "tooleval_nb.testing.tau2_script:answer"
@@ -98,29 +99,11 @@ def ours(
 
 
 def bare(simulations: list[list[dict]], latency: float, concurrency: int) -> float:
-    """The recorded requests from a bare aiohttp loop: one session, ``concurrency``
-    simulations at once, each one's requests in order, the reply's JSON decoded."""
-    import aiohttp
-
-    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
-
-    async def go(url: str) -> float:
-        work = iter(simulations)
-        async with aiohttp.ClientSession() as session:
-
-            async def worker() -> None:
-                for bodies in work:
-                    for body in bodies:
-                        async with session.post(f"{url}/chat/completions", json=body) as resp:
-                            await resp.json()
-
-            t0 = time.perf_counter()
-            await asyncio.gather(*(worker() for _ in range(concurrency)))
-            return time.perf_counter() - t0
-
-    with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
-        asyncio.run(go(server.url))  # warm: connections, the handler's task index
-        return asyncio.run(go(server.url))
+    """The recorded requests from the bare loop (benchmarks/_bare.py), warmed first."""
+    wall, _ = bare_loop(
+        simulations, handler=HANDLER, latency=latency, concurrency=concurrency, warm=True
+    )
+    return wall
 
 
 def run_section(args: argparse.Namespace) -> float:

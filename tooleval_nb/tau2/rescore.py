@@ -16,6 +16,7 @@ from .domains import Tau2Error, tau2_registry
 from .evaluate import Verdict, evaluate_many, is_solo_mode
 from .outcome import ScoredResults, Tau2Run
 from .results import load_results, unknown_fields
+from .session import is_private_domain
 
 if TYPE_CHECKING:  # pragma: no cover
     from tau2.data_model.simulation import Results
@@ -51,14 +52,14 @@ def score_results(
 ) -> ScoredResults:
     """tau2's verdict on every simulation of ``results`` (a simulation whose task the results
     do not hold is not scored, with that reason)."""
-    registry = tau2_registry()
+    known = [name for name in tau2_registry().get_domains() if not is_private_domain(name)]
     domain = str(results.info.environment_info.domain_name)
-    if domain not in registry.get_domains():
+    if domain not in known:
         where = f"τ²-bench results file {source}" if source else "τ²-bench results"
         raise Tau2Error(
             f"{where}: field info.environment_info.domain_name is {domain!r}, which tau2 "
             f"{'' if source else 'here '}does not know (its domains: "
-            f"{', '.join(registry.get_domains())})"
+            f"{', '.join(known)})"
         )
     solo = is_solo_mode(results)
     tasks = {task.id: task for task in results.tasks}
