@@ -21,7 +21,9 @@ the result are gone:
   tau2's evaluation makes no reference cycles (its objects go by reference counting), so within
   a session the collector is paused; each simulation's leftovers are collected after it
   (the young generation only: cheap), so nothing is kept, and the collector is resumed when the
-  outermost session ends.
+  outermost session ends. The pausing is the runner's one mechanism
+  (:func:`~tooleval_nb.runner.heap.collector_paused`): ``TOOLEVAL_KEEP_GC=1`` leaves the
+  collector alone here too.
 
 The parsed-once constructors are registered in tau2's registry (its public
 ``register_domain``) under private names (:func:`scoring_domain`), which are handed to
@@ -31,13 +33,13 @@ the constructor. The domains whose databases are small (telecom, mock) keep tau2
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ..runner.heap import collector_paused
 from .domains import domain_module, environment_constructor, tau2_registry
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +57,8 @@ _SUFFIX = "@tooleval_nb-parsed-once"
 
 _lock = threading.Lock()
 _depth = 0
-_collector_was_on = False
+#: the outermost session's pause of the collector (closed when that session ends)
+_paused: ExitStack | None = None
 _parsed: dict[str, Any] = {}
 
 
@@ -116,22 +119,25 @@ def scoring_session() -> Iterator[None]:
 
 def open_session() -> None:
     """Enter a session (see :func:`scoring_session`; a pool's worker opens one for its life)."""
-    global _depth, _collector_was_on
+    global _depth, _paused
     with _lock:
         if _depth == 0:
-            _collector_was_on = gc.isenabled()
-            gc.disable()
+            _paused = ExitStack()
+            _paused.enter_context(collector_paused())
         _depth += 1
 
 
 def close_session() -> None:
     """Leave the session :func:`open_session` entered."""
-    global _depth
+    global _depth, _paused
     with _lock:
         _depth -= 1
         if _depth:
-            gc.collect(0)
+            # an inner session's end: its simulation's own garbage (the young generation only)
+            with collector_paused(collect_young=True):
+                pass
             return
         _parsed.clear()
-        if _collector_was_on:
-            gc.enable()
+        if _paused is not None:
+            _paused.close()
+            _paused = None
