@@ -34,6 +34,9 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 export TOOLEVAL_STORE="$scratch/store.db" TOOLEVAL_CACHE_DIR="$scratch/cache"
 export TOOLEVAL_TEST_CACHE="$scratch/cache"
+# the report notebook run on its own (in the browser, under nbval): one case per suite; its
+# defaults are the real ones (`tooleval-nb report` evaluates every case)
+export TOOLEVAL_TEST_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}'
 mkdir -p artifacts
 
 # pytest-xdist: two workers; the tests of one heavy resource (the embedded model with the browser,
@@ -57,18 +60,37 @@ echo "test.sh: pytest ($tier) took $((SECONDS - start)) s" >&2
 [ "$status" = 0 ] || exit "$status"
 [ "$tier" = full ] || exit 0
 
-# the notebooks' checked outputs (# NBVAL_CHECK_OUTPUT); the report notebook evaluates one case per
-# suite here (its defaults are the real ones: `tooleval-nb report` evaluates every case)
+# After pytest, three checks that share nothing run side by side, each into its own log printed
+# in turn: the notebooks' checked outputs (# NBVAL_CHECK_OUTPUT; the embedded model's answers
+# come from this command's cache, so nbval mostly waits on kernels),
+# the user's manual (built strictly: links, API names, docstrings; offline), and the package as
+# users get it (built, checked, installed alone into a fresh venv, run elsewhere).
+logs="$scratch/logs"
+mkdir -p "$logs"
+timed() {  # timed NAME COMMAND...: run it into $logs/NAME.log, then append how long it took
+  local name=$1 start=$SECONDS rc=0
+  shift
+  "$@" >"$logs/$name.log" 2>&1 || rc=$?
+  echo "test.sh: $name took $((SECONDS - start)) s (exit $rc)" >>"$logs/$name.log"
+  return "$rc"
+}
 start=$SECONDS
-TOOLEVAL_CACHE_DIR="$scratch/cache" TOOLEVAL_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}' \
-.venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg -p no:randomly notebooks \
-  -o addopts="" -W ignore::DeprecationWarning "${DURATIONS[@]}" --junitxml=artifacts/junit-nbval.xml
-echo "test.sh: nbval took $((SECONDS - start)) s" >&2
-# the user's manual: built strictly (links, API names, docstrings), offline
-start=$SECONDS
-bash scripts/docs.sh
-echo "test.sh: the docs took $((SECONDS - start)) s" >&2
-# the package as users get it: built, checked, installed alone into a fresh venv, run elsewhere
-start=$SECONDS
-.venv/bin/python scripts/wheel_check.py
-echo "test.sh: the wheel check took $((SECONDS - start)) s" >&2
+TOOLEVAL_CACHE_DIR="$scratch/cache" TOOLEVAL_REPORT_PARAMS="$TOOLEVAL_TEST_REPORT_PARAMS" \
+timed nbval .venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg \
+  -p no:randomly notebooks -o addopts="" -W ignore::DeprecationWarning "${DURATIONS[@]}" \
+  --junitxml=artifacts/junit-nbval.xml &
+nbval=$!
+timed docs bash scripts/docs.sh &
+docs=$!
+timed wheel .venv/bin/python scripts/wheel_check.py &
+wheel=$!
+failed=()
+wait "$nbval" || failed+=(nbval)
+wait "$docs" || failed+=(docs)
+wait "$wheel" || failed+=("wheel check")
+for name in nbval docs wheel; do cat "$logs/$name.log"; done
+echo "test.sh: nbval, the docs and the wheel check took $((SECONDS - start)) s side by side" >&2
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "test.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi

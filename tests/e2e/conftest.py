@@ -80,6 +80,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+#: the report notebook's parameters when it runs in the browser (scripts/test.sh gives nbval the
+#: same through TOOLEVAL_TEST_REPORT_PARAMS)
+REPORT_PARAMS = '{"max_cases": 1, "max_rounds": 3}'
+
+
 @contextlib.contextmanager
 def jupyter_lab(tmp_path: Path) -> Iterator[tuple[str, str, list[str]]]:
     """JupyterLab on 127.0.0.1 with a token, rooted in a temp dir holding the notebooks and a
@@ -107,6 +112,10 @@ def jupyter_lab(tmp_path: Path) -> Iterator[tuple[str, str, list[str]]]:
         "IPYTHONDIR": str(tmp_path / "ipy"),
         "TOOLEVAL_STORE": str(tmp_path / "runs.sqlite"),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        # the report notebook run on its own evaluates one case per suite, as under nbval (the
+        # same requests: the test command's cache answers nbval's); its charts and tables are
+        # the same kinds with every case (`tooleval-nb report`, scripts/report.sh)
+        "TOOLEVAL_REPORT_PARAMS": os.environ.get("TOOLEVAL_TEST_REPORT_PARAMS", REPORT_PARAMS),
     }
     cmd = [
         str(Path(sys.executable).with_name("jupyter-lab")),
