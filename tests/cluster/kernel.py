@@ -6,7 +6,7 @@ one kernel, and prints one JSON line per step (``{"step": ..., "rows": n, "want"
 usage: python kernel.py SEQUENCE '{"store": "/tmp/x/runs.db", ...}'
 
 Sequences: ``ray_runs`` (``executor="ray"`` three times), ``new_executors``, ``reused``,
-``cancel``, ``two_jobs``, ``sweep_tune``, ``bfcl``, ``user_ray``, ``killed``, ``first`` (a run,
+``cancel``, ``two_jobs``, ``sweep_tune``, ``bfcl`` (then ``tau2``), ``user_ray``, ``killed``, ``first`` (a run,
 then the process is SIGKILLed: a kernel that dies), ``restart`` (a run, after a ``first``),
 ``stale`` (runs with a half-stopped ``ray start`` cluster on the machine).
 """
@@ -245,6 +245,33 @@ def bfcl(k: Kernel) -> None:
             executor=executor,
         ).result()
         say("bfcl", rows=len(run.results_df()), want=6)
+    tau2(k)
+
+
+def tau2(k: Kernel) -> None:
+    """τ² on the same floor, after BFCL in the same kernel: the scripted gold agent (and user) on
+    a fake server, twice on Ray; each run's simulations scored by tau2's evaluator."""
+    from tooleval_nb.tau2 import run_tau2
+    from tooleval_nb.testing import tau2_script
+
+    tasks = ["create_task_1", "update_task_1"]
+    with FakeOpenAIServer(handler=tau2_script.answer) as server:
+        model = {"model": "openai/gold", "api_base": server.url, "api_key": "sk-test"}
+        for executor in ("ray", te.RayExecutor(**SMALL)):
+            k.count += 1
+            run = run_tau2(
+                model,
+                "mock",
+                task_ids=tasks,
+                trials=2,
+                store=k.store,
+                progress="none",
+                cache=False,
+                name=f"tau2{k.count}",
+                executor=executor,
+            ).result()
+            frame = run.tau2_results_df()
+            say("tau2", rows=len(frame), want=4, rewards=sorted(frame["reward"].tolist()))
 
 
 def user_ray(k: Kernel) -> None:

@@ -114,9 +114,13 @@ def test_sweeps_and_prompt_tunes_on_ray(tmp_path):
     assert len(_runs(steps)) == 1
 
 
-def test_run_bfcl_on_ray_three_times(tmp_path, bfcl_data):
+def test_run_bfcl_three_times_then_tau2_twice_on_ray(tmp_path, bfcl_data):
+    """Both benchmarks of the floor on Ray in one kernel: BFCL three times, then τ² twice (the
+    gold agent: every simulation rewarded 1 by tau2's evaluator)."""
     steps = kernel("bfcl", tmp_path, bfcl_data=str(bfcl_data))
     assert len([s for s in steps if s["step"] == "bfcl"]) == 3
+    runs = [s for s in steps if s["step"] == "tau2"]
+    assert len(runs) == 2 and all(r["rewards"] == [1.0] * 4 for r in runs), runs
 
 
 def test_a_session_the_user_started_is_attached_to_and_never_shut_down(tmp_path):
