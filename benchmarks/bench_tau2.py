@@ -68,7 +68,7 @@ def recorded_requests(domain: str, tasks: int, trials: int, folder: Path) -> lis
             model, domain, store=folder / "warm.db", **_options(domain, tasks, trials, 1)
         ).result()
         bodies = list(server.bodies)
-    sizes = [int(r.n_hops) for r in sorted(run._rows, key=lambda r: r.finished_at)]
+    sizes = [int(r.n_hops) for r in sorted(run.stored._rows, key=lambda r: r.finished_at)]
     if sum(sizes) != len(bodies):
         raise RuntimeError(f"recorded {len(bodies)} requests, the run stored {sum(sizes)} hops")
     out, start = [], 0
