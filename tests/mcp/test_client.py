@@ -94,7 +94,9 @@ async def test_silent_server_times_out_on_connect(silent_port: int, path: str) -
     start = time.monotonic()
     with pytest.raises(MCPImportError, match=r"did not complete the connection within 1 s"):
         await list_tools_async(f"http://127.0.0.1:{silent_port}{path}", connect_timeout=1)
-    assert time.monotonic() - start < 4
+    # the 1 s limit, then closing the half-open stream: well under the default limit; 4 s was
+    # exceeded by 0.02 s on a loaded 2-core machine (two test workers and another job)
+    assert time.monotonic() - start < 8
 
 
 async def test_slow_listing_times_out(slow_list_url: str) -> None:
