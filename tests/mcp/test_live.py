@@ -60,7 +60,7 @@ async def test_per_call_timeout_then_the_connection_still_works(sse_url: str) ->
     async with MCPToolRunner(sse_url, call_timeout=0.5) as live:
         start = time.monotonic()
         slow = await live.call("slow_task", {"seconds": 30})
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 10  # the 0.5 s limit, not the task's 30 s (slack: load)
         assert (slow.is_error, slow.error_type) == (True, "timeout")
         assert "did not answer within 0.5 s" in slow.content
         quick = await live.call("slow_task", {"seconds": 0})
@@ -100,7 +100,7 @@ async def test_cancelled_start_stops_connecting(slow_list_url: str) -> None:
         await asyncio.wait_for(runner.start(), timeout=1.0)
     start = time.monotonic()
     await runner.aclose()  # the connection was dropped with the start: nothing to wait for
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 10  # not the 120 s listing limit (slack: a loaded machine)
     assert repr(runner).startswith("MCPToolRunner('http://127.0.0.1:") and "closed" in repr(runner)
 
 
