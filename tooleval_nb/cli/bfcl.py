@@ -24,7 +24,7 @@ from ..bfcl.run import run_bfcl
 from ..bfcl_rules.categories import CATEGORIES, GROUPS
 from ..bfcl_rules.prompt import PROMPT_FORMATS
 from ..runner.export import write_frame
-from .flags import add_flags, models_from_flags
+from .flags import add_flags, add_model_flags, models_from_flags
 
 __all__ = ["add_bfcl_parser", "cmd_bfcl", "format_scores"]
 
@@ -39,20 +39,7 @@ def add_bfcl_parser(subparsers: Any) -> argparse.ArgumentParser:
         "leaderboard. Data: --data-dir, TOOLEVAL_BFCL_DATA, or an installed bfcl-eval "
         "(pip install 'tooleval_nb[bfcl]' && pip install --no-deps bfcl-eval==2026.3.23).",
     )
-    p.add_argument(
-        "--model",
-        action="append",
-        default=None,
-        metavar="MODEL",
-        help="a litellm model string (repeatable; default the embedded model)",
-    )
-    p.add_argument(
-        "--api-base", default=None, metavar="URL", help="an OpenAI-compatible endpoint for --model"
-    )
-    add_flags(p, "api-key-env")
-    # refused with the safe way (cli.flags.credential_problem): a key given as a flag value
-    # stays in the shell history and the process list
-    p.add_argument("--api-key", default=None, help=argparse.SUPPRESS)
+    add_model_flags(p, "a litellm model string (repeatable; default the embedded model)")
     p.add_argument(
         "--category",
         action="append",

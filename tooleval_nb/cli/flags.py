@@ -21,7 +21,14 @@ from typing import Any
 
 from ..credentials import credential_paths, is_credential_key, key_variable, refusal
 
-__all__ = ["FLAGS", "add_flags", "credential_problem", "key_value", "models_from_flags"]
+__all__ = [
+    "FLAGS",
+    "add_flags",
+    "add_model_flags",
+    "credential_problem",
+    "key_value",
+    "models_from_flags",
+]
 
 
 def key_value(text: str) -> tuple[str, Any]:
@@ -156,6 +163,19 @@ def credential_problem(args: argparse.Namespace) -> str | None:
     if found:
         return refusal(found, "--param values", models, cli=True)
     return None
+
+
+def add_model_flags(parser: argparse.ArgumentParser, model_help: str) -> None:
+    """A benchmark command's models (read back by :func:`models_from_flags`): ``--model``
+    (repeatable; ``model_help`` says what it is), ``--api-base``, ``--api-key-env``, and a hidden
+    ``--api-key`` that :func:`credential_problem` refuses with the safe way (a key given as a
+    flag value stays in the shell history and the process list)."""
+    parser.add_argument("--model", action="append", default=None, metavar="MODEL", help=model_help)
+    parser.add_argument(
+        "--api-base", default=None, metavar="URL", help="an OpenAI-compatible endpoint for --model"
+    )
+    add_flags(parser, "api-key-env")
+    parser.add_argument("--api-key", default=None, help=argparse.SUPPRESS)
 
 
 def models_from_flags(args: argparse.Namespace) -> Any:

