@@ -134,6 +134,21 @@ def run_orchestrator(orchestrator: Any, outcome: CaseOutcome) -> Any:
     from tau2.utils.utils import get_now
 
     start_time, start = get_now(), time.perf_counter()
+
+    def ended(reason: Any, **extra: Any) -> Any:
+        """The simulation as tau2 records one that ended here, for ``reason``."""
+        return SimulationRun(
+            id=str(uuid.uuid4()),
+            task_id=orchestrator.task.id,
+            start_time=start_time,
+            end_time=get_now(),
+            duration=time.perf_counter() - start,
+            termination_reason=reason,
+            messages=orchestrator.get_trajectory(),
+            seed=orchestrator.seed,
+            **extra,
+        )
+
     try:
         return orchestrator.run()
     except concurrent.futures.CancelledError:
@@ -144,17 +159,8 @@ def run_orchestrator(orchestrator: Any, outcome: CaseOutcome) -> Any:
         reason = (
             TerminationReason.USER_ERROR if exc.role == "user" else TerminationReason.AGENT_ERROR
         )
-        return SimulationRun(
-            id=str(uuid.uuid4()),
-            task_id=orchestrator.task.id,
-            start_time=start_time,
-            end_time=get_now(),
-            duration=time.perf_counter() - start,
-            termination_reason=reason,
-            messages=orchestrator.get_trajectory(),
-            seed=orchestrator.seed,
-            reward_info=RewardInfo(reward=0.0, info={"note": str(exc)}),
-            skipped=True,
+        return ended(
+            reason, reward_info=RewardInfo(reward=0.0, info={"note": str(exc)}), skipped=True
         )
     except Exception as exc:  # noqa: BLE001  # tau2's protocol errors: a message it refuses
         from tau2.agent.base import AgentError
@@ -164,14 +170,4 @@ def run_orchestrator(orchestrator: Any, outcome: CaseOutcome) -> Any:
             not isinstance(exc, AgentError) and getattr(orchestrator, "to_role", None) == "user"
         )
         reason = TerminationReason.USER_ERROR if user else TerminationReason.AGENT_ERROR
-        return SimulationRun(
-            id=str(uuid.uuid4()),
-            task_id=orchestrator.task.id,
-            start_time=start_time,
-            end_time=get_now(),
-            duration=time.perf_counter() - start,
-            termination_reason=reason,
-            messages=orchestrator.get_trajectory(),
-            seed=orchestrator.seed,
-            reward_info=None,
-        )
+        return ended(reason, reward_info=None)
