@@ -44,7 +44,6 @@ Targets: scoring >= 100,000 entries/s (the official checker: ~88,000/s here), an
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import statistics
@@ -158,13 +157,13 @@ def end_to_end(per_category: int, latency: float, concurrency: int, out: Path) -
 def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int, float]:
     """The same entries' requests from a bare aiohttp loop (one session, ``concurrency``
     workers, the reply's JSON decoded, nothing else) against the same fake server: the rate the
-    server and this machine allow any client, which is the bound our run is compared with."""
-    import aiohttp
+    server and this machine allow any client, which is the bound our run is compared with
+    (benchmarks/_bare.py: each entry a group of one request)."""
+    from _bare import bare_loop as send_bare  # this script's folder comes first on the path
 
     from tooleval_nb.bfcl.suite import build_suite
     from tooleval_nb.bfcl_rules.categories import SINGLE_TURN as CATEGORIES
     from tooleval_nb.bfcl_rules.data import BfclData
-    from tooleval_nb.testing.fake_openai import FakeOpenAIServer
 
     data = BfclData(DATA)
     suite = build_suite([data.category(c) for c in CATEGORIES], "fc", limit=per_category)
@@ -180,22 +179,14 @@ def bare_loop(per_category: int, latency: float, concurrency: int) -> tuple[int,
             body.update(tools=tools, tool_choice="auto")
         bodies.append(body)
 
-    async def go(url: str) -> float:
-        work = iter(bodies)
-        async with aiohttp.ClientSession() as session:
-
-            async def worker() -> None:
-                for body in work:
-                    async with session.post(f"{url}/chat/completions", json=body) as resp:
-                        await resp.json()
-
-            t0 = time.perf_counter()
-            await asyncio.gather(*(worker() for _ in range(concurrency)))
-            return time.perf_counter() - t0
-
-    with FakeOpenAIServer(latency=latency, process=True, handler=HANDLER) as server:
-        asyncio.run(go(server.url))  # warm: connections, the handler's answer table
-        return len(bodies), asyncio.run(go(server.url))
+    wall, _ = send_bare(
+        [[body] for body in bodies],
+        handler=HANDLER,
+        latency=latency,
+        concurrency=concurrency,
+        warm=True,  # connections, the handler's answer table
+    )
+    return len(bodies), wall
 
 
 def scoring(
