@@ -110,7 +110,7 @@ def test_a_forked_child_lets_go_of_the_parents_servers(monkeypatch):
     server._proc = subprocess.Popen([sys.executable, "-c", "pass"])
     server._proc.wait()
     live.add(server)
-    embedded._SHARED["chatml"] = server
+    embedded._SHARED["chatml", "default"] = server
     embedded._forget_after_fork()
     assert os.read(read_fd, 1) == b""  # the child's copy of the write end is closed
     os.close(read_fd)

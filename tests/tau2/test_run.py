@@ -403,3 +403,37 @@ def test_the_hook_pickles_for_a_ray_replica() -> None:
     again = pickle.loads(pickle.dumps(loop))
     assert again.tasks.keys() == tasks.keys() and again.seeds == loop.seeds
     assert again.max_steps == 7 and again.scripts == {("x", 0): []} and again._tools == {}
+
+
+def test_an_embedded_agents_own_user_speaks_to_a_server_of_its_own() -> None:
+    """The embedded agent's user simulator (no ``user_model``) is the same model on a second
+    server instance, so agent and user keep their prompts in KV caches of their own; so is a
+    user model named that is the embedded model. Other user models are asked as given. The
+    hook with that user still pickles for a Ray replica (no server is started here)."""
+    import pickle
+
+    from tooleval_nb.models.direct import EmbeddedTransport
+    from tooleval_nb.models.embedded import DEFAULT_INSTANCE
+    from tooleval_nb.tau2.run import USER_SERVER, Tau2Spec, build_run
+
+    spec = Tau2Spec("mock", load_tasks("mock")[:1], seeds=trial_seeds(1))
+    _, loop = build_run(spec, None)
+    (label,) = loop.user_models
+    user = loop.user_models[label]
+    assert isinstance(user.transport, EmbeddedTransport) and user.embedded
+    assert user.transport.instance == USER_SERVER != DEFAULT_INSTANCE
+    assert user.transport.chat_format == "chatml-function-calling" and user.mode == "native"
+    assert loop.user_labels.get(label, label) == label  # recorded as the agent's own model
+    assert pickle.loads(pickle.dumps(loop)).user_models[label].transport.instance == USER_SERVER
+
+    raw = dataclasses.replace(spec, mode="hermes")
+    (user,) = build_run(raw, None)[1].user_models.values()
+    assert user.transport.chat_format == "chatml" and user.transport.instance == USER_SERVER
+
+    assert build_run(spec, _model())[1].user_models == {}  # not the embedded model: as given
+    named = dataclasses.replace(spec, user_model=_model(name="openai/user"))
+    (user,) = build_run(named, None)[1].user_models.values()
+    assert user.model == "openai/user" and not isinstance(user.transport, EmbeddedTransport)
+    named = dataclasses.replace(spec, user_model="local/smollm2-135m")  # named, yet embedded
+    (user,) = build_run(named, _model())[1].user_models.values()
+    assert user.transport.instance == USER_SERVER

@@ -8,9 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tooleval_nb.tau2.run import run_tau2
+from tooleval_nb.models.embedded import DEFAULT_INSTANCE, embedded_server
+from tooleval_nb.tau2.run import USER_SERVER, run_tau2
 
 pytest.importorskip("tau2.domains.airline.environment")
+
+
+def _requests(instance: str) -> int:
+    """The chat requests the embedded server ``instance`` of this process has answered."""
+    server = embedded_server(start=False, instance=instance)
+    return int(server.stats()["requests"]) if server.running else 0
 
 
 @pytest.mark.model
@@ -24,6 +31,7 @@ def test_the_embedded_model_in_both_roles(domain: str, task_ids: list[str], tmp_
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
     out = tmp_path / f"{domain}.json"
+    before = {i: _requests(i) for i in (USER_SERVER, DEFAULT_INSTANCE)}
     run = run_tau2(
         None,  # the embedded model, the agent; the user simulator: the same model
         domain,
@@ -46,6 +54,10 @@ def test_the_embedded_model_in_both_roles(domain: str, task_ids: list[str], tmp_
         (str(r.task_id), int(r.trial)): float(r.reward) for r in run.tau2_results_df().itertuples()
     }
     assert ours == theirs
+    # the user simulator spoke to a server of its own (tau2.run.build_run), the agent to the
+    # shared one (unless the test command's shared cache answered the run)
+    asked = {i: _requests(i) - before[i] for i in before}
+    assert asked[USER_SERVER] > 0 if asked[DEFAULT_INSTANCE] > 2 else True, asked
     for sim in loaded.simulations:  # both roles spoke through our model layer, within the limit
         assert any(m.role == "user" and m.content for m in sim.messages)
         assert sim.termination_reason.value in {

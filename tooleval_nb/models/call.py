@@ -39,7 +39,7 @@ from ..errors import EmbeddedModelError, ModelConfigError, ModelError
 from ..suite import Tool
 from .cache import CacheOption, cached, store_for
 from .direct import DirectTransport, EmbeddedTransport
-from .embedded import ChatFormat, EmbeddedServer
+from .embedded import DEFAULT_INSTANCE, ChatFormat, EmbeddedServer
 from .endpoint import Network
 from .exchange import Exchange, Send
 from .fallback import prefer_auto, with_required_fallback
@@ -56,6 +56,7 @@ __all__ = [
     "Route",
     "call_model",
     "call_model_async",
+    "on_its_own_server",
     "route_for",
     "transport_for",
 ]
@@ -66,9 +67,10 @@ EMBEDDED_TIMEOUT = 120.0
 EMBEDDED_MAX_TOKENS = 256
 
 
-def transport_for(spec: ModelSpec) -> Transport:
-    """The transport of ``spec``: the embedded server's, the direct OpenAI-compatible client,
-    or litellm (see :data:`.spec.TransportName`).
+def transport_for(spec: ModelSpec, *, instance: str = DEFAULT_INSTANCE) -> Transport:
+    """The transport of ``spec``: the embedded server's (its ``instance``: see
+    :func:`on_its_own_server`), the direct OpenAI-compatible client, or litellm (see
+    :data:`.spec.TransportName`).
 
     Raises:
         ModelConfigError: ``transport="direct"`` without an endpoint.
@@ -83,8 +85,22 @@ def transport_for(spec: ModelSpec) -> Transport:
         sender = LitellmTransport()
     if spec.embedded:
         chat_format: ChatFormat = "chatml-function-calling" if spec.mode == "native" else "chatml"
-        return EmbeddedTransport(chat_format, sender)
+        return EmbeddedTransport(chat_format, sender, instance=instance)
     return sender
+
+
+def on_its_own_server(spec: ModelSpec, instance: str) -> ModelSpec:
+    """``spec`` served by an embedded server process of its own (``instance``) when it is the
+    embedded model with the transport chosen for it; any other spec unchanged.
+
+    For a second role whose requests alternate with the first's on the same embedded model
+    (τ²'s user simulator beside its agent): the replies are the same model's (and the cache's
+    keys the same), but each process keeps its own prompt in its KV cache instead of reading
+    the other's again at every turn.
+    """
+    if not spec.embedded or not isinstance(spec.transport, str):
+        return spec
+    return spec.model_copy(update={"transport": transport_for(spec, instance=instance)})
 
 
 def _counted(transport: Transport) -> Send:

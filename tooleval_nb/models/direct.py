@@ -31,7 +31,7 @@ from ..memo import IdentityMemo
 from .answer import BadEncoding, CertificateError, ConnectError, Response, ResponseTooLarge
 from .client import aclose as close_clients
 from .client import post
-from .embedded import ChatFormat, embedded_server
+from .embedded import DEFAULT_INSTANCE, ChatFormat, EmbeddedServer, embedded_server
 from .endpoint import DEFAULT_NETWORK, Network, check_api_base, check_headers
 from .spec import OPENAI_COMPATIBLE, provider_of
 from .transport import ChatRequest, ChatResult, Transport, error_for_status, result_from_json
@@ -312,19 +312,30 @@ class DirectTransport:
 
 
 class EmbeddedTransport:
-    """Requests to the shared embedded llama.cpp server for ``chat_format``, started by
-    :meth:`open`, sent through ``inner`` (default the direct client); one request at a time (the
-    server decodes one), each request's timeout counting only while it is served."""
+    """Requests to the shared embedded llama.cpp server for ``chat_format`` (and ``instance``:
+    see :func:`~.embedded.embedded_server`), started by :meth:`open`, sent through ``inner``
+    (default the direct client); one request at a time (the server decodes one), each
+    request's timeout counting only while it is served."""
 
-    def __init__(self, chat_format: ChatFormat, inner: Transport | None = None):
+    def __init__(
+        self,
+        chat_format: ChatFormat,
+        inner: Transport | None = None,
+        *,
+        instance: str = DEFAULT_INSTANCE,
+    ):
         self.chat_format: ChatFormat = chat_format
         self.inner: Transport = inner if inner is not None else DirectTransport()
+        self.instance = instance
+
+    def _server(self) -> EmbeddedServer:
+        return embedded_server(self.chat_format, start=False, instance=self.instance)
 
     async def open(self) -> None:
-        await embedded_server(self.chat_format, start=False).start_async()
+        await self._server().start_async()
 
     async def send(self, request: ChatRequest) -> ChatResult:
-        server = embedded_server(self.chat_format, start=False)
+        server = self._server()
         request.api_base = server.api_base
         async with server.semaphore():
             return await self.inner.send(request)
@@ -333,4 +344,5 @@ class EmbeddedTransport:
         return self.inner.supports_required(model)  # llama.cpp's bare 500 is learnt (.fallback)
 
     def __repr__(self) -> str:
-        return f"EmbeddedTransport({self.chat_format!r}, {self.inner!r})"
+        named = "" if self.instance == DEFAULT_INSTANCE else f", instance={self.instance!r}"
+        return f"EmbeddedTransport({self.chat_format!r}, {self.inner!r}{named})"

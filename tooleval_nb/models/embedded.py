@@ -378,14 +378,26 @@ class EmbeddedServer:
         return f"EmbeddedServer({self.chat_format!r}, {state})"
 
 
-_SHARED: dict[str, EmbeddedServer] = {}
+#: the shared servers, by chat format and instance
+_SHARED: dict[tuple[str, str], EmbeddedServer] = {}
 _SHARED_LOCK = threading.Lock()
+
+#: the instance every caller shares unless it names another
+DEFAULT_INSTANCE = "default"
 
 
 def embedded_server(
-    chat_format: ChatFormat = "chatml-function-calling", *, start: bool = True
+    chat_format: ChatFormat = "chatml-function-calling",
+    *,
+    start: bool = True,
+    instance: str = DEFAULT_INSTANCE,
 ) -> EmbeddedServer:
     """The process-wide shared embedded server for ``chat_format`` (started unless start=False).
+
+    ``instance`` names another server process of the same model and format, for a caller whose
+    requests alternate with the default instance's (τ²'s user simulator beside its agent): each
+    process keeps its own KV cache, so neither re-reads the other's long prompt at every turn.
+    The two never decode at once when their requests alternate.
 
     It stays up until the interpreter exits (or :func:`stop_all`); starting blocks, so in async
     code prefer ``await embedded_server(fmt, start=False).start_async()``.
@@ -395,9 +407,9 @@ def embedded_server(
             f"unknown chat format {chat_format!r}; use 'chatml-function-calling' or 'chatml'"
         )
     with _SHARED_LOCK:
-        server = _SHARED.get(chat_format)
+        server = _SHARED.get((chat_format, instance))
         if server is None:
-            server = _SHARED[chat_format] = EmbeddedServer(chat_format)
+            server = _SHARED[chat_format, instance] = EmbeddedServer(chat_format)
     return server.start() if start else server
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..benchmark import BenchmarkJob, BenchmarkRun, prepare, target_labels
 from ..benchmark import run_options as benchmark_options
+from ..models.call import on_its_own_server
 from ..models.spec import PARSER_FORMATS
 from ..runner import Run
 from ..runner.plan import make_targets
@@ -65,6 +66,8 @@ __all__ = [
 TAU2_MODES: tuple[str, ...] = ("fc", *PARSER_FORMATS)
 #: run options run_tau2 refuses (beside those it sets: mode, tool choice, repeats, seeds)
 _REFUSED = ("agent", "ids", "tags")
+#: the embedded server instance of a user simulator that is its embedded agent's own model
+USER_SERVER = "tau2-user"
 #: :meth:`Tau2Simulations.tau2_conversation_df`'s columns
 CONVERSATION_COLUMNS = ("turn", "role", "requestor", "text", "calls", "error")
 
@@ -136,16 +139,26 @@ def _spec(
 
 def build_run(spec: Tau2Spec, model: Any) -> tuple[Suite, Tau2Loop]:
     """The run's suite (one case per task) and the hook that runs its simulations."""
+    # The user simulator, when it is the embedded model, speaks to a server process of its
+    # own: agent and user alternate, and one KV cache would read each one's long prompt again
+    # at every turn (the agent's holds the domain's policy: airline's is 5,300 tokens).
     users: dict[str, Any] = {}
     labels: dict[str, str] = {}
     user_label = None
+    agents = make_targets(model, spec.runner_mode())  # type: ignore[arg-type]
     if spec.user_model is not None:
         user = make_targets(spec.user_model, spec.runner_mode())  # type: ignore[arg-type]
         if len(user) != 1:
             raise Tau2Error(f"user_model must be one model, not {len(user)}")
         user_label = user[0].label
-        for target in make_targets(model, spec.runner_mode()):  # type: ignore[arg-type]
-            users[target.label], labels[target.label] = user[0].spec, user_label
+        user_spec = on_its_own_server(user[0].spec, USER_SERVER)
+        for target in agents:
+            users[target.label], labels[target.label] = user_spec, user_label
+    else:  # each agent's own model
+        for target in agents:
+            own = on_its_own_server(target.spec, USER_SERVER)
+            if own is not target.spec:
+                users[target.label] = own
     metadata = {
         "tau2_split": spec.split,
         "tau2_user_model": user_label,
