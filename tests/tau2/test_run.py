@@ -59,12 +59,12 @@ def _rewards(frame: Any) -> dict[tuple[str, int], float | None]:
 
 
 def _noop_reward(task: Any, domain: str) -> float | None:
-    """tau2's evaluator on 43s's greet-and-stop conversation of ``task`` (apart from any run)."""
+    """tau2's evaluator on the scripted greet-and-stop conversation of ``task`` (apart from any run)."""
     return evaluate(domain, task, noop_simulation(task)).reward
 
 
 def _gold_reward(task: Any, domain: str) -> float | None:
-    """tau2's evaluator on 43s's gold conversation of ``task`` (apart from any run)."""
+    """tau2's evaluator on the scripted gold conversation of ``task`` (apart from any run)."""
     return evaluate(domain, task, gold_simulation(domain, task)).reward
 
 

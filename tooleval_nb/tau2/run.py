@@ -458,7 +458,7 @@ class Tau2Simulations(BenchmarkRun):
         ]
 
     def scored(self) -> Tau2Result:
-        """The stored simulations scored by tau2's evaluator: 43s's :class:`~.outcome.Tau2Run`
+        """The stored simulations scored by tau2's evaluator: this module's :class:`~.outcome.Tau2Run`
         (``tau2_results_df``, ``tau2_scores``, ``explain``, ``inaction_baseline``), with this
         run beside it."""
         parts = [
