@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import tooleval_nb as te
 from tooleval_nb.errors import JobCancelled, ModelBadRequestError, ModelConfigError
 from tooleval_nb.models.transport import ChatRequest
 from tooleval_nb.tau2.domains import Tau2Error, load_tasks
@@ -100,7 +101,7 @@ def test_the_gold_agent_gets_reward_1(domain: str, limit: int | None, tmp_path: 
     assert _rewards(ours) == rewards
     assert run.tau2_scores()["pass^1"].tolist() == [1.0]
     df = run.stored.results_df()
-    assert df["error"].isna().all()
+    assert df["error"].isna().all() and df["passed"].all() and (df["overall"] == 1.0).all()
     hops = json.loads(
         run.stored.store.result_detail(run.id, run.stored.models[0], results.tasks[0].id, 0)
     )
@@ -130,6 +131,14 @@ def test_greet_and_stop_matches_the_inaction_rewards(tmp_path: Path) -> None:
     tasks = load_tasks("airline")[:8]
     assert rewards == {(t.id, 0): _noop_reward(t, "airline") for t in tasks}
     assert 0 < sum(rewards.values()) < 8  # some airline tasks pass on inaction alone
+    # the runner's rows, and so the history, count tau2's successes, not our call scoring's
+    rows = run.stored.results_df()
+    stored = {(str(r.case_id), int(r.sample or 0)): r for r in rows.itertuples()}
+    assert {k: (r.overall, r.passed) for k, r in stored.items()} == {
+        k: (reward, reward == 1.0) for k, reward in rewards.items()
+    }
+    (history,) = te.history(store=run.stored.store).itertuples()
+    assert history.n_passed == sum(rewards.values()) and history.pass_rate < 1
 
 
 def test_the_results_file_is_read_and_scored_by_tau2(tmp_path: Path) -> None:

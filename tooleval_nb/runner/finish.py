@@ -211,16 +211,19 @@ class Finisher:
 
         outcome = cell.outcome
         try:
-            return score_case(
-                cell.case,
-                outcome.tool_calls,
-                outcome.content,
-                tools=cell.tools,
-                trace=outcome.trace,
-                error=outcome.error,
-                error_type=outcome.error_type,
-                base_dir=self.base_dir,
-                code_graders=self.code_graders,
+            return with_verdict(
+                score_case(
+                    cell.case,
+                    outcome.tool_calls,
+                    outcome.content,
+                    tools=cell.tools,
+                    trace=outcome.trace,
+                    error=outcome.error,
+                    error_type=outcome.error_type,
+                    base_dir=self.base_dir,
+                    code_graders=self.code_graders,
+                ),
+                outcome,
             )
         except Exception as exc:  # a scoring configuration that cannot be applied
             _unscored(outcome, exc)
@@ -246,6 +249,8 @@ class Finisher:
         except Exception as exc:
             _unscored(outcome, exc)
             score = None
+        else:
+            score = with_verdict(score, outcome)
         self._add(cell, score, last=True)
         self.writer.commit()
 
@@ -283,6 +288,16 @@ def others_ready(loop: asyncio.AbstractEventLoop) -> bool:
     reports none, and the finisher then takes its chunk at once, as before."""
     ready = getattr(loop, "_ready", None)
     return bool(ready)
+
+
+def with_verdict(score: CaseScore, outcome: CaseOutcome) -> CaseScore:
+    """``score`` with the verdict of the case's hook (``outcome.verdict``: a benchmark's own
+    checker, such as τ²'s evaluator) as its ``overall``, ``tool_score`` and ``passed``; a case
+    that errored keeps its error's score."""
+    if outcome.verdict is None or outcome.error is not None:
+        return score
+    overall, passed = outcome.verdict
+    return score.model_copy(update={"overall": overall, "tool_score": overall, "passed": passed})
 
 
 def _unscored(outcome: CaseOutcome, exc: Exception) -> None:

@@ -232,6 +232,10 @@ class CaseOutcome:
     error_type: str | None = None
     parse_problems: list[str] = field(default_factory=list)
     trace: Any = None
+    #: the case's verdict from its hook's own checker, ``(overall, passed)`` (τ²: tau2's
+    #: reward, and whether tau2 counts it a success), which the stored row's ``overall``,
+    #: ``tool_score`` and ``passed`` take instead of our scoring's; None: our scoring's
+    verdict: tuple[float, bool] | None = None
 
     def add_usage(self, reply: Any) -> None:
         """Sum one model reply's latency, tokens, cost and tries into the outcome."""

@@ -6,8 +6,10 @@ A τ² run's cases are its tasks (:func:`task_case`), its samples the trials (th
 tau2's orchestrator, the agent :mod:`.agent`, the user :mod:`.user`, the domain's environment),
 whose every model request, the agent's and the user's, is the cell's (its cache, retries, rate
 limit and timeout), recorded as a hop with its ``role``. The outcome's ``trace`` is tau2's
-``SimulationRun`` (as JSON, the shape of a results file's simulation), stored with the row;
-so progress, cancel, history, resume (a stored simulation is never asked again) and
+``SimulationRun`` (as JSON, the shape of a results file's simulation), stored with the row,
+and the row's ``overall`` and ``passed`` are tau2's reward for it and whether tau2 counts it
+a success (the outcome's ``verdict``: so ``te.history()`` and a run's summary count tau2's
+successes; a simulation tau2 cannot score is 0, not passed); so progress, cancel, history, resume (a stored simulation is never asked again) and
 ``executor="ray"`` (the hook pickles) are the runner's.
 """
 
@@ -23,6 +25,8 @@ from ..suite import EvalCase, Tool
 from .agent import Caller, Tau2Agent, our_tools
 from .conversation import Bridge, in_thread, run_orchestrator
 from .domains import make_environment, tau2_registry
+from .evaluate import evaluate
+from .scores import is_successful
 from .user import Tau2User
 
 __all__ = ["Tau2Loop", "task_case", "trial_seeds", "DEFAULT_MAX_STEPS", "DEFAULT_MAX_ERRORS"]
@@ -111,7 +115,8 @@ class Tau2Loop:
         bridge = Bridge(asyncio.get_running_loop())
         script = self.scripts.get((str(task.id), trial), ())
 
-        def simulate() -> Any:
+        def simulate() -> tuple[Any, dict[str, Any]]:
+            from tau2.data_model.simulation import SimulationRun
             from tau2.orchestrator.orchestrator import Orchestrator
 
             env = make_environment(self.domain)
@@ -142,11 +147,17 @@ class Tau2Loop:
             )
             simulation = run_orchestrator(orchestrator, outcome)
             simulation.trial = trial
-            return simulation
+            trace = simulation.model_dump(mode="json")
+            if outcome.error is None:  # the row's verdict: tau2's evaluator on what is stored
+                verdict = evaluate(self.domain, task, SimulationRun.model_validate(trace))
+                reward = verdict.reward
+                outcome.verdict = (
+                    (0.0, False) if reward is None else (reward, is_successful(reward))
+                )
+            return simulation, trace
 
         tau2_registry()  # tau2's orchestrator imports litellm: through our quiet, offline loader
-        simulation = await in_thread(simulate, bridge.cancel)
-        outcome.trace = simulation.model_dump(mode="json")
+        simulation, outcome.trace = await in_thread(simulate, bridge.cancel)
         outcome.content = _last_agent_text(simulation)
         if not outcome.hops:
             outcome.cached = False
