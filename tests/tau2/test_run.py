@@ -446,3 +446,42 @@ def test_an_embedded_agents_own_user_speaks_to_a_server_of_its_own() -> None:
     named = dataclasses.replace(spec, user_model="local/smollm2-135m")  # named, yet embedded
     (user,) = build_run(named, _model())[1].user_models.values()
     assert user.transport.instance == USER_SERVER
+
+
+def test_the_runs_scores_reuse_tau2s_verdicts_on_its_own_cells(tmp_path: Path) -> None:
+    """Each simulation the run's process ran is evaluated once, on what it stored: the job
+    keeps tau2's verdict from the cell, the scores take it, and it equals tau2's evaluator on
+    the results file; a fresh view of the stored run (nothing computed) evaluates it all."""
+    from tau2.data_model.simulation import Results
+
+    from tooleval_nb.tau2 import run as tau2_run
+
+    out = tmp_path / "mock.json"
+    job = run_tau2(
+        _model(answer),
+        "mock",
+        limit=4,
+        output=out,
+        store=str(tmp_path / "runs.db"),
+        cache=False,
+        progress="none",
+    )
+    run = job.result()
+    (label,) = run.stored.models
+    theirs = _evaluate(Results.load(out), "mock")
+    assert {(k[1], k[2]) for k in job.verdicts} == set(theirs) and len(theirs) == 4
+    assert {k[0] for k in job.verdicts} == {label}
+    assert {(k[1], k[2]): v.reward for k, v in job.verdicts.items()} == theirs
+    assert _rewards(run.tau2_results_df()) == theirs
+    evaluated: list[int] = []
+    real = tau2_run.score_results
+
+    def counting(results: Any, **kwargs: Any) -> Any:
+        evaluated.append(len(results.simulations) - len(kwargs.get("computed") or {}))
+        return real(results, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tau2_run, "score_results", counting)
+        assert _rewards(run.stored.scored(job.verdicts).tau2_results_df()) == theirs
+        assert _rewards(run.stored.scored().tau2_results_df()) == theirs
+    assert evaluated == [0, 4]

@@ -25,7 +25,7 @@ from ..suite import EvalCase, Tool
 from .agent import Caller, Tau2Agent, our_tools
 from .conversation import Bridge, in_thread, run_orchestrator
 from .domains import make_environment, tau2_registry
-from .evaluate import evaluate
+from .evaluate import Verdict, evaluate
 from .scores import is_successful
 from .user import Tau2User
 
@@ -94,10 +94,13 @@ class Tau2Loop:
         self.user_labels = dict(user_labels or {})
         self.scripts = dict(scripts or {})
         self._tools: dict[str, tuple[list[Tool], list[Tool]]] = {}
+        #: ``(agent label, task id, trial)`` -> tau2's verdict on the simulation this process ran
+        #: and stored (the run's scores reuse it; a Ray replica's stay in the replica)
+        self.verdicts: dict[tuple[str, str, int], Verdict] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state["_tools"] = {}
+        state["_tools"], state["verdicts"] = {}, {}
         return state
 
     def trial_of(self, seed: int | None) -> int:
@@ -150,6 +153,7 @@ class Tau2Loop:
             trace = simulation.model_dump(mode="json")
             if outcome.error is None:  # the row's verdict: tau2's evaluator on what is stored
                 verdict = evaluate(self.domain, task, SimulationRun.model_validate(trace))
+                self.verdicts[label, str(task.id), trial] = verdict
                 reward = verdict.reward
                 outcome.verdict = (
                     (0.0, False) if reward is None else (reward, is_successful(reward))

@@ -8,9 +8,9 @@ file.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .domains import Tau2Error, tau2_registry
 from .evaluate import Verdict, evaluate_many, is_solo_mode
@@ -48,10 +48,15 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
 
 
 def score_results(
-    results: Results, *, source: str | None = None, workers: int | None = None
+    results: Results,
+    *,
+    source: str | None = None,
+    workers: int | None = None,
+    computed: Mapping[tuple[str, int], Verdict] | None = None,
 ) -> ScoredResults:
     """tau2's verdict on every simulation of ``results`` (a simulation whose task the results
-    do not hold is not scored, with that reason)."""
+    do not hold is not scored, with that reason). ``computed``: ``(task id, trial)`` -> tau2's
+    verdict already computed on that very simulation (a run's own cells): not evaluated again."""
     known = [name for name in tau2_registry().get_domains() if not is_private_domain(name)]
     domain = str(results.info.environment_info.domain_name)
     if domain not in known:
@@ -63,12 +68,23 @@ def score_results(
         )
     solo = is_solo_mode(results)
     tasks = {task.id: task for task in results.tasks}
-    jobs = [(tasks[s.task_id], s) for s in results.simulations if s.task_id in tasks]
+    computed = computed or {}
+
+    def key(simulation: Any) -> tuple[str, int]:
+        return (str(simulation.task_id), int(simulation.trial or 0))
+
+    jobs = [
+        (tasks[s.task_id], s)
+        for s in results.simulations
+        if s.task_id in tasks and key(s) not in computed
+    ]
     verdicts = iter(evaluate_many(domain, jobs, solo_mode=solo, workers=workers))
     ordered = [
-        next(verdicts)
-        if simulation.task_id in tasks
-        else Verdict(None, f"the results hold no task {simulation.task_id!r}")
+        Verdict(None, f"the results hold no task {simulation.task_id!r}")
+        if simulation.task_id not in tasks
+        else computed[key(simulation)]
+        if key(simulation) in computed
+        else next(verdicts)
         for simulation in results.simulations
     ]
     return ScoredResults(results, ordered, source=source, solo_mode=solo)

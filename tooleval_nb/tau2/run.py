@@ -34,6 +34,7 @@ from .domains import (
     check_domain,
     load_tasks,
 )
+from .evaluate import Verdict
 from .loop import (
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_STEPS,
@@ -269,7 +270,8 @@ def _job(spec: Tau2Spec, model: Any, store: Any, options: Mapping[str, Any]) -> 
     options = _run_options(spec, options)
     target_labels(model, options["mode"])  # bad models refused before anything runs
     suite, loop = build_run(spec, model)
-    return Tau2Job(prepare(suite, model, store=store, agent=loop, options=options), spec, suite)
+    job = prepare(suite, model, store=store, agent=loop, options=options)
+    return Tau2Job(job, spec, suite, loop.verdicts)
 
 
 async def run_tau2_async(model: Any = None, domain: str = "airline", **options: Any) -> Tau2Result:
@@ -309,9 +311,17 @@ class Tau2Job(BenchmarkJob["Tau2Result"]):  # type: ignore[type-var]  # a scored
     :class:`Tau2Simulations` (its results file written when an output was given). Everything else
     (``cancel``, ``progress``, ``status``, ``events``...) is the job's own."""
 
-    def __init__(self, job: Any, spec: Tau2Spec, suite: Suite) -> None:
+    def __init__(
+        self,
+        job: Any,
+        spec: Tau2Spec,
+        suite: Suite,
+        verdicts: Mapping[tuple[str, str, int], Verdict] | None = None,
+    ) -> None:
         super().__init__(job)
         self.spec, self.suite = spec, suite
+        #: tau2's verdicts on the simulations this process ran (:attr:`.loop.Tau2Loop.verdicts`)
+        self.verdicts = verdicts if verdicts is not None else {}
 
     def __repr__(self) -> str:
         return (
@@ -321,7 +331,7 @@ class Tau2Job(BenchmarkJob["Tau2Result"]):  # type: ignore[type-var]  # a scored
 
     def view(self, run: Run) -> Tau2Result:  # type: ignore[override]
         """The run as stored, scored (partial while running or after a cancel)."""
-        return Tau2Simulations.of(run, self.spec, self.suite).scored()
+        return Tau2Simulations.of(run, self.spec, self.suite).scored(self.verdicts)
 
     def finish(self, run: Run) -> Tau2Result:  # type: ignore[override]
         stored = Tau2Simulations.of(run, self.spec, self.suite)
@@ -333,7 +343,7 @@ class Tau2Job(BenchmarkJob["Tau2Result"]):  # type: ignore[type-var]  # a scored
             )
         if self.spec.output is not None:
             stored.write_tau2(self.spec.output)
-        return stored.scored()
+        return stored.scored(self.verdicts)
 
 
 class Tau2Simulations(BenchmarkRun):
@@ -457,12 +467,19 @@ class Tau2Simulations(BenchmarkRun):
             for label in labels
         ]
 
-    def scored(self) -> Tau2Result:
+    def scored(self, known: Mapping[tuple[str, str, int], Verdict] | None = None) -> Tau2Result:
         """The stored simulations scored by tau2's evaluator: this module's :class:`~.outcome.Tau2Run`
         (``tau2_results_df``, ``tau2_scores``, ``explain``, ``inaction_baseline``), with this
-        run beside it."""
+        run beside it. ``known``: ``(label, task id, trial)`` -> tau2's verdict on a stored
+        simulation, already computed on what was stored (the run's own cells), not evaluated
+        again."""
+        known = known or {}
         parts = [
-            score_results(self.tau2_results(t["label"]), source=f"run {self.id}")
+            score_results(
+                self.tau2_results(t["label"]),
+                source=f"run {self.id}",
+                computed={(k[1], k[2]): v for k, v in known.items() if k[0] == t["label"]},
+            )
             for t in self.targets
         ]
         return Tau2Result(parts, self)
