@@ -9,8 +9,9 @@ limit and timeout), recorded as a hop with its ``role``. The outcome's ``trace``
 ``SimulationRun`` (as JSON, the shape of a results file's simulation), stored with the row,
 and the row's ``overall`` and ``passed`` are tau2's reward for it and whether tau2 counts it
 a success (the outcome's ``verdict``: so ``te.history()`` and a run's summary count tau2's
-successes; a simulation tau2 cannot score is 0, not passed); so progress, cancel, history, resume (a stored simulation is never asked again) and
-``executor="ray"`` (the hook pickles) are the runner's.
+successes; a simulation tau2 cannot score is 0, not passed); so progress, cancel, history,
+resume (a stored simulation is never asked again) and ``executor="ray"`` (the hook pickles)
+are the runner's.
 """
 
 from __future__ import annotations
