@@ -408,7 +408,7 @@ def test_the_hook_pickles_for_a_ray_replica() -> None:
 
     tasks = {t.id: t for t in load_tasks("mock")[:2]}
     loop = Tau2Loop("mock", tasks, trial_seeds(2), max_steps=7, scripts={("x", 0): []})
-    loop._our_tools(make_environment("mock"))  # built here; not sent to a replica
+    loop._domain_tools(make_environment("mock"))  # built here; not sent to a replica
     again = pickle.loads(pickle.dumps(loop))
     assert again.tasks.keys() == tasks.keys() and again.seeds == loop.seeds
     assert again.max_steps == 7 and again.scripts == {("x", 0): []} and again._tools == {}

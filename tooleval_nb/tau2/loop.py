@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..runner.record import CaseOutcome
 from ..suite import EvalCase, Tool
@@ -94,7 +94,7 @@ class Tau2Loop:
         self.user_models = dict(user_models or {})
         self.user_labels = dict(user_labels or {})
         self.scripts = dict(scripts or {})
-        self._tools: dict[str, tuple[list[Tool], list[Tool]]] = {}
+        self._tools: dict[str, DomainTools] = {}
         #: ``(agent label, task id, trial)`` -> tau2's verdict on the simulation this process ran
         #: and stored (the run's scores reuse it; a Ray replica's stay in the replica)
         self.verdicts: dict[tuple[str, str, int], Verdict] = {}
@@ -124,17 +124,16 @@ class Tau2Loop:
             from tau2.orchestrator.orchestrator import Orchestrator
 
             env = make_environment(self.domain)
-            agent_tools, user_tools = self._our_tools(env)
-            tau2_user_tools = _user_tools(env)
+            tools = self._domain_tools(env)
             agent = Tau2Agent(
-                Caller("agent", ask, bridge, outcome, agent_tools),
-                env.get_tools(),
+                Caller("agent", ask, bridge, outcome, tools.agent),
+                list(tools.tau2_agent),
                 env.get_policy(),
                 label,
             )
             user = Tau2User(
-                Caller("user", ask, bridge, outcome, user_tools, self.user_models.get(label)),
-                tau2_user_tools,
+                Caller("user", ask, bridge, outcome, tools.user, self.user_models.get(label)),
+                None if tools.tau2_user is None else list(tools.tau2_user),
                 str(task.user_scenario),
                 self.user_labels.get(label, label),
                 script,
@@ -168,15 +167,32 @@ class Tau2Loop:
             outcome.cached = False
         return outcome
 
-    def _our_tools(self, env: Any) -> tuple[list[Tool], list[Tool]]:
-        """The agent's and the user's tools as ours (built once per domain and process)."""
+    def _domain_tools(self, env: Any) -> DomainTools:
+        """The domain's tools (built once per domain and process, from the first ``env``)."""
         tools = self._tools.get(self.domain)
         if tools is None:
-            tools = self._tools[self.domain] = (
-                our_tools(env.get_tools()),
-                our_tools(_user_tools(env)),
+            agent, user = env.get_tools(), _user_tools(env)
+            tools = self._tools[self.domain] = DomainTools(
+                our_tools(agent), our_tools(user), agent, user
             )
         return tools
+
+
+class DomainTools(NamedTuple):
+    """A domain's tools, the agent's and the user's: ours (what the requests offer) and tau2's
+    (what its ``LLMAgent`` and user simulator are given).
+
+    tau2 builds its ``Tool`` objects anew for every environment (``get_tools``: a pydantic model
+    made per tool, half of a simulation's own time on the mock domain); they are built once
+    here. The agent and the user only hold them (their requests are ours, offering our tools;
+    a call is answered by the simulation's own environment, never through these objects), so
+    those of the first environment serve every simulation, each given its own list.
+    """
+
+    agent: list[Tool]
+    user: list[Tool]
+    tau2_agent: list[Any]
+    tau2_user: list[Any] | None
 
 
 def _user_tools(env: Any) -> list[Any] | None:
