@@ -249,15 +249,20 @@ def bfcl(k: Kernel) -> None:
 
 
 def tau2(k: Kernel) -> None:
-    """τ² on the same floor, after BFCL in the same kernel: the scripted gold agent (and user) on
-    a fake server, twice on Ray; each run's simulations scored by tau2's evaluator."""
+    """τ² on the same floor, after BFCL in the same kernel: the scripted gold agent (and user)
+    on a fake server on Ray, then the greet-and-stop agent on a new executor; each run's
+    simulations scored by tau2's evaluator, and the stored rows' ``overall`` (tau2's verdict,
+    made in the replica) beside each reward."""
     from tooleval_nb.tau2 import run_tau2
     from tooleval_nb.testing import tau2_script
 
     tasks = ["create_task_1", "update_task_1"]
-    with FakeOpenAIServer(handler=tau2_script.answer) as server:
-        model = {"model": "openai/gold", "api_base": server.url, "api_key": "sk-test"}
-        for executor in ("ray", te.RayExecutor(**SMALL)):
+    for name, handler, executor in (
+        ("gold", tau2_script.answer, "ray"),
+        ("idle", tau2_script.answer_inaction, te.RayExecutor(**SMALL)),
+    ):
+        with FakeOpenAIServer(handler=handler) as server:
+            model = {"model": f"openai/{name}", "api_base": server.url, "api_key": "sk-test"}
             k.count += 1
             run = run_tau2(
                 model,
@@ -270,8 +275,16 @@ def tau2(k: Kernel) -> None:
                 name=f"tau2{k.count}",
                 executor=executor,
             ).result()
-            frame = run.tau2_results_df()
-            say("tau2", rows=len(frame), want=4, rewards=sorted(frame["reward"].tolist()))
+            frame = run.tau2_results_df().sort_values(["task_id", "trial"])
+            rows = run.stored.results_df().sort_values(["case_id", "sample"])
+            say(
+                "tau2",
+                agent=name,
+                rows=len(frame),
+                want=4,
+                rewards=frame["reward"].tolist(),
+                overall=rows["overall"].tolist(),
+            )
 
 
 def user_ray(k: Kernel) -> None:

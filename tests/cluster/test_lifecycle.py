@@ -116,11 +116,14 @@ def test_sweeps_and_prompt_tunes_on_ray(tmp_path):
 
 def test_run_bfcl_three_times_then_tau2_twice_on_ray(tmp_path, bfcl_data):
     """Both benchmarks of the floor on Ray in one kernel: BFCL three times, then τ² twice (the
-    gold agent: every simulation rewarded 1 by tau2's evaluator)."""
+    gold agent: every simulation rewarded 1 by tau2's evaluator; the greet-and-stop agent: none
+    of these two tasks done). The rows stored from the replicas carry tau2's verdicts."""
     steps = kernel("bfcl", tmp_path, bfcl_data=str(bfcl_data))
     assert len([s for s in steps if s["step"] == "bfcl"]) == 3
-    runs = [s for s in steps if s["step"] == "tau2"]
-    assert len(runs) == 2 and all(r["rewards"] == [1.0] * 4 for r in runs), runs
+    gold, idle = [s for s in steps if s["step"] == "tau2"]
+    assert gold["agent"] == "gold" and gold["rewards"] == [1.0] * 4, gold
+    assert idle["agent"] == "idle" and idle["rewards"] == [0.0] * 4, idle
+    assert gold["overall"] == gold["rewards"] and idle["overall"] == idle["rewards"]
 
 
 def test_a_session_the_user_started_is_attached_to_and_never_shut_down(tmp_path):
