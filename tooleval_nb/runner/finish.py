@@ -21,7 +21,7 @@ import asyncio
 import collections
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .finished import FinishedCell
 from .record import CaseOutcome
@@ -209,50 +209,43 @@ class Finisher:
     def _score_now(self, cell: FinishedCell) -> CaseScore | None:
         from ..scoring.case import score_case  # at the first case (see the module docstring)
 
-        outcome = cell.outcome
         try:
-            return with_verdict(
-                score_case(
-                    cell.case,
-                    outcome.tool_calls,
-                    outcome.content,
-                    tools=cell.tools,
-                    trace=outcome.trace,
-                    error=outcome.error,
-                    error_type=outcome.error_type,
-                    base_dir=self.base_dir,
-                    code_graders=self.code_graders,
-                ),
-                outcome,
-            )
+            score = score_case(cell.case, *self._answer(cell), **self._scoring(cell))
+            return with_verdict(score, cell.outcome)
         except Exception as exc:  # a scoring configuration that cannot be applied
-            _unscored(outcome, exc)
+            _unscored(cell.outcome, exc)
             return None
 
     async def _finish_graded(self, cell: FinishedCell) -> None:
         from ..scoring.case import score_case_async  # see the module docstring
 
-        outcome = cell.outcome
         score: CaseScore | None
         try:
-            score = await score_case_async(
-                cell.case,
-                outcome.tool_calls,
-                outcome.content,
-                tools=cell.tools,
-                trace=outcome.trace,
-                error=outcome.error,
-                error_type=outcome.error_type,
-                base_dir=self.base_dir,
-                code_graders=self.code_graders,
-            )
+            score = await score_case_async(cell.case, *self._answer(cell), **self._scoring(cell))
+            score = with_verdict(score, cell.outcome)
         except Exception as exc:
-            _unscored(outcome, exc)
+            _unscored(cell.outcome, exc)
             score = None
-        else:
-            score = with_verdict(score, outcome)
         self._add(cell, score, last=True)
         self.writer.commit()
+
+    @staticmethod
+    def _answer(cell: FinishedCell) -> tuple[Any, Any]:
+        """The cell's calls and text, as ``score_case`` takes them."""
+        return cell.outcome.tool_calls, cell.outcome.content
+
+    def _scoring(self, cell: FinishedCell) -> dict[str, Any]:
+        """``score_case``'s keyword arguments for ``cell`` (the sync and the async one take the
+        same)."""
+        outcome = cell.outcome
+        return {
+            "tools": cell.tools,
+            "trace": outcome.trace,
+            "error": outcome.error,
+            "error_type": outcome.error_type,
+            "base_dir": self.base_dir,
+            "code_graders": self.code_graders,
+        }
 
     def _graded(self, task: asyncio.Task[None]) -> None:
         self._grading.discard(task)
