@@ -172,7 +172,7 @@ class Database:
             )
             conn.store_path = self.path
             conn.execute("PRAGMA busy_timeout = 30000")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _wal_mode(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(
                     f"the run store {self.path} cannot use WAL mode (got {mode}); "
@@ -333,3 +333,21 @@ class Checkpointer:
                 self.runs += 1
             except sqlite3.Error as exc:  # busy or gone: the next commit pokes again
                 log.debug("run store %s: checkpoint failed: %s", self.path, exc)
+
+
+def _wal_mode(conn: sqlite3.Connection, attempts: int = 50) -> str:
+    """Switch ``conn``'s file to WAL and return the journal mode it has.
+
+    Switching a new file to WAL takes an exclusive lock that SQLite's busy timeout does not wait
+    for: two processes opening a new store at once (two kernels, two CI jobs) got "database is
+    locked" from the loser. It waits here a bounded while (about 25 s) for the other's switch,
+    as the reply cache does (``models/cache.py``).
+    """
+    for attempt in range(attempts):
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))  # another process is setting the file up
+    raise AssertionError("unreachable")  # pragma: no cover
