@@ -343,11 +343,11 @@ def _wal_mode(conn: sqlite3.Connection, attempts: int = 50) -> str:
     locked" from the loser. It waits here a bounded while (about 25 s) for the other's switch,
     as the reply cache does (``models/cache.py``).
     """
-    for attempt in range(attempts):
+    for attempt in range(1, attempts):
         try:
             return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or attempt == attempts - 1:
+            if "locked" not in str(exc):
                 raise
-            time.sleep(0.02 * (attempt + 1))  # another process is setting the file up
-    raise AssertionError("unreachable")  # pragma: no cover
+            time.sleep(0.02 * attempt)  # another process is setting the file up
+    return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])  # the last attempt
