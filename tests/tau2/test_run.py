@@ -469,9 +469,8 @@ def test_the_runs_scores_reuse_tau2s_verdicts_on_its_own_cells(tmp_path: Path) -
     run = job.result()
     (label,) = run.stored.models
     theirs = _evaluate(Results.load(out), "mock")
-    assert {(k[1], k[2]) for k in job.verdicts} == set(theirs) and len(theirs) == 4
-    assert {k[0] for k in job.verdicts} == {label}
-    assert {(k[1], k[2]): v.reward for k, v in job.verdicts.items()} == theirs
+    assert set(job.verdicts) == {label} and len(theirs) == 4
+    assert {k: v.reward for k, v in job.verdicts[label].items()} == theirs
     assert _rewards(run.tau2_results_df()) == theirs
     evaluated: list[int] = []
     real = tau2_run.score_results

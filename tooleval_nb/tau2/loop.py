@@ -95,9 +95,9 @@ class Tau2Loop:
         self.user_labels = dict(user_labels or {})
         self.scripts = dict(scripts or {})
         self._tools: dict[str, DomainTools] = {}
-        #: ``(agent label, task id, trial)`` -> tau2's verdict on the simulation this process ran
-        #: and stored (the run's scores reuse it; a Ray replica's stay in the replica)
-        self.verdicts: dict[tuple[str, str, int], Verdict] = {}
+        #: agent label -> ``(task id, trial)`` -> tau2's verdict on the simulation this process
+        #: ran and stored (the run's scores reuse it; a Ray replica's stay in the replica)
+        self.verdicts: dict[str, dict[tuple[str, int], Verdict]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -153,7 +153,7 @@ class Tau2Loop:
             trace = simulation.model_dump(mode="json")
             if outcome.error is None:  # the row's verdict: tau2's evaluator on what is stored
                 verdict = evaluate(self.domain, task, SimulationRun.model_validate(trace))
-                self.verdicts[label, str(task.id), trial] = verdict
+                self.verdicts.setdefault(label, {})[str(task.id), trial] = verdict
                 reward = verdict.reward
                 outcome.verdict = (
                     (0.0, False) if reward is None else (reward, is_successful(reward))

@@ -316,7 +316,7 @@ class Tau2Job(BenchmarkJob["Tau2Result"]):  # type: ignore[type-var]  # a scored
         job: Any,
         spec: Tau2Spec,
         suite: Suite,
-        verdicts: Mapping[tuple[str, str, int], Verdict] | None = None,
+        verdicts: Mapping[str, Mapping[tuple[str, int], Verdict]] | None = None,
     ) -> None:
         super().__init__(job)
         self.spec, self.suite = spec, suite
@@ -467,18 +467,19 @@ class Tau2Simulations(BenchmarkRun):
             for label in labels
         ]
 
-    def scored(self, known: Mapping[tuple[str, str, int], Verdict] | None = None) -> Tau2Result:
+    def scored(
+        self, computed: Mapping[str, Mapping[tuple[str, int], Verdict]] | None = None
+    ) -> Tau2Result:
         """The stored simulations scored by tau2's evaluator: this module's :class:`~.outcome.Tau2Run`
         (``tau2_results_df``, ``tau2_scores``, ``explain``, ``inaction_baseline``), with this
-        run beside it. ``known``: ``(label, task id, trial)`` -> tau2's verdict on a stored
+        run beside it. ``computed``: label -> ``(task id, trial)`` -> tau2's verdict on a stored
         simulation, already computed on what was stored (the run's own cells), not evaluated
         again."""
-        known = known or {}
         parts = [
             score_results(
                 self.tau2_results(t["label"]),
                 source=f"run {self.id}",
-                computed={(k[1], k[2]): v for k, v in known.items() if k[0] == t["label"]},
+                computed=(computed or {}).get(t["label"]),
             )
             for t in self.targets
         ]
