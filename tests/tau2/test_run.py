@@ -484,3 +484,33 @@ def test_the_runs_scores_reuse_tau2s_verdicts_on_its_own_cells(tmp_path: Path) -
         assert _rewards(run.stored.scored(job.verdicts).tau2_results_df()) == theirs
         assert _rewards(run.stored.scored().tau2_results_df()) == theirs
     assert evaluated == [0, 4]
+
+
+def test_the_results_file_and_scores_reuse_the_simulations_read_in_the_cells(
+    tmp_path: Path,
+) -> None:
+    """The simulations the cells read from what they stored (for tau2's verdict) serve the
+    results file and the scores: not read from the store again, and equal to what a fresh view
+    of the stored run reads (each row's sample is its trial)."""
+    from tooleval_nb.tau2.run import Tau2Simulations
+
+    job = run_tau2(
+        _model(answer),
+        "mock",
+        limit=3,
+        trials=2,
+        store=str(tmp_path / "runs.db"),
+        cache=False,
+        progress="none",
+    )
+    run = job.result()
+    (label,) = run.stored.models
+    kept = job.computed[label]
+    assert len(kept) == 6 and {trial for _, trial in kept} == {0, 1}
+    mine = run.stored.simulations()[label]
+    assert all(any(sim is k for k in kept.values()) for sim in mine)  # the very objects
+    fresh = Tau2Simulations.of(run.stored, job.spec, job.suite).simulations()[label]
+    assert not any(s is k for s in fresh for k in kept.values())
+    dump = [s.model_dump(mode="json") for s in mine]
+    assert dump == [s.model_dump(mode="json") for s in fresh]
+    assert sorted((s.task_id, s.trial) for s in fresh) == sorted(kept)

@@ -98,10 +98,14 @@ class Tau2Loop:
         #: agent label -> ``(task id, trial)`` -> tau2's verdict on the simulation this process
         #: ran and stored (the run's scores reuse it; a Ray replica's stay in the replica)
         self.verdicts: dict[str, dict[tuple[str, int], Verdict]] = {}
+        #: agent label -> ``(task id, trial)`` -> that simulation as tau2 reads it from the store
+        #: (``SimulationRun`` validated from the very trace stored, which the verdict was given
+        #: on; the run's results file and scores reuse it instead of reading the store again)
+        self.simulations: dict[str, dict[tuple[str, int], Any]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state["_tools"], state["verdicts"] = {}, {}
+        state["_tools"], state["verdicts"], state["simulations"] = {}, {}, {}
         return state
 
     def trial_of(self, seed: int | None) -> int:
@@ -152,8 +156,10 @@ class Tau2Loop:
             simulation.trial = trial
             trace = simulation.model_dump(mode="json")
             if outcome.error is None:  # the row's verdict: tau2's evaluator on what is stored
-                verdict = evaluate(self.domain, task, SimulationRun.model_validate(trace))
+                stored = SimulationRun.model_validate(trace)
+                verdict = evaluate(self.domain, task, stored)
                 self.verdicts.setdefault(label, {})[str(task.id), trial] = verdict
+                self.simulations.setdefault(label, {})[str(task.id), trial] = stored
                 reward = verdict.reward
                 outcome.verdict = (
                     (0.0, False) if reward is None else (reward, is_successful(reward))

