@@ -92,7 +92,7 @@ def ours(
         # warmed as the bare loop warms (everything once, untimed: the server's handler, our
         # imports); the warm-up run also makes the store, as a notebook's first run makes its own
         options = _options(domain, tasks, trials, concurrency)
-        run_tau2(model, domain, store=out / "warm.db", **options).result()
+        run_tau2(model, domain, store=out / "store.db", **options).result()
         t0 = time.perf_counter()
         run_tau2(
             model,
