@@ -24,15 +24,17 @@ def test_a_finished_simulations_thread_runs_the_next(monkeypatch: pytest.MonkeyP
     async def main() -> None:
         for _ in range(2):  # one after the other: one thread
             ran.append(await in_thread(threading.get_ident, lambda: None))
-        release = threading.Event()
+        release, inside = threading.Event(), threading.Semaphore(0)
 
         def held() -> int:
-            release.wait(5)
+            inside.release()
+            release.wait(30)
             return threading.get_ident()
 
         async def both() -> list[int]:
             tasks = [asyncio.ensure_future(in_thread(held, release.set)) for _ in range(2)]
-            await asyncio.sleep(0.05)
+            for _ in range(2):  # both running at once: in two threads
+                assert await asyncio.to_thread(inside.acquire, True, 30)
             release.set()
             return list(await asyncio.gather(*tasks))
 
@@ -68,11 +70,15 @@ def test_idle_threads_end(monkeypatch: pytest.MonkeyPatch) -> None:
     before = _simulation_threads()
 
     async def main() -> None:
-        release = threading.Event()
-        tasks = [
-            asyncio.ensure_future(in_thread(lambda: release.wait(5), release.set)) for _ in range(3)
-        ]
-        await asyncio.sleep(0.05)
+        release, inside = threading.Event(), threading.Semaphore(0)
+
+        def held() -> None:
+            inside.release()
+            release.wait(30)
+
+        tasks = [asyncio.ensure_future(in_thread(held, release.set)) for _ in range(3)]
+        for _ in range(3):  # all three running at once
+            assert await asyncio.to_thread(inside.acquire, True, 30)
         assert len(_simulation_threads() - before) == 3
         release.set()
         await asyncio.gather(*tasks)
