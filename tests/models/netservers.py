@@ -8,6 +8,7 @@ it saw, so a test can say which requests reached which server.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.client
 import json
@@ -274,7 +275,11 @@ class Silent:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # close() alone does not wake the thread blocked in accept(): it would wait out the join
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
         for conn in self.connections:
             conn.close()
         self.thread.join(5)
+        assert not self.thread.is_alive(), "the silent server's accept thread did not end"
