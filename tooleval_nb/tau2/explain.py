@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tau2.data_model.tasks import Task
 
 __all__ = [
+    "DEEPER",
     "DIFF_LIMIT",
     "db_diff",
     "failed_assertions",
@@ -33,6 +34,9 @@ __all__ = [
 
 #: the most differing fields :func:`db_diff` lists per database
 DIFF_LIMIT = 20
+#: DeepDiff's ``threshold_to_diff_deeper`` (its default): a pair of mappings whose shared keys are
+#: fewer than this share of all their keys is reported as one changed value
+DEEPER = 0.33
 
 
 def missing_communicate(info: RewardInfo | None) -> list[str]:
@@ -110,11 +114,65 @@ def db_diff(
         ("db", _dump(predicted.tools), _dump(gold.tools)),
         ("user_db", _dump(predicted.user_tools), _dump(gold.user_tools)),
     ):
-        if ours == theirs:
+        if _same(ours, theirs):
             continue
-        diff = DeepDiff(theirs, ours, verbose_level=2)
+        theirs, ours = _differing(theirs, ours)
+        diff = DeepDiff(theirs, ours, verbose_level=2, threshold_to_diff_deeper=DEEPER)
         lines.extend(f"{label}: {line}" for line in _lines(diff)[:limit])
     return lines
+
+
+def _differing(theirs: Any, ours: Any) -> tuple[Any, Any]:
+    """The two values without most of the mapping entries they share unchanged, for DeepDiff to
+    report exactly what it reports on the whole values, in the same order, walking only what
+    differs (airline's database: about 160,000 entries, a few of which a conversation changes:
+    seconds for the whole, a fraction of that for this).
+
+    DeepDiff reports a mapping entry from its own two values, at a path of keys; and it reports a
+    pair of mappings as one changed value, without going deeper, when the keys they share are
+    fewer than :data:`DEEPER` of all their keys. So at each level: a pair DeepDiff would not go
+    into is kept whole; else the entries one side lacks and the shared ones that differ (made the
+    same way, level by level) are kept, with as many shared unchanged entries (the first ones) as
+    keep the share of shared keys at or above :data:`DEEPER`. Lists and other values are kept
+    whole, and each side's keys keep their order (DeepDiff walks them in it)."""
+    if not (isinstance(theirs, dict) and isinstance(ours, dict)):
+        return theirs, ours
+    shared = [key for key in theirs if key in ours]
+    union = len(theirs) + len(ours) - len(shared)
+    if union > 1 and len(shared) / union < DEEPER:
+        return theirs, ours
+    only = union - len(shared)
+    kept = {key for key in shared if not _same(theirs[key], ours[key])}
+    unchanged = (key for key in shared if key not in kept)
+    size = len(kept)
+    while size < len(shared) and size + only > 1 and size / (size + only) < DEEPER:
+        kept.add(next(unchanged))
+        size += 1
+    narrowed = {key: _differing(theirs[key], ours[key]) for key in kept}
+    return (
+        {
+            k: narrowed[k][0] if k in narrowed else v
+            for k, v in theirs.items()
+            if k in kept or k not in ours
+        },
+        {
+            k: narrowed[k][1] if k in narrowed else v
+            for k, v in ours.items()
+            if k in kept or k not in theirs
+        },
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether DeepDiff finds nothing between ``a`` and ``b``: equal, and of the same types
+    throughout (``1``, ``1.0`` and ``True`` are equal in Python, and each a change to DeepDiff)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(k in b and _same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 def _dump(tools: Any) -> Any:
