@@ -114,9 +114,7 @@ def db_diff(
         ("db", _dump(predicted.tools), _dump(gold.tools)),
         ("user_db", _dump(predicted.user_tools), _dump(gold.user_tools)),
     ):
-        if _same(ours, theirs):
-            continue
-        theirs, ours = _differing(theirs, ours)
+        theirs, ours = _differing(theirs, ours)  # ({}, {}) or (None, None) when they match
         diff = DeepDiff(theirs, ours, verbose_level=2, threshold_to_diff_deeper=DEEPER)
         lines.extend(f"{label}: {line}" for line in _lines(diff)[:limit])
     return lines
