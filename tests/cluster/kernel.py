@@ -3,7 +3,11 @@ process runs one named sequence of Ray runs against a fake OpenAI server, as a u
 one kernel, and prints one JSON line per step (``{"step": ..., "rows": n, "want": m}``), and
 ``alive`` at the end (a process Ray killed never prints it).
 
-usage: python kernel.py SEQUENCE '{"store": "/tmp/x/runs.db", ...}'
+usage: python kernel.py SEQUENCE[,SEQUENCE...] '{"store": "/tmp/x/runs.db", ...}'
+
+Several sequences, comma-separated, run one after another in the one process, as a user's
+cells do in one kernel: each begins with ``{"step": "sequence", "name": ...}``; one that raises
+prints ``{"step": "failed", ...}`` with the traceback, and the next one runs.
 
 Sequences: ``ray_runs`` (``executor="ray"`` three times), ``new_executors``, ``reused``,
 ``cancel``, ``two_jobs``, ``sweep_tune``, ``bfcl`` (then ``tau2``), ``user_ray``, ``killed``, ``first`` (a run,
@@ -21,6 +25,7 @@ import os
 import signal
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -390,9 +395,15 @@ SEQUENCES: dict[str, Callable[[Kernel], None]] = {
 
 
 def main() -> None:
-    name, cfg = sys.argv[1], json.loads(sys.argv[2])
+    names, cfg = sys.argv[1].split(","), json.loads(sys.argv[2])
     with FakeOpenAIServer(latency=0.02) as server:
-        SEQUENCES[name](Kernel(cfg, server))
+        k = Kernel(cfg, server)
+        for name in names:
+            say("sequence", name=name)
+            try:
+                SEQUENCES[name](k)
+            except Exception:  # the next sequence still runs, as the next cell would
+                say("failed", sequence=name, error=traceback.format_exc()[-3000:])
     print("alive", flush=True)
 
 
