@@ -105,6 +105,7 @@ def test_every_imported_package_is_declared():
         "pydantic_core": "pydantic-core",
         "loguru": "loguru",
         "deepdiff": "deepdiff",
+        "greenlet": "greenlet",
     }
     assert not {d for d in imported.values() if d not in declared}
     found = set()
