@@ -7,7 +7,9 @@
 #                                  (scripts/docs.sh), then the sdist and the wheel as users get
 #                                  them (scripts/wheel_check.py)
 #   bash scripts/test.sh --fast    a developer's inner loop (target: 5 minutes): the tests that start
-#                                  no model, browser, Ray cluster or kernel, on two workers
+#                                  no model, browser, Ray cluster, kernel or fresh Python process
+#                                  (marked process: the fresh imports, the console script's
+#                                  exits, the benchmark scripts), on two workers
 #   bash scripts/test.sh --e2e     the slowest end-to-end tests alone: every notebook in JupyterLab
 #                                  and Chromium, the papermill renders, the run panel, the site
 # Slow tests (marked slow) run only with TOOLEVAL_SLOW=1. Extra arguments go to pytest, e.g.
@@ -25,6 +27,10 @@ export TOOLEVAL_SETUP_DONE=1
 [ "$tier" = full ] && bash scripts/check.sh
 
 export LITELLM_LOCAL_MODEL_COST_MAP=True
+# Bytecode is kept (git ignores __pycache__): where PYTHONDONTWRITEBYTECODE is set (this machine
+# sets it), pytest rewrote every test module's asserts again in each worker on every run (about
+# 4 s of each worker's start), and each process a test starts compiled what it imports anew.
+unset PYTHONDONTWRITEBYTECODE
 # A private run store and reply cache per test command: nothing answers from an earlier one. The
 # embedded model's answers are computed once per test command: the model tests and the notebooks
 # in the browser share this cache (tests/conftest.py), and nbval then runs the same notebooks on
@@ -44,7 +50,7 @@ mkdir -p artifacts
 XDIST=(-n "${TOOLEVAL_WORKERS:-2}" --dist loadgroup)
 DURATIONS=(--durations=25 --durations-min=1.0)
 case "$tier" in
-  fast) marker="not (model or browser or ray or kernel or slow)" ;;
+  fast) marker="not (model or browser or ray or kernel or process or slow)" ;;
   e2e) marker="browser or kernel" ;;
   full) marker="not slow" ;;
 esac

@@ -648,6 +648,7 @@ def _reach(pending: list[list[str]], names: list[str] | None) -> dict[str, list]
     return json.loads(done.stdout.splitlines()[-1])
 
 
+@pytest.mark.process
 def test_every_facade_name_and_subpackage_is_reachable_from_a_fresh_import():
     """``import tooleval_nb as te`` then ``te.<subpackage>`` for every subpackage (and likewise
     each package's own subpackages), each from an interpreter that has not loaded it yet; then

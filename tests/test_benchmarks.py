@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 pytest.importorskip("tau2.domains.mock.environment")
+pytestmark = pytest.mark.process
 
 
 def _run(*args: str) -> str:

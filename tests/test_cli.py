@@ -175,6 +175,7 @@ def test_console_script_is_installed():
         assert option in result.stdout
 
 
+@pytest.mark.process
 def test_a_provider_without_a_key_exits_1_with_one_clean_message(tmp_path, suite_file):
     """Real litellm, offline, in a process of its own: the job fails at once (exit 1) on the
     missing key, and the calls it cancels leave no "coroutine ... was never awaited" notice."""
@@ -536,6 +537,7 @@ def test_export_calls_table_to_stdout(stored_run):
     ]
 
 
+@pytest.mark.process
 def test_export_parquet_without_pyarrow_names_the_package(stored_run, tmp_path):
     run_id, store = stored_run
     code = (
@@ -665,6 +667,7 @@ def test_report_output_that_cannot_be_written_fails_before_any_work(
     assert "cannot write the report folder" in capsys.readouterr().err
 
 
+@pytest.mark.process
 def test_report_in_a_log_prints_progress_then_where_the_report_is(suite_file, fake, tmp_path):
     """The console script, stderr a pipe (as in CI): progress lines per suite, then the paths."""
     exe = Path(sys.executable).with_name("tooleval-nb")

@@ -157,6 +157,7 @@ def test_redaction_helpers():
     assert url_credentials("http://127.0.0.1:8000/mcp") == []
 
 
+@pytest.mark.process
 def test_key_variables_follow_litellm():
     """Our table of providers' variables names what litellm itself asks for. litellm is asked in
     a process of its own, with no API key in its environment: in the whole test run an earlier

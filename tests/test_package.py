@@ -143,6 +143,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.process
 def test_python_m_runs_the_bundled_suites_from_another_folder(tmp_path, fake):
     help_text = _cli("run", "--help", cwd=tmp_path)
     assert help_text.returncode == 0, help_text.stderr

@@ -79,6 +79,7 @@ def test_every_public_name_resolves_without_a_warning(name):
         assert getattr(te, name) is not None
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("facade", sorted(FACADES))
 def test_every_facade_name_and_subpackage_is_reachable_from_a_fresh_import(facade):
     """A fresh ``import tooleval_nb`` reaches each name of each lazy facade, and every
@@ -148,6 +149,7 @@ def test_import_stays_light(heavy):
     assert out == "False", f"import tooleval_nb loaded {heavy}"
 
 
+@pytest.mark.process
 def test_importing_tooleval_nb_then_altair_changes_nothing_of_the_process():
     """``import tooleval_nb`` then ``import altair``: no import hook (``sys.meta_path``), no
     renderer (Altair's stays its default, as in a process without us), and ``import

@@ -417,6 +417,7 @@ def test_a_user_chart_can_draw_our_way(restore_renderer):
     assert "tooleval-chart" in _html(mine)["text/html"]
 
 
+@pytest.mark.process
 def test_a_chosen_renderer_is_kept_and_draws_ours_too():
     code = (
         "import altair as alt, pandas as pd; alt.renderers.enable('html'); "
@@ -435,6 +436,7 @@ def test_a_chosen_renderer_is_kept_and_draws_ours_too():
     assert done.stdout.split() == ["html", "False"], done.stderr[-2000:]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("order", ["tooleval_nb first", "altair first"])
 def test_altair_charts_of_the_user_keep_altairs_renderer(order):
     """A chart made with Altair directly (not through tooleval_nb.charts) draws with Altair's

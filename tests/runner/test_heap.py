@@ -28,6 +28,7 @@ from tooleval_nb.testing import MockTransport
 INNER = "TOOLEVAL_TEST_HEAP_INNER"
 
 
+@pytest.mark.process
 def test_this_module_in_a_fresh_process(tmp_path: Path) -> None:
     """The collector is the process's: a run another test left open in this worker (or a freeze
     it made) would change what these tests see. So they run in a fresh interpreter, as in a

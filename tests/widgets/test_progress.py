@@ -59,6 +59,7 @@ WAYS = {
 }
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("way", list(WAYS), ids=list(WAYS))
 def test_the_widget_display_does_not_depend_on_the_import_path(way):
     """In a fresh process (a kernel), however ``run_eval`` was imported, ``progress="widget"``
