@@ -1,5 +1,5 @@
-"""The threads simulations run in (tau2/conversation.py: ``in_thread``): reused while idle,
-new ones when none is, ended after their idle time."""
+"""The threads a simulation's long parts run in (tau2/conversation.py: ``in_thread``): reused
+while idle, new ones when none is, ended after their idle time."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_a_finished_simulations_thread_runs_the_next(monkeypatch: pytest.MonkeyP
 
     async def main() -> None:
         for _ in range(2):  # one after the other: one thread
-            ran.append(await in_thread(threading.get_ident, lambda: None))
+            ran.append(await in_thread(threading.get_ident))
         release, inside = threading.Event(), threading.Semaphore(0)
 
         def held() -> int:
@@ -32,7 +32,7 @@ def test_a_finished_simulations_thread_runs_the_next(monkeypatch: pytest.MonkeyP
             return threading.get_ident()
 
         async def both() -> list[int]:
-            tasks = [asyncio.ensure_future(in_thread(held, release.set)) for _ in range(2)]
+            tasks = [asyncio.ensure_future(in_thread(held)) for _ in range(2)]
             for _ in range(2):  # both running at once: in two threads
                 assert await asyncio.to_thread(inside.acquire, True, 30)
             release.set()
@@ -54,10 +54,10 @@ def test_an_error_reaches_the_awaiting_task_and_the_thread_serves_again(
         raise ValueError("tau2 said no")
 
     async def main() -> tuple[int, int]:
-        first = await in_thread(threading.get_ident, lambda: None)
+        first = await in_thread(threading.get_ident)
         with pytest.raises(ValueError, match="tau2 said no"):
-            await in_thread(fails, lambda: None)
-        return first, await in_thread(threading.get_ident, lambda: None)
+            await in_thread(fails)
+        return first, await in_thread(threading.get_ident)
 
     first, again = asyncio.run(main())
     assert first == again
@@ -76,7 +76,7 @@ def test_idle_threads_end(monkeypatch: pytest.MonkeyPatch) -> None:
             inside.release()
             release.wait(30)
 
-        tasks = [asyncio.ensure_future(in_thread(held, release.set)) for _ in range(3)]
+        tasks = [asyncio.ensure_future(in_thread(held)) for _ in range(3)]
         for _ in range(3):  # all three running at once
             assert await asyncio.to_thread(inside.acquire, True, 30)
         assert len(_simulation_threads() - before) == 3

@@ -118,10 +118,10 @@ async def converse(fn: Callable[[], T], bridge: Bridge) -> T:
             value = await step.make()
         except asyncio.CancelledError:
             bridge.cancel()
-            stop = concurrent.futures.CancelledError("the simulation was cancelled")
+            # raised where the request was made; every later request raises at once (the bridge
+            # is cancelled), so the orchestrator ends even if it catches this one
             with contextlib.suppress(concurrent.futures.CancelledError):
-                while not child.dead:  # its every later request raises too
-                    child.throw(stop)
+                child.throw(concurrent.futures.CancelledError("the simulation was cancelled"))
             raise
         except BaseException as exc:  # noqa: BLE001  # raised where the request was made
             step = child.throw(exc)
@@ -180,10 +180,10 @@ class _Threads:
 _THREADS = _Threads()
 
 
-async def in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T:
+async def in_thread(fn: Callable[[], T]) -> T:
     """``fn()`` in a thread of its own (:class:`_Threads`: one reused, or a new one); awaiting
-    it can be cancelled: ``on_cancel`` then stops ``fn``, whose thread is free again when it
-    has ended."""
+    it can be cancelled: ``fn`` then runs to its end (nothing it does outlives it), and its
+    thread is free again."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
 
@@ -214,8 +214,7 @@ async def in_thread(fn: Callable[[], T], on_cancel: Callable[[], None]) -> T:
     try:
         return await asyncio.shield(done)
     except asyncio.CancelledError:
-        on_cancel()
-        # the thread ends with the cancellation it was given: read, so it is never reported
+        # what the thread's fn raises is read, so it is never reported as unretrieved
         done.add_done_callback(lambda f: f.cancelled() or f.exception())
         raise
 
@@ -243,7 +242,7 @@ class Placement:
         if self._cheap.get(part, 0) >= self.CHEAP_RUNS:
             value, cost = _timed(fn)
         else:
-            value, cost = await in_thread(lambda: _timed(fn), _nothing)
+            value, cost = await in_thread(lambda: _timed(fn))
         self._cheap[part] = self._cheap.get(part, 0) + 1 if cost < self.INLINE_SECONDS else 0
         return value
 
@@ -252,10 +251,6 @@ def _timed(fn: Callable[[], T]) -> tuple[T, float]:
     start = time.thread_time()
     value = fn()
     return value, time.thread_time() - start
-
-
-def _nothing() -> None:
-    """What cancelling a part in a thread stops: nothing (it ends by itself)."""
 
 
 @dataclass
