@@ -20,7 +20,7 @@ import pytest
 from tooleval_nb.errors import EmbeddedModelError
 from tooleval_nb.models import DEFAULT_MODEL, EmbeddedServer, call_model_async, embedded_server
 from tooleval_nb.models.embedded import find_gguf
-from tooleval_nb.models.embedded_contract import SPIN_COUNT
+from tooleval_nb.models.embedded_contract import SPIN_COUNT, THREADS_ENV
 
 
 def _gone(pid: int) -> bool:
@@ -68,6 +68,22 @@ def test_bad_model_file(tmp_path):
 def test_unknown_chat_format():
     with pytest.raises(EmbeddedModelError, match="chat format"):
         embedded_server("alpaca", start=False)  # type: ignore[arg-type]
+
+
+def test_the_generation_threads_come_from_the_caller_then_the_environment(monkeypatch):
+    def threads(server: EmbeddedServer) -> str:
+        cmd = server.command()
+        return cmd[cmd.index("--n_threads") + 1]
+
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    assert threads(EmbeddedServer()) == str(os.cpu_count() or 1)
+    monkeypatch.setenv(THREADS_ENV, "1")
+    assert threads(EmbeddedServer()) == "1"
+    assert threads(EmbeddedServer(n_threads=3)) == "3"
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(THREADS_ENV, bad)
+        with pytest.raises(EmbeddedModelError, match=f"{THREADS_ENV}='{bad}'"):
+            EmbeddedServer()
 
 
 @pytest.mark.skipif(os.name != "posix", reason="the watchdog pipe is POSIX only")

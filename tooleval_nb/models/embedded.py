@@ -43,6 +43,7 @@ from .embedded_contract import (
     PARENT_FD_ENV,
     SPIN_COUNT,
     STATS_PATH,
+    THREADS_ENV,
 )
 
 __all__ = ["ChatFormat", "EmbeddedServer", "embedded_server", "find_gguf", "stop_all"]
@@ -54,6 +55,19 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PIP_FIX = install_command("embedded")
 
 _LIVE: weakref.WeakSet[EmbeddedServer] = weakref.WeakSet()
+
+
+def _threads_from_env() -> int | None:
+    """``$TOOLEVAL_LLAMA_THREADS`` as a thread count, None when unset or empty."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise EmbeddedModelError(
+            f"{THREADS_ENV}={value!r}: the embedded model's generation threads must be a whole "
+            "number of at least 1 (or unset: every core)"
+        )
+    return int(value)
 
 
 def _get_local(url: str, timeout: float) -> bytes:
@@ -121,8 +135,10 @@ class EmbeddedServer:
         port: a fixed port; default: a free one.
         n_ctx: context size in tokens (8192: the context SmolLM2 was trained on; BFCL's prompt
             mode with one multi-turn class already asks about 4,500).
-        n_threads: CPU threads for generation; default all of them (llama.cpp's server would take
-            half, but the runner mostly waits for the model while it decodes).
+        n_threads: CPU threads for generation; default ``$TOOLEVAL_LLAMA_THREADS``, else all of
+            them (llama.cpp's server would take half, but the runner mostly waits for the model
+            while it decodes). One is faster beside another busy process (the test command sets
+            the variable to 1).
         startup_timeout: seconds to wait for ``/v1/models`` to answer.
         max_tokens: the tokens one chat request may generate when it asks no ``max_tokens``,
             shared by the inner completions of a native tool-call request (the server's own
@@ -152,7 +168,7 @@ class EmbeddedServer:
         self.port = port
         self._fixed_port = port is not None
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 1
+        self.n_threads = n_threads or _threads_from_env() or os.cpu_count() or 1
         self.startup_timeout = startup_timeout
         self.max_tokens = max_tokens
         self._proc: subprocess.Popen[bytes] | None = None

@@ -15,6 +15,7 @@ __all__ = [
     "HTML_ESCAPE_ENV",
     "SHORTCUTS_ENV",
     "ONE_THREAD_ENV",
+    "THREADS_ENV",
     "STATS_PATH",
 ]
 
@@ -36,6 +37,11 @@ SHORTCUTS_ENV = "TOOLEVAL_LLAMA_SHORTCUTS"
 #: the environment variable that lets the server run the model on any worker thread (``0``; see
 #: :func:`._llama_main._one_compute_thread`)
 ONE_THREAD_ENV = "TOOLEVAL_LLAMA_ONE_THREAD"
+#: the environment variable setting the server's generation threads (``--n_threads``) when the
+#: caller gives none (default: every core). ``1`` beside another busy process: a decode step with
+#: two threads on two cores waits for the one that lost its core (a 200-token reply 9.0 s with
+#: two, 3.3 to 4.3 s with one, beside a busy process; 2.1 and 3.1 s on a quiet machine)
+THREADS_ENV = "TOOLEVAL_LLAMA_THREADS"
 #: libgomp's spin count before an idle OpenMP thread sleeps, unless the user sets one. libgomp's own
 #: default (300,000 spins) makes a decode step wait whenever one of its threads has lost its core:
 #: with n_threads equal to the cores and one other busy process, a 64-token reply took 199 s
