@@ -2,10 +2,10 @@
 # The test command, in tiers (README, "Tests"):
 #   bash scripts/test.sh           everything, what CI runs (target: 20 minutes on 2 cores): set-up
 #                                  with the test extras and Chromium, the checks (scripts/check.sh:
-#                                  ruff, mypy), the whole test suite on two workers (pytest-xdist),
-#                                  the notebooks' checked outputs under nbval, the docs site
-#                                  (scripts/docs.sh), then the sdist and the wheel as users get
-#                                  them (scripts/wheel_check.py)
+#                                  ruff, mypy), the whole test suite on two workers (pytest-xdist)
+#                                  while the docs site (scripts/docs.sh) and the sdist and the wheel
+#                                  as users get them (scripts/wheel_check.py) are made beside it,
+#                                  then the notebooks' checked outputs under nbval (two workers)
 #   bash scripts/test.sh --fast    a developer's inner loop (target: 5 minutes): the tests that start
 #                                  no model, browser, Ray cluster, kernel or fresh Python process
 #                                  (marked process: the fresh imports, the console script's
@@ -27,6 +27,9 @@ export TOOLEVAL_SETUP_DONE=1
 [ "$tier" = full ] && bash scripts/check.sh
 
 export LITELLM_LOCAL_MODEL_COST_MAP=True
+# the embedded model decodes on one thread: the other worker keeps the second core busy, and two
+# threads then wait for each other at every step (docs/troubleshooting.md: 2 to 2.7 times slower)
+export TOOLEVAL_LLAMA_THREADS=1
 # Bytecode is kept (git ignores __pycache__): where PYTHONDONTWRITEBYTECODE is set (this machine
 # sets it), pytest rewrote every test module's asserts again in each worker on every run (about
 # 4 s of each worker's start), and each process a test starts compiled what it imports anew.
@@ -56,21 +59,10 @@ case "$tier" in
 esac
 [ "${TOOLEVAL_SLOW:-0}" = "1" ] && [ "$tier" != fast ] && marker="${marker/not slow/}"
 [ "$tier" = e2e ] && [ "${TOOLEVAL_SLOW:-0}" != "1" ] && marker="($marker) and not slow"
-start=$SECONDS
-status=0
-.venv/bin/python -m pytest tests ${marker:+-m "$marker"} "${XDIST[@]}" "${DURATIONS[@]}" \
-  --junitxml="artifacts/junit-$tier.xml" "$@" || status=$?
-# pytest's 5: nothing matched the selection (a narrowed run): not a failure of the code
-[ "$status" = 5 ] && status=0
-echo "test.sh: pytest ($tier) took $((SECONDS - start)) s" >&2
-[ "$status" = 0 ] || exit "$status"
-[ "$tier" = full ] || exit 0
-
-# After pytest, three checks that share nothing run side by side, each into its own log printed
-# in turn: the notebooks' checked outputs (# NBVAL_CHECK_OUTPUT; the embedded model's answers
-# come from this command's cache, so nbval mostly waits on kernels),
-# the user's manual (built strictly: links, API names, docstrings; offline), and the package as
-# users get it (built, checked, installed alone into a fresh venv, run elsewhere).
+# The docs site (built strictly: links, API names, docstrings; offline) and the package as users
+# get it (built, checked, installed alone into a fresh venv, run elsewhere) share nothing with
+# the tests: in the full run they are made beside pytest, each into its own log printed at the
+# end (pytest leaves part of a core idle: its workers wait on kernels, browsers and servers).
 logs="$scratch/logs"
 mkdir -p "$logs"
 timed() {  # timed NAME COMMAND...: run it into $logs/NAME.log, then append how long it took
@@ -80,23 +72,47 @@ timed() {  # timed NAME COMMAND...: run it into $logs/NAME.log, then append how 
   echo "test.sh: $name took $((SECONDS - start)) s (exit $rc)" >>"$logs/$name.log"
   return "$rc"
 }
+side=()
+if [ "$tier" = full ]; then
+  timed docs bash scripts/docs.sh &
+  side+=("docs:$!")
+  timed wheel .venv/bin/python scripts/wheel_check.py &
+  side+=("wheel:$!")
+fi
+failed=()
+finish() {  # wait for the side jobs, print their logs, then say what failed
+  local job
+  for job in "${side[@]}"; do
+    wait "${job#*:}" || failed+=("${job%%:*}")
+    cat "$logs/${job%%:*}.log"
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "test.sh: failed: ${failed[*]}" >&2
+    exit 1
+  fi
+}
+
+start=$SECONDS
+status=0
+.venv/bin/python -m pytest tests ${marker:+-m "$marker"} "${XDIST[@]}" "${DURATIONS[@]}" \
+  --junitxml="artifacts/junit-$tier.xml" "$@" || status=$?
+# pytest's 5: nothing matched the selection (a narrowed run): not a failure of the code
+[ "$status" = 5 ] && status=0
+echo "test.sh: pytest ($tier) took $((SECONDS - start)) s" >&2
+[ "$status" = 0 ] || failed+=(pytest)
+if [ "$tier" != full ] || [ "$status" != 0 ]; then
+  finish
+  exit "$status"
+fi
+
+# Then the notebooks' checked outputs (# NBVAL_CHECK_OUTPUT), one notebook per worker (its cells
+# share a kernel): the embedded model's answers come from this command's cache, so nbval mostly
+# waits on kernels.
 start=$SECONDS
 TOOLEVAL_CACHE_DIR="$scratch/cache" TOOLEVAL_REPORT_PARAMS="$TOOLEVAL_TEST_REPORT_PARAMS" \
-timed nbval .venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg \
+.venv/bin/python -m pytest --nbval-lax --sanitize-with notebooks/sanitize.cfg \
   -p no:randomly notebooks -o addopts="" -W ignore::DeprecationWarning "${DURATIONS[@]}" \
-  --junitxml=artifacts/junit-nbval.xml &
-nbval=$!
-timed docs bash scripts/docs.sh &
-docs=$!
-timed wheel .venv/bin/python scripts/wheel_check.py &
-wheel=$!
-failed=()
-wait "$nbval" || failed+=(nbval)
-wait "$docs" || failed+=(docs)
-wait "$wheel" || failed+=("wheel check")
-for name in nbval docs wheel; do cat "$logs/$name.log"; done
-echo "test.sh: nbval, the docs and the wheel check took $((SECONDS - start)) s side by side" >&2
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "test.sh: failed: ${failed[*]}" >&2
-  exit 1
-fi
+  -n "${TOOLEVAL_WORKERS:-2}" --dist loadfile --junitxml=artifacts/junit-nbval.xml \
+  || failed+=(nbval)
+echo "test.sh: nbval took $((SECONDS - start)) s" >&2
+finish

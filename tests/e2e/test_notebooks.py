@@ -126,7 +126,7 @@ def test_notebook_in_jupyterlab(name, shared_lab, browser):
     path = f"notebooks/{name}"
     open_notebook(browser, url, token, path)
     browser.execute_script(LISTEN)
-    run_all_cells(browser, path, within=1100, poll=2)
+    run_all_cells(browser, path, within=1100)
     # charts draw asynchronously after their cell ran: give them a minute to all be drawn
     with contextlib.suppress(TimeoutException):
         WebDriverWait(browser, 60).until(
