@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
-_GROUP = re.compile(r"@(model|ray)$")
+_GROUP = re.compile(r"@(model|ray)\]?$")
 
 
 def read(path: Path) -> dict[str, tuple[float, str]]:
@@ -41,9 +41,15 @@ def read(path: Path) -> dict[str, tuple[float, str]]:
 
 
 def read_all(paths: list[Path]) -> dict[str, tuple[float, str]]:
+    """Every file's tests, later files winning; a file that cannot be read ends the script
+    naming it and why."""
     merged: dict[str, tuple[float, str]] = {}
     for path in paths:
-        merged.update(read(path))
+        try:
+            merged.update(read(path))
+        except (OSError, ET.ParseError, KeyError, ValueError) as exc:
+            kind = "not a durations CSV" if isinstance(exc, KeyError) else type(exc).__name__
+            raise SystemExit(f"durations: {path}: cannot be read ({kind}: {exc})") from None
     return merged
 
 
