@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -540,7 +541,9 @@ def test_the_report_kernel_talks_over_local_sockets(tmp_path):
     nb = _notebook(
         tmp_path / "k.ipynb",
         "from ipykernel.kernelapp import IPKernelApp\n"
-        "print('transport:', IPKernelApp.instance().transport)",
+        "app = IPKernelApp.instance()\n"
+        "print('transport:', app.transport)\n"
+        "print('ip:', app.ip)",
     )
     code = (
         "import sys, papermill\nfrom tooleval_nb.report import execute_notebook\n"
@@ -550,20 +553,31 @@ def test_the_report_kernel_talks_over_local_sockets(tmp_path):
         "else:\n"
         "    papermill.execute_notebook(src, out, progress_bar=False)\n"
     )
-    sockets = Path(tempfile.gettempdir()).glob
-    before = set(sockets("tooleval-kernel-*/kernel-*"))  # other runs' (a killed one leaves its)
-    seen = {}
-    for how in ("ours", "papermill"):
-        done = subprocess.run(
-            [sys.executable, "-c", code, how],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        printed = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells[-1].outputs
-        seen[how] = (printed[0]["text"].strip(), "without encryption" in done.stderr)
-    assert seen == {"ours": ("transport: ipc", False), "papermill": ("transport: tcp", True)}
-    assert not list(tmp_path.glob("kernel*"))
-    assert not set(sockets("tooleval-kernel-*/kernel-*")) - before
+    # the kernels' temporary folder is this test's own: the other worker's report kernels put
+    # their sockets in the shared one meanwhile (short: a Unix socket's path is at most 107 bytes)
+    private = Path(tempfile.mkdtemp(prefix="te-sock-"))
+    seen, ips = {}, {}
+    try:
+        for how in ("ours", "papermill"):
+            done = subprocess.run(
+                [sys.executable, "-c", code, how],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(private)},
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            outputs = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells[-1].outputs
+            printed = dict(
+                line.split(": ", 1)
+                for line in "".join(o.get("text", "") for o in outputs).splitlines()
+            )
+            seen[how] = (printed["transport"], "without encryption" in done.stderr)
+            ips[how] = printed["ip"]
+        assert seen == {"ours": ("ipc", False), "papermill": ("tcp", True)}
+        # our kernel's sockets were in a folder of its own in the temporary folder, removed after
+        assert Path(ips["ours"]).parent.parent == private, ips
+        assert not list(tmp_path.glob("kernel*"))
+        assert not list(private.glob("tooleval-kernel-*"))
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
