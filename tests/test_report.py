@@ -7,9 +7,9 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
-import shutil
 import tempfile
 from pathlib import Path
 
