@@ -62,7 +62,8 @@ esac
 # The docs site (built strictly: links, API names, docstrings; offline) and the package as users
 # get it (built, checked, installed alone into a fresh venv, run elsewhere) share nothing with
 # the tests: in the full run they are made beside pytest, each into its own log printed at the
-# end (pytest leaves part of a core idle: its workers wait on kernels, browsers and servers).
+# end. The machine is busy then (3.5% idle in a full run, scripts/cpu_by_process.py): this moves
+# their time into pytest's, and takes it off the end of the command.
 logs="$scratch/logs"
 mkdir -p "$logs"
 timed() {  # timed NAME COMMAND...: run it into $logs/NAME.log, then append how long it took

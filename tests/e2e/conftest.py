@@ -248,7 +248,7 @@ def open_notebook(browser, url: str, token: str, path: str, *, idle_within: floa
 
     # `reset`: the workspace starts empty. Without it, each page load restored every notebook an
     # earlier test of the same JupyterLab had opened, with its outputs, and started a kernel for
-    # each (the tenth notebook's page opened all ten)
+    # each (a probe: the third notebook's page showed all three)
     browser.get(f"{url}/lab/tree/{path}?token={token}&reset")
     try:
         WebDriverWait(browser, 60).until(lambda d: d.execute_script(PANEL_SHOWN, path))
