@@ -3,7 +3,8 @@
 `requirements/lock.txt` pins every package the two README commands install (the project with its
 `test`, `tune` and `parquet` extras), made by `uv pip compile`. Its first line records a hash of
 what it was compiled from (requires-python, dependencies and optional-dependencies in
-pyproject.toml), so that a set-up can refuse a lock that no longer matches.
+pyproject.toml, and the packages `requirements/excludes.txt` leaves out), so that a set-up can
+refuse a lock that no longer matches.
 
     python scripts/lock.py check     # exit 1, naming the refresh command, when the lock is stale
     python scripts/lock.py inputs    # print the inputs hash of pyproject.toml
@@ -23,20 +24,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements" / "lock.txt"
 PYPROJECT = ROOT / "pyproject.toml"
+EXCLUDES = ROOT / "requirements" / "excludes.txt"
 HEADER = "# inputs-sha256: "
 REFRESH = "bash scripts/lock.sh"
 
 
-def inputs_hash(pyproject: Path = PYPROJECT) -> str:
-    """A hash of the parts of pyproject.toml that decide what the lock pins."""
+def excluded(excludes: Path = EXCLUDES) -> list[str]:
+    """The packages the lock leaves out (one name per line of ``excludes``; # comments)."""
+    if not excludes.is_file():
+        return []
+    lines = (line.split("#", 1)[0].strip() for line in excludes.read_text("utf-8").splitlines())
+    return sorted(line.lower() for line in lines if line)
+
+
+def inputs_hash(pyproject: Path = PYPROJECT, excludes: Path = EXCLUDES) -> str:
+    """A hash of what decides the lock's pins: pyproject.toml's requirements and the excludes."""
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-    inputs = {
+    inputs: dict[str, object] = {
         "requires-python": project.get("requires-python"),
         "dependencies": sorted(project.get("dependencies", [])),
         "optional-dependencies": {
             k: sorted(v) for k, v in sorted(project.get("optional-dependencies", {}).items())
         },
     }
+    if excludes := excluded(excludes):  # (a lock made before the file existed keeps its hash)
+        inputs["excludes"] = excludes
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
 
 
@@ -65,15 +77,16 @@ def pins(lock: Path = LOCK) -> dict[str, tuple[str, str | None]]:
 
 
 def check(pyproject: Path = PYPROJECT, lock: Path = LOCK) -> str | None:
-    """None when the lock matches pyproject.toml, else a message saying how to refresh it."""
+    """None when the lock matches pyproject.toml and the excludes beside it, else a message
+    saying how to refresh it."""
     rel = lock.name if lock.parent.name != "requirements" else f"requirements/{lock.name}"
     have = recorded_hash(lock)
     if have is None:
         return f"{rel} is missing or has no '{HEADER.strip()}' line: make it with `{REFRESH}`"
-    if have != inputs_hash(pyproject):
+    if have != inputs_hash(pyproject, lock.with_name(EXCLUDES.name)):
         return (
-            f"{rel} does not match pyproject.toml (its dependencies changed since the lock "
-            f"was made): refresh it with `{REFRESH}` and commit both files"
+            f"{rel} does not match pyproject.toml and requirements/excludes.txt (one changed "
+            f"since the lock was made): refresh it with `{REFRESH}` and commit them together"
         )
     return None
 

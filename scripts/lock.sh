@@ -13,7 +13,8 @@ tmp=$(mktemp)
 # the current pins are uv's preferences: a refresh moves only what it must (add --upgrade for all)
 [ -f requirements/lock.txt ] && cp requirements/lock.txt "$tmp"
 trap 'rm -f "$tmp"' EXIT
-$UV pip compile pyproject.toml --extra all --extra test \
+# requirements/excludes.txt: packages left out of the resolution, each with its reason
+$UV pip compile pyproject.toml --extra all --extra test --excludes requirements/excludes.txt \
   --universal --python-version 3.11 \
   --custom-compile-command "bash scripts/lock.sh" --quiet -o "$tmp" "$@"
 { echo "# inputs-sha256: $("$PY" scripts/lock.py inputs)"; cat "$tmp"; } > requirements/lock.txt

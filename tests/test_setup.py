@@ -32,17 +32,32 @@ lock = _lock_module()
 
 
 def _scratch_project(tmp_path: Path) -> Path:
-    """A copy of what setup.sh reads first: scripts/, pyproject.toml and the lock."""
+    """A copy of what setup.sh reads first: scripts/, pyproject.toml, the lock and its excludes."""
     dst = tmp_path / "project"
     shutil.copytree(ROOT / "scripts", dst / "scripts")
-    (dst / "requirements").mkdir()
-    shutil.copy(LOCK, dst / "requirements" / "lock.txt")
+    shutil.copytree(LOCK.parent, dst / "requirements")
     shutil.copy(ROOT / "pyproject.toml", dst / "pyproject.toml")
     return dst
 
 
 def test_the_lock_matches_pyproject():
     assert lock.check() is None, lock.check()
+
+
+def test_the_excludes_are_part_of_what_the_lock_was_made_from(tmp_path):
+    project = _scratch_project(tmp_path)
+    pyproject, locked = project / "pyproject.toml", project / "requirements" / "lock.txt"
+    excludes = project / "requirements" / "excludes.txt"
+    assert lock.excluded(excludes) == ["rfc3987-syntax"]
+    assert "rfc3987-syntax" not in lock.pins(locked) and "lark" not in lock.pins(locked)
+    assert lock.check(pyproject, locked) is None
+    excludes.write_text(excludes.read_text() + "Tqdm  # another\n")
+    assert lock.excluded(excludes) == ["rfc3987-syntax", "tqdm"]
+    assert lock.inputs_hash(pyproject, excludes) != lock.recorded_hash(locked)
+    assert "requirements/excludes.txt" in str(lock.check(pyproject, locked))
+    excludes.unlink()  # a lock made before the file existed: the hash of pyproject alone
+    assert lock.excluded(excludes) == []
+    assert lock.check(pyproject, locked) is not None
 
 
 def test_the_venv_matches_the_lock():
