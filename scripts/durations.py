@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
-_GROUP = re.compile(r"@(model|ray)\]?$")
+_GROUP = re.compile(r"@(model|browser|ray)\]?$")
 
 
 def read(path: Path) -> dict[str, tuple[float, str]]:

@@ -10,8 +10,8 @@ embedded llama.cpp model), ``browser`` (JupyterLab in headless Chromium), ``ray`
 cluster), ``kernel`` (a Jupyter kernel or a papermill render) and ``slow``; the fixtures in
 :data:`IMPLIED` add theirs. ``bash scripts/test.sh --fast`` runs the tests with none of them.
 Under pytest-xdist the tests of one heavy resource run on one worker, in order
-(:data:`GROUPS`): two llama.cpp processes on two cores stall each other, and Ray's session
-cluster is started once.
+(:data:`GROUPS`): one JupyterLab and one browser, one llama.cpp server for the model tests, and
+Ray's session cluster is started once.
 """
 
 from __future__ import annotations
@@ -58,8 +58,14 @@ IMPLIED = {"ray_cluster": "ray", "browser": "browser"}
 #: markers implied by a test's folder (under tests/)
 FOLDERS = {"cluster": "ray"}
 #: the xdist group (one worker, in order) of a test carrying one of these markers; the first
-#: that matches wins
-GROUPS = {"model": "model", "browser": "model", "ray": "ray"}
+#: that matches wins. The browser's notebooks and the model tests are two groups, so two
+#: llama.cpp servers may run at once: the test command gives each one decode thread
+#: (TOOLEVAL_LLAMA_THREADS=1), and two one-thread servers share two cores without stalling
+#: each other (two-thread ones did). A model test under tests/e2e/ renders a notebook the
+#: browser also runs: it joins the browser's group, so that their replies are computed once.
+GROUPS = {"browser": "browser", "model": "model", "ray": "ray"}
+#: the folders (under tests/) whose tests of a group join another group
+JOINS = {("e2e", "model"): "browser"}
 
 
 TESTS = Path(__file__).resolve().parent
@@ -79,6 +85,8 @@ def pytest_itemcollected(item: pytest.Item) -> None:
             item.add_marker(marker)
     for marker, group in GROUPS.items():
         if item.get_closest_marker(marker) is not None:
+            if folder.is_relative_to(TESTS) and folder != TESTS:
+                group = JOINS.get((folder.relative_to(TESTS).parts[0], group), group)
             item.add_marker(pytest.mark.xdist_group(group))
             if getattr(item.config.option, "loadgroup", False):
                 _group_suffix(item, group)

@@ -126,11 +126,11 @@ def test_telecom_users_act_on_their_own_phone(tmp_path: Path) -> None:
 
 
 def test_greet_and_stop_matches_the_inaction_rewards(tmp_path: Path) -> None:
-    run = _run("airline", tmp_path, handler=answer_inaction, limit=8)
+    run = _run("airline", tmp_path, handler=answer_inaction, limit=4)
     rewards = _evaluate(run.stored.tau2_results(), "airline")
-    tasks = load_tasks("airline")[:8]
+    tasks = load_tasks("airline")[:4]
     assert rewards == {(t.id, 0): _noop_reward(t, "airline") for t in tasks}
-    assert 0 < sum(rewards.values()) < 8  # some airline tasks pass on inaction alone
+    assert 0 < sum(rewards.values()) < 4  # some airline tasks pass on inaction alone (0 and 1)
     # the runner's rows, and so the history, count tau2's successes, not our call scoring's
     rows = run.stored.results_df()
     stored = {(str(r.case_id), int(r.sample or 0)): r for r in rows.itertuples()}
