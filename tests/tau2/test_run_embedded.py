@@ -36,7 +36,7 @@ def test_the_embedded_model_in_both_roles(domain: str, task_ids: list[str], tmp_
         None,  # the embedded model, the agent; the user simulator: the same model
         domain,
         task_ids=task_ids,
-        max_steps=6,
+        max_steps=12,
         output=out,
         store=str(tmp_path / "runs.db"),
         progress="none",
