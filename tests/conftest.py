@@ -61,11 +61,17 @@ FOLDERS = {"cluster": "ray"}
 #: that matches wins. The browser's notebooks and the model tests are two groups, so two
 #: llama.cpp servers may run at once: the test command gives each one decode thread
 #: (TOOLEVAL_LLAMA_THREADS=1), and two one-thread servers share two cores without stalling
-#: each other (two-thread ones did). A model test under tests/e2e/ renders a notebook the
-#: browser also runs: it joins the browser's group, so that their replies are computed once.
+#: each other (two-thread ones did).
 GROUPS = {"browser": "browser", "model": "model", "ray": "ray"}
-#: the folders (under tests/) whose tests of a group join another group
-JOINS = {("e2e", "model"): "browser"}
+#: the folders (under tests/) whose tests of a group join another group: the model tests that
+#: ask the embedded model what a notebook in the browser asks join the browser's group, so that
+#: those replies are computed once (one worker, one after the other, one reply cache): the
+#: notebooks' renders (e2e), 06_experiments (experiments), 09_tau2 (tau2's mock tasks)
+JOINS = {
+    ("e2e", "model"): "browser",
+    ("experiments", "model"): "browser",
+    ("tau2", "model"): "browser",
+}
 
 
 TESTS = Path(__file__).resolve().parent
