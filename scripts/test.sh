@@ -27,8 +27,9 @@ export TOOLEVAL_SETUP_DONE=1
 [ "$tier" = full ] && bash scripts/check.sh
 
 export LITELLM_LOCAL_MODEL_COST_MAP=True
-# the embedded model decodes on one thread: the other worker keeps the second core busy, and two
-# threads then wait for each other at every step (docs/troubleshooting.md: 2 to 2.7 times slower)
+# the embedded model decodes on one thread: the other worker keeps the second core busy (it may
+# run a second server), and two threads then wait for each other at every step
+# (docs/troubleshooting.md: 2 to 2.7 times slower)
 export TOOLEVAL_LLAMA_THREADS=1
 # Bytecode is kept (git ignores __pycache__): where PYTHONDONTWRITEBYTECODE is set (this machine
 # sets it), pytest rewrote every test module's asserts again in each worker on every run (about
@@ -48,8 +49,9 @@ export TOOLEVAL_TEST_CACHE="$scratch/cache"
 export TOOLEVAL_TEST_REPORT_PARAMS='{"max_cases": 1, "max_rounds": 3}'
 mkdir -p artifacts
 
-# pytest-xdist: two workers; the tests of one heavy resource (the embedded model with the browser,
-# Ray's session cluster) stay on one worker, in order (tests/conftest.py, GROUPS)
+# pytest-xdist: two workers; the tests of one heavy resource (the browser's notebooks, the
+# embedded model's tests, Ray's session cluster) stay on one worker, in order (tests/conftest.py,
+# GROUPS and JOINS)
 XDIST=(-n "${TOOLEVAL_WORKERS:-2}" --dist loadgroup)
 DURATIONS=(--durations=25 --durations-min=1.0)
 case "$tier" in
