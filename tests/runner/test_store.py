@@ -252,6 +252,22 @@ def test_job_slots_queue_and_interrupted(tmp_path):
     assert store.find_resumable("k3") is None  # running, in a live process
 
 
+@pytest.mark.parametrize(("value", "expected"), [("", 2), (" 3 ", 3), ("1", 1)])
+def test_the_slots_come_from_the_caller_then_the_environment(
+    tmp_path, monkeypatch, value, expected
+):
+    monkeypatch.setenv("TOOLEVAL_MAX_JOBS", value)
+    assert Store(tmp_path / "runs.db").max_jobs == expected
+    assert Store(tmp_path / "runs.db", max_jobs=5).max_jobs == 5
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
+def test_a_bad_max_jobs_variable_is_refused_naming_it(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("TOOLEVAL_MAX_JOBS", value)
+    with pytest.raises(StoreError, match=rf"TOOLEVAL_MAX_JOBS='{value}': .* at least 1"):
+        Store(tmp_path / "runs.db")
+
+
 def test_claim_refuses_a_job_running_elsewhere(store):
     make_job(store)
     store.claim_job("job_1", owner_id())

@@ -92,6 +92,19 @@ _JOB_COLUMNS = (
 )
 
 
+def _max_jobs_from_env() -> int | None:
+    """``$TOOLEVAL_MAX_JOBS`` as a count of jobs, None when unset or empty."""
+    value = os.environ.get(ENV_MAX_JOBS, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise StoreError(
+            f"{ENV_MAX_JOBS}={value!r}: the jobs a run store runs at once must be a whole number "
+            f"of at least 1 (or unset: {DEFAULT_MAX_JOBS})"
+        )
+    return int(value)
+
+
 class JobSlots(Database):
     """The jobs table of a run store and its slots (part of :class:`~.store.Store`).
 
@@ -102,9 +115,8 @@ class JobSlots(Database):
     """
 
     def __init__(self, path: str | os.PathLike[str], *, max_jobs: int | None = None) -> None:
+        self.max_jobs = max_jobs or _max_jobs_from_env() or DEFAULT_MAX_JOBS
         super().__init__(path)
-        env_jobs = os.environ.get(ENV_MAX_JOBS)
-        self.max_jobs = max_jobs or (int(env_jobs) if env_jobs else DEFAULT_MAX_JOBS)
 
     def create_job(
         self,
