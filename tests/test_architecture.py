@@ -47,7 +47,18 @@ ARCHITECTURE_DOC = PACKAGE.parent / "docs" / "architecture.md"
 # display: the one guard of the _repr_mimebundle_ methods (pure, imports nothing of ours)
 # memo: the one memo keyed by the identity of a list's items (pure, imports nothing of ours)
 # _lazy: the one lazy-facade mechanism every facade uses (imports nothing of ours)
-_CORE = {"errors", "toolcall", "credentials", "extras", "display", "memo", "jsontext", "_lazy"}
+# envvars: the one reader of a count from an environment variable (imports nothing of ours)
+_CORE = {
+    "errors",
+    "toolcall",
+    "credentials",
+    "extras",
+    "display",
+    "memo",
+    "jsontext",
+    "_lazy",
+    "envvars",
+}
 #: BFCL's rules (the bfcl_rules package), below scoring and formats: generic scoring (every
 #: case's bfcl_pass) and the BFCL suite format use BFCL's names, data files, prompts and AST
 #: checker without reaching the benchmark (bfcl) or the runner
@@ -58,6 +69,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "_lazy": set(),
     "display": set(),
     "memo": set(),
+    "envvars": set(),
     # the JSON a run writes per case and the reply it reads (pydantic-core): pure
     "jsontext": set(),
     "extras": {"errors"},

@@ -35,6 +35,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Literal
 
+from ..envvars import count_from_env
 from ..errors import EmbeddedModelError
 from ..extras import install_command, require_extra
 from .embedded_contract import (
@@ -59,15 +60,9 @@ _LIVE: weakref.WeakSet[EmbeddedServer] = weakref.WeakSet()
 
 def _threads_from_env() -> int | None:
     """``$TOOLEVAL_LLAMA_THREADS`` as a thread count, None when unset or empty."""
-    value = os.environ.get(THREADS_ENV, "").strip()
-    if not value:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise EmbeddedModelError(
-            f"{THREADS_ENV}={value!r}: the embedded model's generation threads must be a whole "
-            "number of at least 1 (or unset: every core)"
-        )
-    return int(value)
+    return count_from_env(
+        THREADS_ENV, EmbeddedModelError, "the embedded model's generation threads", "every core"
+    )
 
 
 def _get_local(url: str, timeout: float) -> bytes:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..credentials import redact
+from ..envvars import count_from_env
 from ..errors import StoreError
 from .database import Database, dumps
 from .results import insert_events
@@ -94,15 +95,9 @@ _JOB_COLUMNS = (
 
 def _max_jobs_from_env() -> int | None:
     """``$TOOLEVAL_MAX_JOBS`` as a count of jobs, None when unset or empty."""
-    value = os.environ.get(ENV_MAX_JOBS, "").strip()
-    if not value:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise StoreError(
-            f"{ENV_MAX_JOBS}={value!r}: the jobs a run store runs at once must be a whole number "
-            f"of at least 1 (or unset: {DEFAULT_MAX_JOBS})"
-        )
-    return int(value)
+    return count_from_env(
+        ENV_MAX_JOBS, StoreError, "the jobs a run store runs at once", str(DEFAULT_MAX_JOBS)
+    )
 
 
 class JobSlots(Database):
