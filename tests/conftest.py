@@ -82,17 +82,21 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     collected, so that both the ``-m`` selection and xdist (whose own hook may run before any
     of ours in ``pytest_collection_modifyitems``) see them."""
     folder = item.path.parent
-    if folder.is_relative_to(TESTS) and folder != TESTS:
-        marker = FOLDERS.get(folder.relative_to(TESTS).parts[0])
-        if marker:
-            item.add_marker(marker)
+    # the test's folder under tests/ (None for tests/ itself and anything outside it)
+    top = (
+        folder.relative_to(TESTS).parts[0]
+        if folder.is_relative_to(TESTS) and folder != TESTS
+        else None
+    )
+    marker = FOLDERS.get(top) if top else None
+    if marker:
+        item.add_marker(marker)
     for fixture, marker in IMPLIED.items():
         if fixture in getattr(item, "fixturenames", ()):
             item.add_marker(marker)
     for marker, group in GROUPS.items():
         if item.get_closest_marker(marker) is not None:
-            if folder.is_relative_to(TESTS) and folder != TESTS:
-                group = JOINS.get((folder.relative_to(TESTS).parts[0], group), group)
+            group = JOINS.get((top, group), group)
             item.add_marker(pytest.mark.xdist_group(group))
             if getattr(item.config.option, "loadgroup", False):
                 _group_suffix(item, group)
